@@ -1,0 +1,124 @@
+// AsyncWriter: the writer thread of the injected library. Producers (the
+// CUPTI buffer-completion thread, NVTX callbacks) hand over RecordBatches
+// with TryPush(), which never blocks on I/O and never allocates: it moves the
+// batch's vectors into a preallocated slot of a bounded ring. When the ring is
+// full (in batches or in record bytes) the batch is refused and its records
+// are counted as dropped (records_dropped_queue_full), never silently lost.
+// One writer thread pops batches in order, encodes and writes them through a
+// TraceWriter.
+//
+// Threads and locks:
+//  - TryPush, TryTakeSpare, Post, stats accessors: any thread.
+//  - Start, Flush, Stop: the owning (control) thread; not from the writer
+//    thread itself (Flush/Stop wait for it).
+//  - mu_ guards the ring, the spare list and the counters it names; it is
+//    held only to move vectors in and out, never while encoding or writing,
+//    so a producer waits at most for one O(1) move.
+//  - The TraceWriter belongs to the writer thread between Start() and Stop();
+//    before Start and after Stop the control thread may use writer() directly.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "collector/records.h"
+#include "collector/status.h"
+#include "collector/string_interner.h"
+#include "collector/trace_writer.h"
+
+namespace cutrace {
+
+struct AsyncWriterOptions {
+  size_t max_batches = 256;           // ring capacity in batches
+  size_t max_bytes = 256u << 20;      // bound on queued records' in-memory bytes
+  // Batches kept (cleared, capacity intact) for TryTakeSpare, so producers
+  // can refill vectors without allocating.
+  size_t max_spares = 16;
+};
+
+class AsyncWriter {
+ public:
+  // `writer` is written to by the writer thread only; `interner` must outlive
+  // this object (it is shared with the producers).
+  AsyncWriter(std::unique_ptr<TraceWriter> writer, StringInterner* interner,
+              const AsyncWriterOptions& options = {});
+  ~AsyncWriter();  // Stop()s if still running
+  AsyncWriter(const AsyncWriter&) = delete;
+  AsyncWriter& operator=(const AsyncWriter&) = delete;
+
+  // Starts the writer thread. Error only if the thread cannot be created.
+  Status Start();
+
+  // Moves `batch` into the queue; on success `batch` is left empty. Returns
+  // false, and counts batch.size() records as dropped, when the queue is
+  // full or the writer is stopped (then `batch` is left untouched, so the
+  // caller may clear and reuse it). Empty batches are accepted and ignored.
+  bool TryPush(RecordBatch&& batch);
+
+  // Swaps a cleared batch with spare capacity into *out (whose old contents
+  // are discarded into the spare list if it has room). Returns false if no
+  // spare is available. Never blocks, never allocates.
+  bool TryTakeSpare(RecordBatch* out);
+
+  // Runs `fn` on the writer thread, in order with the batches pushed before
+  // it (warnings, statistics, counters). Allocates; not for hot paths.
+  // Returns false if the writer is stopped.
+  bool Post(std::function<void(TraceWriter&, StringInterner&)> fn);
+
+  // Waits until everything pushed or posted before this call is written and
+  // handed to the kernel (TraceWriter::Flush). False on timeout.
+  bool Flush(std::chrono::milliseconds timeout);
+
+  // Drains the queue, joins the writer thread. Idempotent. After Stop the
+  // caller may write the last packets (statistics, end) through writer().
+  void Stop();
+
+  // Only before Start() or after Stop().
+  TraceWriter* writer() { return writer_.get(); }
+
+  uint64_t records_dropped_queue_full() const;
+  uint64_t batches_dropped() const;
+  uint64_t records_written() const;  // records encoded and handed to the writer
+  // The writer's first error, or ok.
+  Status status() const;
+
+ private:
+  struct Item {
+    RecordBatch batch;
+    std::function<void(TraceWriter&, StringInterner&)> fn;  // set for Post()
+    size_t bytes = 0;
+  };
+  void Run();
+  static size_t BatchBytes(const RecordBatch& b);
+
+  std::unique_ptr<TraceWriter> writer_;
+  StringInterner* interner_;
+  AsyncWriterOptions options_;
+  std::thread thread_;
+
+  mutable std::mutex mu_;
+  std::condition_variable work_cv_;  // writer waits: an item arrived or stopping
+  std::condition_variable done_cv_;  // Flush waits: written_seq_ advanced
+  std::vector<Item> ring_;           // guarded by mu_; fixed capacity
+  size_t head_ = 0;                  // guarded by mu_: next slot to pop
+  size_t count_ = 0;                 // guarded by mu_: items queued
+  size_t queued_bytes_ = 0;          // guarded by mu_
+  std::vector<RecordBatch> spares_;  // guarded by mu_
+  uint64_t pushed_seq_ = 0;          // guarded by mu_: items accepted
+  uint64_t written_seq_ = 0;         // guarded by mu_: items fully written
+  uint64_t flush_requested_seq_ = 0; // guarded by mu_: Flush() wants a TraceWriter::Flush
+  uint64_t dropped_records_ = 0;     // guarded by mu_
+  uint64_t dropped_batches_ = 0;     // guarded by mu_
+  uint64_t records_written_ = 0;     // guarded by mu_
+  Status status_;                    // guarded by mu_
+  bool running_ = false;             // guarded by mu_
+  bool stopping_ = false;            // guarded by mu_
+};
+
+}  // namespace cutrace

@@ -1,0 +1,113 @@
+// Native structs for the non-event packets of proto/cutrace.proto (header,
+// device, counters, statistics, warning, end), so the injected library can
+// fill them without protobuf. Encoders to the wire format live in
+// collector/info_encoder.h; TraceWriter (collector/trace_writer.h) takes these.
+//
+// Plain values; fill on any thread, hand to the writer's thread by copy/move.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cutrace {
+
+// Mirrors proto ClockDomain.
+enum class ClockDomain : uint8_t { kUnspecified = 0, kCupti = 1, kMonotonic = 2, kImported = 3 };
+
+struct ClockAnchorInfo {
+  int64_t trace_ns = 0;
+  int64_t realtime_ns = 0;
+  int64_t monotonic_ns = 0;
+};
+
+// The Header packet. `magic` and `format_version`/`format_minor` are always
+// written by the writer from collector/format.h; they are not fields here.
+struct HeaderInfo {
+  std::string producer;  // e.g. "cutrace-injection 0.1.0"
+  std::string host;
+  int64_t pid = 0;
+  int64_t ppid = 0;
+  std::vector<std::string> command_line;  // secrets already redacted
+  std::string rank;
+  int32_t cuda_driver_version = 0;
+  int32_t cuda_runtime_version = 0;
+  uint32_t cupti_api_version = 0;
+  ClockDomain clock = ClockDomain::kUnspecified;
+  ClockAnchorInfo start_anchor;
+  std::string source_format;  // "cupti" or "chrome-json"
+  std::string source_path;
+  std::vector<std::string> enabled_kinds;
+  std::string mode;  // "trace", "summary", "continuous"
+};
+
+struct DeviceInfo {
+  uint32_t id = 0;
+  std::string name;
+  std::string uuid;  // raw bytes
+  uint32_t sm_count = 0;
+  uint64_t global_memory_bytes = 0;
+  uint32_t compute_capability_major = 0;
+  uint32_t compute_capability_minor = 0;
+  uint64_t peak_sm_clock_khz = 0;
+  uint64_t memory_clock_khz = 0;
+  uint32_t memory_bus_width_bits = 0;
+  double peak_memory_bandwidth_gbps = 0;
+  uint32_t max_warps_per_sm = 0;
+  std::string pci_bus_id;
+};
+
+struct CounterSampleInfo {
+  uint64_t correlation_id = 0;  // kernel scope
+  uint32_t range_name_id = 0;   // NVTX scope (an interned string id)
+  uint32_t device_id = 0;
+  std::vector<double> values;   // one per CounterBatchInfo::metric_name_ids
+  uint32_t passes = 0;
+  uint32_t kernel_name_id = 0;
+  uint64_t thread_id = 0;
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+};
+
+struct CounterBatchInfo {
+  std::vector<uint32_t> metric_name_ids;  // interned string ids
+  std::vector<CounterSampleInfo> samples;
+  std::string scope;  // "kernel" or "nvtx"
+};
+
+struct InvalidCountInfo {
+  std::string kind;
+  std::string reason;
+  uint64_t count = 0;
+};
+
+// Totals so far (the last Statistics packet in a file wins).
+struct StatsInfo {
+  uint64_t kernels = 0;
+  uint64_t memcpys = 0;
+  uint64_t memsets = 0;
+  uint64_t ranges = 0;
+  uint64_t api_calls = 0;
+  uint64_t syncs = 0;
+  uint64_t other_records = 0;
+  uint64_t records_dropped_by_cupti = 0;
+  uint64_t records_dropped_queue_full = 0;
+  std::vector<InvalidCountInfo> invalid;
+  uint64_t buffers_requested = 0;
+  uint64_t buffers_completed = 0;
+  uint64_t buffers_refused = 0;
+  uint64_t buffer_bytes = 0;
+  uint64_t bytes_written = 0;
+  uint64_t packets_written = 0;
+  uint64_t tool_cpu_ns = 0;
+  uint64_t cupti_overhead_ns = 0;
+  uint64_t peak_memory_bytes = 0;
+};
+
+// The EndOfTrace packet; the writer fills `packets` itself.
+struct EndInfo {
+  ClockAnchorInfo end_anchor;
+  std::string reason;  // "exit", "SIGTERM", "SIGINT", "import", ...
+};
+
+}  // namespace cutrace
