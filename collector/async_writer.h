@@ -84,17 +84,33 @@ class AsyncWriter {
 
   uint64_t records_dropped_queue_full() const;
   uint64_t batches_dropped() const;
-  uint64_t records_written() const;  // records encoded and handed to the writer
+  // Records encoded and handed to the TraceWriter without error.
+  uint64_t records_written() const;
+  // Records accepted but not written because the TraceWriter had failed.
+  uint64_t records_lost_write_error() const;
   // The writer's first error, or ok.
   Status status() const;
 
  private:
+  using Callback = std::function<void(TraceWriter&, StringInterner&)>;
   struct Item {
     RecordBatch batch;
-    std::function<void(TraceWriter&, StringInterner&)> fn;  // set for Post()
+    Callback fn;  // set for Post()
+    bool is_post = false;
     size_t bytes = 0;
   };
+  // Room for Post()ed items beyond max_batches, so statistics and warnings
+  // still get in when batches fill the queue.
+  static constexpr size_t kPostSlots = 64;
+
   void Run();
+  // Pops one item; requires mu_ held and count_ > 0.
+  Item PopLocked();
+  // Encodes/writes one item (writer thread, or the caller when never started).
+  void Process(Item& item);
+  // Books a processed item; requires mu_. False if the batch's vectors were
+  // not kept as a spare (the caller then frees them after unlocking).
+  bool FinishLocked(Item& item);
   static size_t BatchBytes(const RecordBatch& b);
 
   std::unique_ptr<TraceWriter> writer_;
@@ -103,22 +119,26 @@ class AsyncWriter {
   std::thread thread_;
 
   mutable std::mutex mu_;
-  std::condition_variable work_cv_;  // writer waits: an item arrived or stopping
-  std::condition_variable done_cv_;  // Flush waits: written_seq_ advanced
-  std::vector<Item> ring_;           // guarded by mu_; fixed capacity
-  size_t head_ = 0;                  // guarded by mu_: next slot to pop
-  size_t count_ = 0;                 // guarded by mu_: items queued
-  size_t queued_bytes_ = 0;          // guarded by mu_
-  std::vector<RecordBatch> spares_;  // guarded by mu_
-  uint64_t pushed_seq_ = 0;          // guarded by mu_: items accepted
-  uint64_t written_seq_ = 0;         // guarded by mu_: items fully written
-  uint64_t flush_requested_seq_ = 0; // guarded by mu_: Flush() wants a TraceWriter::Flush
-  uint64_t dropped_records_ = 0;     // guarded by mu_
-  uint64_t dropped_batches_ = 0;     // guarded by mu_
-  uint64_t records_written_ = 0;     // guarded by mu_
-  Status status_;                    // guarded by mu_
-  bool running_ = false;             // guarded by mu_
-  bool stopping_ = false;            // guarded by mu_
+  std::condition_variable work_cv_;  // writer waits: an item, a flush request, or stopping
+  std::condition_variable done_cv_;  // Flush waits: flushed_seq_ advanced
+  std::vector<Item> ring_;            // guarded by mu_; fixed size max_batches + kPostSlots
+  size_t head_ = 0;                   // guarded by mu_: next slot to pop
+  size_t count_ = 0;                  // guarded by mu_: items queued
+  size_t batch_count_ = 0;            // guarded by mu_: of which batches
+  size_t queued_bytes_ = 0;           // guarded by mu_
+  std::vector<RecordBatch> spares_;   // guarded by mu_; capacity max_spares, reserved
+  uint64_t pushed_seq_ = 0;           // guarded by mu_: items accepted
+  uint64_t written_seq_ = 0;          // guarded by mu_: items processed
+  uint64_t flush_requested_seq_ = 0;  // guarded by mu_: Flush() wants writes up to here
+  uint64_t flushed_seq_ = 0;          // guarded by mu_: TraceWriter::Flush done up to here
+  uint64_t dropped_records_ = 0;      // guarded by mu_
+  uint64_t dropped_batches_ = 0;      // guarded by mu_
+  uint64_t records_written_ = 0;      // guarded by mu_
+  uint64_t records_lost_ = 0;         // guarded by mu_
+  Status status_;                     // guarded by mu_
+  bool running_ = false;              // guarded by mu_: the thread exists
+  bool stopping_ = false;             // guarded by mu_: the thread should drain and exit
+  bool stopped_ = false;              // guarded by mu_: no more pushes
 };
 
 }  // namespace cutrace

@@ -45,15 +45,19 @@ class ProtoWriter {
 
   std::string* out() const { return out_; }
 
-  void AppendVarint(uint64_t v) {
-    char buf[10];
+  // Writes v as a varint at p (room for 10 bytes); returns the bytes used.
+  static size_t EncodeVarint(uint64_t v, char* p) {
     size_t n = 0;
     while (v >= 0x80) {
-      buf[n++] = static_cast<char>(v | 0x80);
+      p[n++] = static_cast<char>(v | 0x80);
       v >>= 7;
     }
-    buf[n++] = static_cast<char>(v);
-    out_->append(buf, n);
+    p[n++] = static_cast<char>(v);
+    return n;
+  }
+  void AppendVarint(uint64_t v) {
+    char buf[10];
+    out_->append(buf, EncodeVarint(v, buf));
   }
   void AppendTag(uint32_t field, WireType type) { AppendVarint(MakeTag(field, type)); }
 
@@ -94,23 +98,32 @@ class ProtoWriter {
   void EndNested(size_t token);
 
   // Packed repeated columns: values(i) for i in [0, n).
+  // Values are staged in a stack buffer and appended in chunks: appending
+  // varint by varint to the string costs more than encoding them.
   template <typename F>
   void PackedUint(uint32_t field, size_t n, F&& value) {
     if (n == 0) return;
-    size_t token = BeginNested(field);
-    for (size_t i = 0; i < n; ++i) AppendVarint(static_cast<uint64_t>(value(i)));
+    const size_t token = BeginNested(field);
+    char buf[kChunk];
+    size_t used = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (used > kChunk - 10) {
+        out_->append(buf, used);
+        used = 0;
+      }
+      used += EncodeVarint(static_cast<uint64_t>(value(i)), buf + used);
+    }
+    out_->append(buf, used);
     EndNested(token);
   }
   template <typename F>
   void PackedSint(uint32_t field, size_t n, F&& value) {
-    if (n == 0) return;
-    size_t token = BeginNested(field);
-    for (size_t i = 0; i < n; ++i) AppendVarint(ZigZag(static_cast<int64_t>(value(i))));
-    EndNested(token);
+    PackedUint(field, n, [&](size_t i) { return ZigZag(static_cast<int64_t>(value(i))); });
   }
   void PackedDouble(uint32_t field, const double* values, size_t n);
 
  private:
+  static constexpr size_t kChunk = 1024;
   std::string* out_;
 };
 

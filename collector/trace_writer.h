@@ -103,6 +103,7 @@ class TraceWriter {
 
  private:
   TraceWriter(std::string path, int fd, const TraceWriterOptions& options);
+  Status Ready() const;
   Status AfterEncode();
   Status WriteAll(const char* data, size_t n);
 

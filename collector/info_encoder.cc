@@ -1,0 +1,121 @@
+// See info_encoder.h. Fields at their proto3 default are skipped, as
+// libprotobuf does, so the output matches what SerializeToString would give.
+#include "collector/info_encoder.h"
+
+#include "collector/format.h"
+#include "collector/wire_fields.h"
+
+namespace cutrace {
+
+void EncodeClockAnchor(uint32_t field, const ClockAnchorInfo& a, ProtoWriter* w) {
+  namespace f = wire::ClockAnchor;
+  const size_t token = w->BeginNested(field);
+  w->Int(f::kTraceNs, a.trace_ns);
+  w->Int(f::kRealtimeNs, a.realtime_ns);
+  w->Int(f::kMonotonicNs, a.monotonic_ns);
+  w->EndNested(token);
+}
+
+void EncodeHeader(const HeaderInfo& h, ProtoWriter* w) {
+  namespace f = wire::Header;
+  w->String(f::kMagic, kTraceMagic);
+  w->Uint(f::kFormatVersion, kFormatVersion);
+  w->Uint(f::kFormatMinor, kFormatMinor);
+  w->String(f::kProducer, h.producer);
+  w->String(f::kHost, h.host);
+  w->Int(f::kPid, h.pid);
+  w->Int(f::kPpid, h.ppid);
+  // Repeated strings are written even when empty: an empty argument is an argument.
+  for (const std::string& arg : h.command_line) w->String(f::kCommandLine, arg, true);
+  w->String(f::kRank, h.rank);
+  w->Int(f::kCudaDriverVersion, h.cuda_driver_version);
+  w->Int(f::kCudaRuntimeVersion, h.cuda_runtime_version);
+  w->Uint(f::kCuptiApiVersion, h.cupti_api_version);
+  w->Uint(f::kClock, static_cast<uint32_t>(h.clock));
+  EncodeClockAnchor(f::kStartAnchor, h.start_anchor, w);
+  w->String(f::kSourceFormat, h.source_format);
+  w->String(f::kSourcePath, h.source_path);
+  for (const std::string& kind : h.enabled_kinds) w->String(f::kEnabledKinds, kind, true);
+  w->String(f::kMode, h.mode);
+}
+
+void EncodeDevice(const DeviceInfo& d, ProtoWriter* w) {
+  namespace f = wire::Device;
+  w->Uint(f::kId, d.id);
+  w->String(f::kName, d.name);
+  w->Bytes(f::kUuid, d.uuid);
+  w->Uint(f::kSmCount, d.sm_count);
+  w->Uint(f::kGlobalMemoryBytes, d.global_memory_bytes);
+  w->Uint(f::kComputeCapabilityMajor, d.compute_capability_major);
+  w->Uint(f::kComputeCapabilityMinor, d.compute_capability_minor);
+  w->Uint(f::kPeakSmClockKhz, d.peak_sm_clock_khz);
+  w->Uint(f::kMemoryClockKhz, d.memory_clock_khz);
+  w->Uint(f::kMemoryBusWidthBits, d.memory_bus_width_bits);
+  w->Double(f::kPeakMemoryBandwidthGbps, d.peak_memory_bandwidth_gbps);
+  w->Uint(f::kMaxWarpsPerSm, d.max_warps_per_sm);
+  w->String(f::kPciBusId, d.pci_bus_id);
+}
+
+void EncodeCounterBatch(const CounterBatchInfo& c, ProtoWriter* w) {
+  namespace f = wire::CounterBatch;
+  namespace s = wire::CounterSample;
+  const std::vector<uint32_t>& ids = c.metric_name_ids;
+  w->PackedUint(f::kMetricNameIds, ids.size(), [&](size_t i) { return ids[i]; });
+  for (const CounterSampleInfo& x : c.samples) {
+    const size_t token = w->BeginNested(f::kSamples);
+    w->Uint(s::kCorrelationId, x.correlation_id);
+    w->Uint(s::kRangeNameId, x.range_name_id);
+    w->Uint(s::kDeviceId, x.device_id);
+    w->PackedDouble(s::kValues, x.values.data(), x.values.size());
+    w->Uint(s::kPasses, x.passes);
+    w->Uint(s::kKernelNameId, x.kernel_name_id);
+    w->Uint(s::kThreadId, x.thread_id);
+    w->Int(s::kStartNs, x.start_ns);
+    w->Int(s::kEndNs, x.end_ns);
+    w->EndNested(token);
+  }
+  w->String(f::kScope, c.scope);
+}
+
+void EncodeStatistics(const StatsInfo& st, ProtoWriter* w) {
+  namespace f = wire::Statistics;
+  w->Uint(f::kKernels, st.kernels);
+  w->Uint(f::kMemcpys, st.memcpys);
+  w->Uint(f::kMemsets, st.memsets);
+  w->Uint(f::kRanges, st.ranges);
+  w->Uint(f::kApiCalls, st.api_calls);
+  w->Uint(f::kSyncs, st.syncs);
+  w->Uint(f::kOtherRecords, st.other_records);
+  w->Uint(f::kRecordsDroppedByCupti, st.records_dropped_by_cupti);
+  w->Uint(f::kRecordsDroppedQueueFull, st.records_dropped_queue_full);
+  for (const InvalidCountInfo& inv : st.invalid) {
+    namespace g = wire::InvalidCount;
+    const size_t token = w->BeginNested(f::kInvalid);
+    w->String(g::kKind, inv.kind);
+    w->String(g::kReason, inv.reason);
+    w->Uint(g::kCount, inv.count);
+    w->EndNested(token);
+  }
+  w->Uint(f::kBuffersRequested, st.buffers_requested);
+  w->Uint(f::kBuffersCompleted, st.buffers_completed);
+  w->Uint(f::kBuffersRefused, st.buffers_refused);
+  w->Uint(f::kBufferBytes, st.buffer_bytes);
+  w->Uint(f::kBytesWritten, st.bytes_written);
+  w->Uint(f::kPacketsWritten, st.packets_written);
+  w->Uint(f::kToolCpuNs, st.tool_cpu_ns);
+  w->Uint(f::kCuptiOverheadNs, st.cupti_overhead_ns);
+  w->Uint(f::kPeakMemoryBytes, st.peak_memory_bytes);
+}
+
+void EncodeWarning(std::string_view message, int64_t trace_ns, ProtoWriter* w) {
+  w->String(wire::Warning::kMessage, message);
+  w->Int(wire::Warning::kTraceNs, trace_ns);
+}
+
+void EncodeEnd(const EndInfo& e, uint64_t packets_before, ProtoWriter* w) {
+  EncodeClockAnchor(wire::EndOfTrace::kEndAnchor, e.end_anchor, w);
+  w->String(wire::EndOfTrace::kReason, e.reason);
+  w->Uint(wire::EndOfTrace::kPackets, packets_before);
+}
+
+}  // namespace cutrace
