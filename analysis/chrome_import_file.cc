@@ -1,0 +1,248 @@
+// The file side of the Chrome/Kineto importer: reading the JSON (mapped, not
+// copied, where the file allows it) and writing the imported records as a
+// cutrace trace through the collector's encoder and writer.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/core.h>
+
+#include "analysis/chrome_import.h"
+#include "collector/trace_writer.h"
+
+namespace cutrace {
+namespace {
+
+// Events per EventBatch packet: keeps packets far below the reader's limit.
+constexpr size_t kChunkRecords = 1u << 16;
+
+// A read-only view of a whole file: mapped when it is a regular file, read
+// into memory otherwise (pipes, /dev/stdin).
+class FileBytes {
+ public:
+  ~FileBytes() {
+    if (map_ != nullptr) munmap(map_, size_);
+  }
+  Status Open(const std::string& path) {
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return Status::Error(fmt::format("cannot open {}: {}", path, std::strerror(errno)));
+    Status s = Load(fd, path);
+    close(fd);
+    return s;
+  }
+  std::string_view view() const {
+    return map_ != nullptr ? std::string_view(static_cast<const char*>(map_), size_) : buffer_;
+  }
+
+ private:
+  Status Load(int fd, const std::string& path) {
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+      return Status::Error(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
+    if (S_ISDIR(st.st_mode)) return Status::Error(fmt::format("{}: is a directory", path));
+    if (S_ISREG(st.st_mode) && st.st_size > 0) {
+      void* p = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+      if (p != MAP_FAILED) {
+        map_ = p;
+        size_ = static_cast<size_t>(st.st_size);
+        madvise(map_, size_, MADV_SEQUENTIAL);
+        return Status::Ok();
+      }
+    }
+    char chunk[1 << 16];
+    for (;;) {
+      ssize_t n = read(fd, chunk, sizeof chunk);
+      if (n == 0) break;
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return Status::Error(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
+      }
+      buffer_.append(chunk, static_cast<size_t>(n));
+    }
+    return Status::Ok();
+  }
+
+  void* map_ = nullptr;
+  size_t size_ = 0;
+  std::string buffer_;
+};
+
+// Calls fn(chunk) for consecutive slices of at most kChunkRecords records of
+// each kind, so no packet grows with the size of the import.
+template <typename F>
+void ForEachChunk(const RecordBatch& all, F&& fn) {
+  size_t longest = std::max({all.kernels.size(), all.memcpys.size(), all.memsets.size(),
+                             all.ranges.size(), all.api_calls.size(), all.syncs.size()});
+  RecordBatch chunk;
+  auto slice = [](const auto& from, size_t begin, auto* to) {
+    to->clear();
+    if (begin >= from.size()) return;
+    size_t end = std::min(from.size(), begin + kChunkRecords);
+    to->assign(from.begin() + static_cast<ptrdiff_t>(begin),
+               from.begin() + static_cast<ptrdiff_t>(end));
+  };
+  for (size_t begin = 0; begin < longest; begin += kChunkRecords) {
+    slice(all.kernels, begin, &chunk.kernels);
+    slice(all.memcpys, begin, &chunk.memcpys);
+    slice(all.memsets, begin, &chunk.memsets);
+    slice(all.ranges, begin, &chunk.ranges);
+    slice(all.api_calls, begin, &chunk.api_calls);
+    slice(all.syncs, begin, &chunk.syncs);
+    fn(chunk);
+  }
+}
+
+HeaderInfo MakeHeader(const ImportedTrace& trace, const std::string& source_path) {
+  HeaderInfo h;
+  h.producer = "cutrace-import 0.1.0";
+  h.source_format = "chrome-json";
+  h.source_path = source_path;
+  h.clock = ClockDomain::kImported;
+  h.rank = trace.rank;
+  h.mode = "trace";
+  const ChromeImportCounts& c = trace.counts;
+  auto kind = [&](uint64_t n, const char* name) {
+    if (n) h.enabled_kinds.emplace_back(name);
+  };
+  kind(c.kernels, "kernel");
+  kind(c.memcpys, "memcpy");
+  kind(c.memsets, "memset");
+  kind(c.cpu_ranges + c.gpu_ranges, "nvtx");
+  kind(c.api_calls, "api");
+  kind(c.syncs, "sync");
+  return h;
+}
+
+StatsInfo MakeStats(const ImportedTrace& trace) {
+  const ChromeImportCounts& c = trace.counts;
+  StatsInfo s;
+  s.kernels = c.kernels;
+  s.memcpys = c.memcpys;
+  s.memsets = c.memsets;
+  s.ranges = c.cpu_ranges + c.gpu_ranges;
+  s.api_calls = c.api_calls;
+  s.syncs = c.syncs;
+  // Events of kinds cutrace does not model, so `cutrace info` can say so.
+  s.other_records = c.skipped_category + c.skipped_phase + c.skipped_not_object;
+  return s;
+}
+
+// One line per thing the user should know about the import.
+std::vector<std::string> ImportWarnings(const ChromeImportCounts& c) {
+  std::vector<std::string> w;
+  if (c.unknown_copy_kind)
+    w.push_back(fmt::format("import: {} memcpy name(s) not of the form \"Memcpy HtoD "
+                            "(Pageable -> Device)\": copy kind unknown",
+                            c.unknown_copy_kind));
+  if (c.device_unknown)
+    w.push_back(fmt::format("import: {} GPU event(s) with no device in args or pid: device 0",
+                            c.device_unknown));
+  return w;
+}
+
+// Writes the packets through `sink`, which has the TraceWriter's or the
+// TraceEncoder's shape.
+template <typename Sink>
+Status EmitAll(const ImportedTrace& trace, const std::string& source_path, Sink&& sink) {
+  trace.strings->MarkAllNew();  // every call writes a complete, self-contained trace
+  if (Status s = sink.Header(MakeHeader(trace, source_path)); !s.ok()) return s;
+  for (const DeviceInfo& d : trace.devices)
+    if (Status s = sink.Device(d); !s.ok()) return s;
+  Status status;
+  ForEachChunk(trace.records, [&](const RecordBatch& chunk) {
+    if (status.ok()) status = sink.Batch(chunk, *trace.strings);
+  });
+  if (!status.ok()) return status;
+  for (const std::string& line : ImportWarnings(trace.counts))
+    if (Status s = sink.Warning(line); !s.ok()) return s;
+  if (Status s = sink.Stats(MakeStats(trace)); !s.ok()) return s;
+  EndInfo end;
+  end.reason = "import";
+  return sink.End(end);
+}
+
+struct EncoderSink {
+  TraceEncoder encoder;
+  std::string* out;
+  Status Header(const HeaderInfo& h) {
+    encoder.EncodeHeader(h, out);
+    return Status::Ok();
+  }
+  Status Device(const DeviceInfo& d) {
+    encoder.EncodeDevice(d, out);
+    return Status::Ok();
+  }
+  Status Batch(const RecordBatch& b, StringInterner& i) {
+    encoder.EncodeBatch(b, i, out);
+    return Status::Ok();
+  }
+  Status Warning(const std::string& m) {
+    encoder.EncodeWarning(m, 0, out);
+    return Status::Ok();
+  }
+  Status Stats(const StatsInfo& s) {
+    encoder.EncodeStatistics(s, out);
+    return Status::Ok();
+  }
+  Status End(const EndInfo& e) {
+    encoder.EncodeEnd(e, out);
+    return Status::Ok();
+  }
+};
+
+struct WriterSink {
+  TraceWriter* w;
+  Status Header(const HeaderInfo& h) { return w->WriteHeader(h); }
+  Status Device(const DeviceInfo& d) { return w->WriteDevice(d); }
+  Status Batch(const RecordBatch& b, StringInterner& i) { return w->WriteBatch(b, i); }
+  Status Warning(const std::string& m) { return w->WriteWarning(m); }
+  Status Stats(const StatsInfo& s) { return w->WriteStatistics(s); }
+  Status End(const EndInfo& e) { return w->WriteEnd(e); }
+};
+
+}  // namespace
+
+StatusOr<ImportedTrace> ImportChromeJsonFile(const std::string& path,
+                                             const ChromeImportOptions& options) {
+  FileBytes file;
+  if (Status s = file.Open(path); !s.ok()) return s;
+  std::string_view text = file.view();
+  // Two common mistakes deserve a better line than "invalid JSON".
+  if (text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f &&
+      static_cast<unsigned char>(text[1]) == 0x8b)
+    return Status::Error(fmt::format("{}: gzip-compressed: decompress it first (gunzip -k)", path));
+  if (!text.empty() && text[0] == 0x0a && text.substr(0, 64).find("cutrace") != text.npos)
+    return Status::Error(fmt::format("{}: already a cutrace trace, not JSON", path));
+  StatusOr<ImportedTrace> trace = ImportChromeJson(text, options);
+  if (!trace.ok()) return Status::Error(fmt::format("{}: {}", path, trace.status().message()));
+  return trace;
+}
+
+void EncodeImportedTrace(const ImportedTrace& trace, const std::string& source_path,
+                         std::string* out) {
+  EncoderSink sink{TraceEncoder(), out};
+  (void)EmitAll(trace, source_path, sink);
+}
+
+Status WriteImportedTrace(const ImportedTrace& trace, const std::string& source_path,
+                          const std::string& out_path) {
+  auto writer = TraceWriter::Create(out_path);
+  if (!writer.ok()) return writer.status();
+  WriterSink sink{writer->get()};
+  Status s = EmitAll(trace, source_path, sink);
+  if (s.ok()) s = (*writer)->Close();
+  if (!s.ok()) {
+    // A half-written import is worse than none: the user would take it for
+    // the whole trace. The file is ours (the writer created it with O_EXCL).
+    (void)(*writer)->Close();
+    unlink(out_path.c_str());
+  }
+  return s;
+}
+
+}  // namespace cutrace
