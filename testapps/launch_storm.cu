@@ -1,0 +1,49 @@
+// launch_storm: N tiny kernels back to back on one stream; the launch-bound
+// case. The truth also holds the host time per launch, which
+// scripts/gpu-suite.sh compares bare and under cutrace (the overhead figure).
+#include "testapps/common/testapp.h"
+
+__global__ void tiny_kernel(int* data, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) data[i] = i;
+}
+
+int main(int argc, char** argv) {
+  ct::Args args(argc, argv, "launch_storm", "N tiny kernels back to back (launch-bound)");
+  const long n = args.Int("n", 100000, "kernels launched in the timed loop");
+  const long warmup = args.Int("warmup", 100, "kernels launched before the timed loop");
+  const std::string truth_path = args.Str("truth", "", "");
+  args.Kernels({"tiny_kernel(int*, int)"});
+  args.Finish();
+  if (n < 1 || warmup < 0) ct::Fail("--n must be >= 1 and --warmup >= 0");
+
+  constexpr int kThreads = 32;
+  int* data = nullptr;
+  CT_CHECK(cudaMalloc(&data, kThreads * sizeof(int)));
+  cudaStream_t stream;
+  CT_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+
+  for (long i = 0; i < warmup; ++i) tiny_kernel<<<1, kThreads, 0, stream>>>(data, kThreads);
+  CT_CHECK_LAUNCH();
+  CT_CHECK(cudaStreamSynchronize(stream));
+
+  const int64_t t0 = ct::NowNs();
+  for (long i = 0; i < n; ++i) tiny_kernel<<<1, kThreads, 0, stream>>>(data, kThreads);
+  CT_CHECK_LAUNCH();
+  const int64_t t1 = ct::NowNs();
+  CT_CHECK(cudaStreamSynchronize(stream));
+  const int64_t t2 = ct::NowNs();
+
+  ct::Truth truth("launch_storm");
+  truth.Kernels("tiny_kernel(int*, int)", n + warmup);
+  truth["launch"] = {{"n", n},
+                     {"launch_loop_ns", t1 - t0},
+                     {"launch_and_sync_ns", t2 - t0},
+                     {"us_per_launch", static_cast<double>(t2 - t0) / 1e3 / static_cast<double>(n)}};
+  truth.Write(truth_path);
+
+  CT_CHECK(cudaStreamDestroy(stream));
+  CT_CHECK(cudaFree(data));
+  ct::Say("launch_storm: launched %ld kernels\n", n + warmup);
+  return 0;
+}
