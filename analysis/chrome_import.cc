@@ -9,8 +9,6 @@
 #include <set>
 #include <unordered_map>
 
-#include <fmt/core.h>
-
 #include "analysis/chrome_json_reader.h"
 
 namespace cutrace {
@@ -98,8 +96,13 @@ SyncKind ParseSyncName(std::string_view name) {
 
 // "1.5" for 1500 ns, "-0.001" for -1 ns: microseconds, as the file spells them.
 std::string Micros(int64_t ns) {
-  std::string s = fmt::format("{}{}.{:03}", ns < 0 ? "-" : "", (ns < 0 ? -ns : ns) / 1000,
-                              (ns < 0 ? -ns : ns) % 1000);
+  uint64_t magnitude = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
+  std::string frac = std::to_string(magnitude % 1000);
+  std::string s(ns < 0 ? "-" : "");
+  s += std::to_string(magnitude / 1000);
+  s += '.';
+  s.append(3 - frac.size(), '0');
+  s += frac;
   while (s.back() == '0') s.pop_back();
   if (s.back() == '.') s.pop_back();
   return s;
@@ -130,8 +133,8 @@ class Importer {
 
  private:
   Status Error(const ChromeEvent& e, const std::string& what) const {
-    return Status::Error(fmt::format("event #{} ({} \"{}\"): {}", e.index, Printable(e.cat, 40),
-                                     Printable(e.name, 48), what));
+    return Status::Error("event #" + std::to_string(e.index) + " (" + Printable(e.cat, 40) +
+                         " \"" + Printable(e.name, 48) + "\"): " + what);
   }
   static void CheckTime(const ChromeTime& t, const char* field, bool required,
                         std::string* problem);
@@ -152,17 +155,17 @@ void Importer::CheckTime(const ChromeTime& t, const char* field, bool required,
                          std::string* problem) {
   switch (t.state) {
     case ChromeTime::State::kAbsent:
-      if (required) *problem = fmt::format("no \"{}\"", field);
+      if (required) *problem = std::string("no \"") + field + "\"";
       break;
     case ChromeTime::State::kNotNumber:
-      *problem = fmt::format("\"{}\" is not a number: {}", field, t.text);
+      *problem = "\"" + std::string(field) + "\" is not a number: " + t.text;
       break;
     case ChromeTime::State::kOutOfRange:
-      *problem = fmt::format("\"{}\" out of range: {}", field, t.text);
+      *problem = "\"" + std::string(field) + "\" out of range: " + t.text;
       break;
     case ChromeTime::State::kOk:
       if (t.ns < 0)
-        *problem = fmt::format("negative {} {} us", field, Micros(t.ns));
+        *problem = "negative " + std::string(field) + " " + Micros(t.ns) + " us";
       break;
   }
 }
@@ -171,7 +174,7 @@ Status Importer::Device(const ChromeEvent& e, uint32_t* device) {
   int64_t v = 0;
   if (e.args.Has(ChromeArgs::kDevice)) {
     v = e.args.device;
-    if (v < 0 || v >= kMaxDeviceId) return Error(e, fmt::format("absurd device id {}", v));
+    if (v < 0 || v >= kMaxDeviceId) return Error(e, "absurd device id " + std::to_string(v));
   } else if (e.args.Has(ChromeArgs::kInDevice) && e.args.in_device >= 0 &&
              e.args.in_device < kMaxDeviceId) {
     v = e.args.in_device;
@@ -190,7 +193,7 @@ Status Importer::Stream(const ChromeEvent& e, uint32_t* stream) {
   if (e.args.Has(ChromeArgs::kStream)) {
     int64_t v = e.args.stream;
     // CUPTI marks "no stream" (context syncs) as -1; Kineto prints it signed.
-    if (v < -1 || v > int64_t{UINT32_MAX}) return Error(e, fmt::format("absurd stream id {}", v));
+    if (v < -1 || v > int64_t{UINT32_MAX}) return Error(e, "absurd stream id " + std::to_string(v));
     *stream = static_cast<uint32_t>(v);
   } else {
     *stream = static_cast<uint32_t>(IdBits(e.tid));

@@ -10,8 +10,6 @@
 #include <cerrno>
 #include <cstring>
 
-#include <fmt/core.h>
-
 #include "analysis/chrome_import.h"
 #include "collector/trace_writer.h"
 
@@ -30,7 +28,7 @@ class FileBytes {
   }
   Status Open(const std::string& path) {
     int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return Status::Error(fmt::format("cannot open {}: {}", path, std::strerror(errno)));
+    if (fd < 0) return Status::Error("cannot open " + path + ": " + std::strerror(errno));
     Status s = Load(fd, path);
     close(fd);
     return s;
@@ -43,8 +41,8 @@ class FileBytes {
   Status Load(int fd, const std::string& path) {
     struct stat st;
     if (fstat(fd, &st) != 0)
-      return Status::Error(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
-    if (S_ISDIR(st.st_mode)) return Status::Error(fmt::format("{}: is a directory", path));
+      return Status::Error("cannot read " + path + ": " + std::strerror(errno));
+    if (S_ISDIR(st.st_mode)) return Status::Error(path + ": is a directory");
     if (S_ISREG(st.st_mode) && st.st_size > 0) {
       void* p = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
       if (p != MAP_FAILED) {
@@ -60,7 +58,7 @@ class FileBytes {
       if (n == 0) break;
       if (n < 0) {
         if (errno == EINTR) continue;
-        return Status::Error(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
+        return Status::Error("cannot read " + path + ": " + std::strerror(errno));
       }
       buffer_.append(chunk, static_cast<size_t>(n));
     }
@@ -136,12 +134,12 @@ StatsInfo MakeStats(const ImportedTrace& trace) {
 std::vector<std::string> ImportWarnings(const ChromeImportCounts& c) {
   std::vector<std::string> w;
   if (c.unknown_copy_kind)
-    w.push_back(fmt::format("import: {} memcpy name(s) not of the form \"Memcpy HtoD "
-                            "(Pageable -> Device)\": copy kind unknown",
-                            c.unknown_copy_kind));
+    w.push_back("import: " + std::to_string(c.unknown_copy_kind) +
+                " memcpy name(s) not of the form \"Memcpy HtoD (Pageable -> Device)\": "
+                "copy kind unknown");
   if (c.device_unknown)
-    w.push_back(fmt::format("import: {} GPU event(s) with no device in args or pid: device 0",
-                            c.device_unknown));
+    w.push_back("import: " + std::to_string(c.device_unknown) +
+                " GPU event(s) with no device in args or pid: device 0 assumed");
   return w;
 }
 
@@ -215,11 +213,11 @@ StatusOr<ImportedTrace> ImportChromeJsonFile(const std::string& path,
   // Two common mistakes deserve a better line than "invalid JSON".
   if (text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f &&
       static_cast<unsigned char>(text[1]) == 0x8b)
-    return Status::Error(fmt::format("{}: gzip-compressed: decompress it first (gunzip -k)", path));
+    return Status::Error(path + ": gzip-compressed: decompress it first (gunzip -k)");
   if (!text.empty() && text[0] == 0x0a && text.substr(0, 64).find("cutrace") != text.npos)
-    return Status::Error(fmt::format("{}: already a cutrace trace, not JSON", path));
+    return Status::Error(path + ": already a cutrace trace, not JSON");
   StatusOr<ImportedTrace> trace = ImportChromeJson(text, options);
-  if (!trace.ok()) return Status::Error(fmt::format("{}: {}", path, trace.status().message()));
+  if (!trace.ok()) return Status::Error(path + ": " + trace.status().message());
   return trace;
 }
 

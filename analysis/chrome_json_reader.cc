@@ -8,7 +8,6 @@
 #include <cstring>
 #include <utility>
 
-#include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
 namespace cutrace {
@@ -458,7 +457,7 @@ bool Handler::parse_error(std::size_t position, const std::string&,
   for (char& c : what)
     if (c == '\n' || c == '\r') c = ' ';
   if (what.size() > 120) what = what.substr(0, 117) + "...";
-  return Fail(fmt::format("invalid JSON (byte {}): {}", position, what));
+  return Fail("invalid JSON (byte " + std::to_string(position) + "): " + what);
 }
 
 }  // namespace
