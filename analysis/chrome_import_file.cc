@@ -1,16 +1,13 @@
 // The file side of the Chrome/Kineto importer: reading the JSON (mapped, not
-// copied, where the file allows it) and writing the imported records as a
-// cutrace trace through the collector's encoder and writer.
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
+// copied, where the file allows it: collector's FileBytes) and writing the
+// imported records as a cutrace trace through the collector's encoder and
+// writer.
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 
 #include "analysis/chrome_import.h"
+#include "collector/trace_reader.h"
 #include "collector/trace_writer.h"
 
 namespace cutrace {
@@ -18,57 +15,6 @@ namespace {
 
 // Events per EventBatch packet: keeps packets far below the reader's limit.
 constexpr size_t kChunkRecords = 1u << 16;
-
-// A read-only view of a whole file: mapped when it is a regular file, read
-// into memory otherwise (pipes, /dev/stdin).
-class FileBytes {
- public:
-  ~FileBytes() {
-    if (map_ != nullptr) munmap(map_, size_);
-  }
-  Status Open(const std::string& path) {
-    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return Status::Error("cannot open " + path + ": " + std::strerror(errno));
-    Status s = Load(fd, path);
-    close(fd);
-    return s;
-  }
-  std::string_view view() const {
-    return map_ != nullptr ? std::string_view(static_cast<const char*>(map_), size_) : buffer_;
-  }
-
- private:
-  Status Load(int fd, const std::string& path) {
-    struct stat st;
-    if (fstat(fd, &st) != 0)
-      return Status::Error("cannot read " + path + ": " + std::strerror(errno));
-    if (S_ISDIR(st.st_mode)) return Status::Error(path + ": is a directory");
-    if (S_ISREG(st.st_mode) && st.st_size > 0) {
-      void* p = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
-      if (p != MAP_FAILED) {
-        map_ = p;
-        size_ = static_cast<size_t>(st.st_size);
-        madvise(map_, size_, MADV_SEQUENTIAL);
-        return Status::Ok();
-      }
-    }
-    char chunk[1 << 16];
-    for (;;) {
-      ssize_t n = read(fd, chunk, sizeof chunk);
-      if (n == 0) break;
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return Status::Error("cannot read " + path + ": " + std::strerror(errno));
-      }
-      buffer_.append(chunk, static_cast<size_t>(n));
-    }
-    return Status::Ok();
-  }
-
-  void* map_ = nullptr;
-  size_t size_ = 0;
-  std::string buffer_;
-};
 
 // Calls fn(chunk) for consecutive slices of at most kChunkRecords records of
 // each kind, so no packet grows with the size of the import.
@@ -207,9 +153,9 @@ struct WriterSink {
 
 StatusOr<ImportedTrace> ImportChromeJsonFile(const std::string& path,
                                              const ChromeImportOptions& options) {
-  FileBytes file;
-  if (Status s = file.Open(path); !s.ok()) return s;
-  std::string_view text = file.view();
+  auto file = FileBytes::Open(path);
+  if (!file.ok()) return file.status();
+  std::string_view text = (*file)->bytes();
   // Two common mistakes deserve a better line than "invalid JSON".
   if (text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f &&
       static_cast<unsigned char>(text[1]) == 0x8b)
