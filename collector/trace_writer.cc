@@ -189,6 +189,11 @@ StatusOr<std::unique_ptr<TraceWriter>> TraceWriter::Create(const std::string& pa
   return std::unique_ptr<TraceWriter>(new TraceWriter(path, fd, options));
 }
 
+std::unique_ptr<TraceWriter> TraceWriter::Adopt(int fd, std::string name,
+                                               const TraceWriterOptions& options) {
+  return std::unique_ptr<TraceWriter>(new TraceWriter(std::move(name), fd, options));
+}
+
 TraceWriter::TraceWriter(std::string path, int fd, const TraceWriterOptions& options)
     : path_(std::move(path)), fd_(fd), options_(options) {
   buffer_.reserve(std::min<size_t>(options_.buffer_bytes, size_t{64} << 20) + 4096);

@@ -76,6 +76,11 @@ class TraceWriter {
   // "PATH exists", "cannot create PATH: REASON".
   static StatusOr<std::unique_ptr<TraceWriter>> Create(const std::string& path,
                                                        const TraceWriterOptions& options = {});
+  // Writes to an already-open descriptor (a pipe, stdout, a file opened by
+  // the caller), which the writer then owns and closes. `name` is used in
+  // messages.
+  static std::unique_ptr<TraceWriter> Adopt(int fd, std::string name,
+                                            const TraceWriterOptions& options = {});
   ~TraceWriter();  // closes (flushing) if Close() was not called
   TraceWriter(const TraceWriter&) = delete;
   TraceWriter& operator=(const TraceWriter&) = delete;
