@@ -1,0 +1,156 @@
+// `cutrace import TRACE.json -o OUT.trace`: converts a Chrome trace written
+// by torch.profiler (Kineto) into a cutrace trace (analysis/chrome_import.h),
+// then says what it imported and what it skipped. Never overwrites OUT.
+#include <sys/stat.h>
+
+#include <memory>
+#include <string>
+
+#include <fmt/core.h>
+
+#include "analysis/chrome_import.h"
+#include "viewer_cli/command_registry.h"
+#include "viewer_cli/output.h"
+
+namespace cutrace::cli {
+namespace {
+
+struct Options {
+  std::string input;
+  std::string output;
+  bool cpu_ops = false;
+  Format format = Format::kTable;
+};
+
+std::vector<std::pair<std::string, uint64_t>> ImportedRows(const ChromeImportCounts& c) {
+  return {{"kernels", c.kernels},     {"memcpys", c.memcpys},       {"memsets", c.memsets},
+          {"cpu_ranges", c.cpu_ranges}, {"gpu_ranges", c.gpu_ranges}, {"api_calls", c.api_calls},
+          {"syncs", c.syncs}};
+}
+
+nlohmann::json ReportJson(const Options& o, const ImportedTrace& t) {
+  const ChromeImportCounts& c = t.counts;
+  nlohmann::json imported = nlohmann::json::object();
+  for (const auto& [key, n] : ImportedRows(c)) imported[key] = n;
+  nlohmann::json categories = nlohmann::json::object();
+  for (const auto& [cat, n] : c.skipped_categories) categories[cat] = n;
+  return {{"input", o.input},
+          {"output", o.output},
+          {"trace_events", c.trace_events},
+          {"imported", imported},
+          {"imported_total", c.imported()},
+          {"skipped", {{"not_complete_events", c.skipped_phase},
+                       {"other_categories", c.skipped_category},
+                       {"not_objects", c.skipped_not_object},
+                       {"categories", categories}}},
+          {"devices", t.devices.size()},
+          {"unknown_copy_kind", c.unknown_copy_kind},
+          {"device_from_pid", c.device_from_pid},
+          {"device_unknown", c.device_unknown}};
+}
+
+void PrintTable(const Options& o, const ImportedTrace& t) {
+  const ChromeImportCounts& c = t.counts;
+  fmt::print("imported {} of {} events from {} into {}\n", c.imported(), c.trace_events, o.input,
+             o.output);
+  Table table({"kind", "events"});
+  table.SetRightAligned({false, true});
+  for (const auto& [key, n] : ImportedRows(c))
+    if (n) table.AddRow({key, std::to_string(n)});
+  if (table.rows()) {
+    fmt::print("\n");
+    table.PrintText(stdout);
+  }
+  uint64_t skipped = c.skipped_phase + c.skipped_category + c.skipped_not_object;
+  if (skipped) {
+    fmt::print("\nskipped {} events:", skipped);
+    if (c.skipped_phase) fmt::print(" {} not complete (\"X\") events (metadata, flow, instant...);",
+                                    c.skipped_phase);
+    if (c.skipped_not_object) fmt::print(" {} not objects;", c.skipped_not_object);
+    if (c.skipped_category) {
+      fmt::print(" {} of other categories (", c.skipped_category);
+      for (size_t i = 0; i < c.skipped_categories.size(); ++i)
+        fmt::print("{}{} {}", i ? ", " : "", c.skipped_categories[i].first,
+                   c.skipped_categories[i].second);
+      fmt::print(")");
+    }
+    fmt::print("\n");
+  }
+  if (c.device_from_pid)
+    fmt::print("{} GPU events had no args.device: device taken from pid\n", c.device_from_pid);
+}
+
+void PrintCsv(const Options& o, const ImportedTrace& t) {
+  const ChromeImportCounts& c = t.counts;
+  Table table({"key", "value"});
+  table.AddRow({"input", o.input});
+  table.AddRow({"output", o.output});
+  table.AddRow({"trace_events", std::to_string(c.trace_events)});
+  for (const auto& [key, n] : ImportedRows(c)) table.AddRow({key, std::to_string(n)});
+  table.AddRow({"skipped_not_complete_events", std::to_string(c.skipped_phase)});
+  table.AddRow({"skipped_other_categories", std::to_string(c.skipped_category)});
+  table.AddRow({"skipped_not_objects", std::to_string(c.skipped_not_object)});
+  table.PrintCsv(stdout);
+}
+
+int Run(const Options& o) {
+  // Fail before parsing a large file when the answer is already known; the
+  // writer's O_EXCL still guards against a race.
+  struct stat st;
+  if (lstat(o.output.c_str(), &st) == 0) {
+    PrintError(fmt::format("{} exists: cutrace import never overwrites; remove it or choose "
+                           "another -o",
+                           o.output));
+    return 1;
+  }
+  ChromeImportOptions import_options;
+  import_options.cpu_ops_as_ranges = o.cpu_ops;
+  StatusOr<ImportedTrace> trace = ImportChromeJsonFile(o.input, import_options);
+  if (!trace.ok()) {
+    PrintError(trace.status().message());
+    return 1;
+  }
+  if (Status s = WriteImportedTrace(*trace, o.input, o.output); !s.ok()) {
+    PrintError(s.message());
+    return 1;
+  }
+  const ChromeImportCounts& c = trace->counts;
+  if (c.imported() == 0)
+    PrintError(fmt::format("warning: {}: no kernel, copy, memset, NVTX, API or sync events "
+                           "found (is it a torch.profiler trace with CUDA activities?)",
+                           o.input));
+  if (c.unknown_copy_kind)
+    PrintError(fmt::format("warning: {} memcpy events with names not of the form "
+                           "\"Memcpy HtoD (Pageable -> Device)\": copy kind unknown",
+                           c.unknown_copy_kind));
+  if (c.device_unknown)
+    PrintError(fmt::format("warning: {} GPU events with no device in args or pid: device 0 "
+                           "assumed",
+                           c.device_unknown));
+  if (o.format == Format::kJson)
+    PrintJson(ReportJson(o, *trace), stdout);
+  else if (o.format == Format::kCsv)
+    PrintCsv(o, *trace);
+  else
+    PrintTable(o, *trace);
+  return 0;
+}
+
+void Register(CLI::App& app, int* exit_code) {
+  auto options = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand(
+      "import", "Convert a Chrome trace JSON from torch.profiler (Kineto) to a cutrace trace");
+  cmd->add_option("trace", options->input, "Chrome trace JSON ({\"traceEvents\":[...]} or [...])")
+      ->required();
+  cmd->add_option("-o,--output", options->output, "The cutrace trace to create (never overwritten)")
+      ->required();
+  cmd->add_flag("--cpu-ops", options->cpu_ops,
+                "Also import CPU operators (cat cpu_op) as ranges in domain \"cpu_op\"");
+  AddFormatOption(cmd, &options->format);
+  cmd->callback([options, exit_code] { *exit_code = Run(*options); });
+}
+
+const CommandRegistration kRegistration("import", 90, Register);
+
+}  // namespace
+}  // namespace cutrace::cli
