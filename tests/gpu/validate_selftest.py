@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""Self-test of the GPU validator, runnable without a GPU (CTest label `unit`).
+
+Two layers: the checks in cutrace_checks.py against hand-made report JSON, and
+validate.py end to end against fake_tools.py (a fake `cutrace` and fake ct_*
+apps) with one injected defect at a time: each defect must turn the verdict to
+FAIL, and the defect-free run must PASS. A validator that cannot fail is a defect.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import cutrace_checks as cc  # noqa: E402
+import fake_tools  # noqa: E402
+import validate  # noqa: E402
+
+
+def verdicts(checks):
+    return {c.name: c.verdict for c in checks}
+
+
+class ChecksTest(unittest.TestCase):
+    def test_info_reads_snake_camel_and_string_numbers(self):
+        info = {"files": [{"header": {"pid": "42"}, "clean_shutdown": True, "truncated": False,
+                           "statistics": {"recordsDroppedByCupti": "0",
+                                          "records_dropped_queue_full": 0,
+                                          "invalid": [{"kind": "kernel", "reason": "inverted",
+                                                       "count": "0"}]}}]}
+        self.assertEqual(cc.trace_pid(info), 42)
+        self.assertEqual(set(verdicts(cc.check_info(info)).values()), {"PASS"})
+        info["files"][0]["statistics"]["invalid"][0]["count"] = "3"
+        self.assertEqual(verdicts(cc.check_info(info))["zero drops"], "FAIL")
+
+    def test_info_without_statistics_or_unclean_fails(self):
+        info = {"files": [{"clean_shutdown": True, "truncated": False}]}
+        self.assertEqual(verdicts(cc.check_info(info))["zero drops"], "FAIL")
+        info = {"files": [{"clean_shutdown": True, "truncated": True, "statistics": {}}]}
+        self.assertEqual(verdicts(cc.check_info(info))["clean shutdown"], "FAIL")
+
+    def test_kernels_exact_and_no_extras(self):
+        report = {"kernels": [{"name": "a(int)", "count": 3}, {"name": "b(int)", "count": 1}]}
+        v = verdicts(cc.check_kernels({"a(int)": 3, "b(int)": 1}, report))
+        self.assertEqual(set(v.values()), {"PASS"})
+        v = verdicts(cc.check_kernels({"a(int)": 3}, report))
+        self.assertEqual(v["kernels total"], "FAIL")
+        v = verdicts(cc.check_kernels({"a(int)": 4, "b(int)": 1}, report))
+        self.assertEqual(v["kernels a(int)"], "FAIL")
+        info = {"files": [{"events": {"kernels": 5}}]}
+        v = verdicts(cc.check_kernels({"a(int)": 3, "b(int)": 1}, report, info))
+        self.assertEqual(v["kernels report == info events"], "FAIL")
+
+    def test_copies_exact_per_kind_and_memsets(self):
+        report = {"copies": [{"kind": "HtoD", "count": 2, "bytes": 10, "pageable_count": 1},
+                             {"kind": "memset", "count": 1, "bytes": 4, "pageable_count": 0}]}
+        truth = {"HtoD": {"count": 2, "bytes": 10, "pageable_count": 1}}
+        self.assertEqual(set(verdicts(cc.check_copies(truth, {"count": 1, "bytes": 4},
+                                                      report)).values()), {"PASS"})
+        v = verdicts(cc.check_copies(truth, {"count": 0, "bytes": 0}, report))
+        self.assertEqual(v["memsets"], "FAIL")
+        v = verdicts(cc.check_copies({}, {"count": 1, "bytes": 4}, report))
+        self.assertEqual(v["copies HtoD"], "FAIL")  # a kind the truth does not have
+
+    def test_nvtx_rows_domains_and_gpu_ops(self):
+        truth = [{"domain": "default", "name": "outer", "depth": 0, "count": 2, "gpu_ops": 4},
+                 {"domain": "ct_domain", "name": "outer", "depth": 0, "count": 3, "gpu_ops": 6}]
+        report = {"ranges": [{"domain": "", "name": "outer", "depth": 0, "count": 2, "gpu_ops": 4},
+                             {"domain": "ct_domain", "name": "outer", "depth": 0, "count": 3,
+                              "gpu_ops": 6}]}
+        self.assertEqual(set(verdicts(cc.check_nvtx(truth, report)).values()), {"PASS"})
+        swapped = {"ranges": [dict(r, domain=d) for r, d in
+                              zip(report["ranges"], ["ct_domain", "default"])]}
+        self.assertIn("FAIL", verdicts(cc.check_nvtx(truth, swapped)).values())
+        fewer_ops = {"ranges": [dict(report["ranges"][0], gpu_ops=3), report["ranges"][1]]}
+        v = verdicts(cc.check_nvtx(truth, fewer_ops))
+        self.assertEqual(v["nvtx gpu_ops (exact)"], "FAIL")
+        self.assertEqual(verdicts(cc.check_nvtx(truth, fewer_ops, gpu_ops="ignore")),
+                         {"nvtx rows (domain, name, depth, count)": "PASS"})
+
+    def test_durations_within_tolerance(self):
+        timed = [{"name": "k()", "count": 2, "event_avg_ns": 1_000_000, "event_min_ns": 990_000,
+                  "event_max_ns": 1_010_000}]
+        ok = {"kernels": [{"name": "k()", "count": 2, "avg_ns": 995_000, "min_ns": 985_000,
+                           "max_ns": 1_005_000}]}
+        self.assertEqual(verdicts(cc.check_timed_kernels(timed, ok))["durations k()"], "PASS")
+        slow = {"kernels": [dict(ok["kernels"][0], avg_ns=1_100_000, max_ns=1_120_000)]}
+        self.assertEqual(verdicts(cc.check_timed_kernels(timed, slow))["durations k()"], "FAIL")
+
+    def test_gaps_count_and_floor(self):
+        truth = {"count": 2, "sleep_ns": 50_000_000}
+        gaps = lambda ds: {"devices": [{"device": 0, "gaps": [{"duration_ns": d} for d in ds]}]}
+        self.assertEqual(cc.check_gaps(truth, gaps([49_500_000, 60_000_000, 1000]))[0].verdict,
+                         "PASS")
+        self.assertEqual(cc.check_gaps(truth, gaps([40_000_000, 60_000_000]))[0].verdict, "FAIL")
+        self.assertEqual(cc.check_gaps(truth, gaps([5e7, 5e7, 5e7]))[0].verdict, "FAIL")
+
+    def test_overlap_and_devices(self):
+        rep = {"devices": [{"device": 0, "copy_ns": 100, "overlap_ns": 60, "busy_ns": 5},
+                           {"device": 1, "copy_ns": 0, "overlap_ns": 0, "busy_ns": 0}]}
+        self.assertEqual(cc.check_overlap({"min_fraction_of_copy": 0.5}, rep)[0].verdict, "PASS")
+        self.assertEqual(cc.check_overlap({"min_fraction_of_copy": 0.7}, rep)[0].verdict, "FAIL")
+        self.assertEqual(cc.check_devices([0], rep)[0].verdict, "PASS")
+        self.assertEqual(cc.check_devices([0, 1], rep)[0].verdict, "FAIL")
+
+    def test_graph_csv(self):
+        truth = {"graph_kernels": 2}
+        text = "kind,graph_id\nkernel,3\nkernel,3\nkernel,0\nmemcpy,3\n"
+        self.assertEqual(cc.check_graph_csv(truth, text)[0].verdict, "PASS")
+        self.assertEqual(cc.check_graph_csv({"graph_kernels": 3}, text)[0].verdict, "FAIL")
+        self.assertEqual(cc.check_graph_csv(truth, "kind,name\n")[0].verdict, "SKIP")
+        self.assertEqual(cc.check_graph_csv(truth, None)[0].verdict, "SKIP")
+
+    def test_run_reports_signal_deaths_as_128_plus_n(self):
+        env = dict(os.environ)
+        self.assertEqual(validate.run(["sh", "-c", "exit 3"], env, 10).status, 3)
+        self.assertEqual(validate.run(["sh", "-c", "kill -TERM $$"], env, 10).status, 143)
+        r = validate.run(["sh", "-c", "sleep 30"], env, 0.5)
+        self.assertTrue(r.timed_out)
+        self.assertEqual(r.status, -1)
+
+
+class EndToEndTest(unittest.TestCase):
+    """validate.py against the fake tracer and apps."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        root = Path(cls.tmp.name)
+        (root / "bin").mkdir()
+        (root / "lib").mkdir()
+        fake = HERE / "fake_tools.py"
+
+        def script(path: Path, body: str) -> None:
+            path.write_text(f"#!/bin/sh\n{body}\n")
+            path.chmod(path.stat().st_mode | stat.S_IXUSR)
+
+        script(root / "bin" / "cutrace", f'exec "{sys.executable}" "{fake}" cutrace "$@"')
+        for app in {c.app for c in validate.CASES.values()}:
+            script(root / "bin" / f"ct_{app}", f'exec "{sys.executable}" "{fake}" app {app} "$@"')
+        (root / "lib" / "libcutrace_injection.so").write_text("")
+        (root / "pylib").mkdir()
+        (root / "pylib" / "torch.py").write_text(fake_tools.FAKE_TORCH)
+        cls.root = root
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def validate(self, case: str, bug: str = "", extra=()):
+        env = dict(os.environ, CUTRACE_VALIDATE_ASSUME_GPU="1", FAKEBUG=bug)
+        cmd = [sys.executable, str(HERE / "validate.py"), "--case", case,
+               "--cutrace", str(self.root / "bin" / "cutrace"),
+               "--work", str(self.root / "work" / f"{case}-{bug or 'ok'}"), *extra]
+        r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+        return r.returncode, r.stdout + r.stderr
+
+    def test_every_case_passes_with_a_perfect_tracer(self):
+        for case in validate.CASES:
+            with self.subTest(case=case):
+                rc, out = self.validate(case)
+                want = validate.SKIP if case == "multi_gpu" else 0
+                self.assertEqual(rc, want, out)
+                self.assertNotIn("FAIL", out)
+
+    def test_each_defect_fails(self):
+        case_for = {"duration": "demo", "gap_short": "idle_gaps", "overlap_zero": "overlap",
+                    "no_child_trace": "fork", "graph_ids": "graph_replay"}
+        for bug in fake_tools.BUGS:
+            case = case_for.get(bug, "demo")
+            with self.subTest(bug=bug, case=case):
+                extra = ["--timeout", "5"] if bug == "hang" else []
+                rc, out = self.validate(case, bug, extra)
+                self.assertEqual(rc, 1, out)
+                self.assertIn("FAIL", out)
+
+    def test_preload_mode_and_signals(self):
+        rc, out = self.validate("launch_storm")
+        self.assertEqual(rc, 0, out)
+        self.assertIn("[preload] kernels total", out)
+        rc, out = self.validate("signal_int", "status")
+        self.assertEqual(rc, 0, out)  # a signal death cannot be altered by the fake's bug
+
+    def torch_loop(self, bug: str = ""):
+        env = dict(os.environ, CUTRACE_VALIDATE_ASSUME_GPU="1", FAKEBUG=bug,
+                   PYTHONPATH=str(self.root / "pylib"))
+        cmd = [sys.executable, str(HERE / "torch_loop.py"), "--iters", "20",
+               "--cutrace", str(self.root / "bin" / "cutrace"),
+               "--work", str(self.root / "work" / f"torch-{bug or 'ok'}")]
+        r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+        return r.returncode, r.stdout + r.stderr
+
+    def test_torch_loop_validation(self):
+        rc, out = self.torch_loop()
+        self.assertEqual(rc, 0, out)
+        self.assertIn("FIGURE torch loop", out)
+        for bug in ("unclean", "drops", "gpu_ops", "nvtx_depth", "no_trace"):
+            with self.subTest(bug=bug):
+                rc, out = self.torch_loop(bug)
+                self.assertEqual(rc, 1, out)
+
+    def test_no_gpu_skips_with_77(self):
+        if validate.has_gpu():
+            self.skipTest("this machine has a GPU")
+        r = subprocess.run([sys.executable, str(HERE / "validate.py"), "--case", "demo"],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, validate.SKIP)
+        self.assertIn("skipped: no GPU", r.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)
