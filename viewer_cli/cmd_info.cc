@@ -1,0 +1,291 @@
+// `cutrace info FILE...`: what a trace file is and how it was recorded — the
+// header (producer, host, pid, command line, rank, versions, clock anchors),
+// devices, the producer's statistics (records seen, dropped, invalid; buffers,
+// bytes, the tool's own overhead), events per kind and bytes per event,
+// whether it was shut down cleanly or cut short, and every problem the reader
+// met. JSON: {"files":[...]} as in docs/json-reports.md (header, devices and
+// statistics are the proto messages under their proto field names); CSV: one
+// key,value row per JSON leaf ("file,key,value" for several files).
+#include <cctype>
+#include <cstdlib>
+#include <ctime>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/core.h>
+#include <google/protobuf/util/json_util.h>
+
+#include "viewer_cli/command_registry.h"
+#include "viewer_cli/output.h"
+#include "viewer_cli/report_common.h"
+
+namespace cutrace::cli {
+namespace {
+
+using nlohmann::json;
+
+struct Options {
+  std::vector<std::string> files;
+  Format format = Format::kTable;
+};
+
+// Proto3's JSON mapping writes 64-bit integers as strings; scripts want
+// numbers, so put them back where the schema says the field is an integer.
+void NumbersFor64BitFields(const google::protobuf::Descriptor* d, json* object) {
+  using FD = google::protobuf::FieldDescriptor;
+  if (!object->is_object()) return;
+  for (int i = 0; i < d->field_count(); ++i) {
+    const FD* f = d->field(i);
+    auto it = object->find(f->name());
+    if (it == object->end()) continue;
+    auto fix = [&](json& v) {
+      if (f->cpp_type() == FD::CPPTYPE_MESSAGE) {
+        NumbersFor64BitFields(f->message_type(), &v);
+      } else if (v.is_string() && (f->cpp_type() == FD::CPPTYPE_INT64 ||
+                                   f->cpp_type() == FD::CPPTYPE_UINT64)) {
+        const std::string& s = v.get_ref<const std::string&>();
+        char* end = nullptr;
+        if (f->cpp_type() == FD::CPPTYPE_INT64) {
+          long long n = std::strtoll(s.c_str(), &end, 10);
+          if (end && *end == '\0') v = static_cast<int64_t>(n);
+        } else {
+          unsigned long long n = std::strtoull(s.c_str(), &end, 10);
+          if (end && *end == '\0') v = static_cast<uint64_t>(n);
+        }
+      }
+    };
+    if (it->is_array())
+      for (json& v : *it) fix(v);
+    else
+      fix(*it);
+  }
+}
+
+json MessageJson(const google::protobuf::Message& message) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  options.always_print_primitive_fields = true;  // a stable set of keys
+  std::string text;
+  auto status = google::protobuf::util::MessageToJsonString(message, &text, options);
+  if (!status.ok()) return {{"error", std::string(status.message())}};
+  json parsed = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded()) return {{"error", "unprintable message"}};
+  NumbersFor64BitFields(message.GetDescriptor(), &parsed);
+  return parsed;
+}
+
+uint64_t EventCount(const RecordBatch& r) { return r.size(); }
+
+json InfoJson(const TraceData& t) {
+  json devices = json::array();
+  for (const proto::Device& d : t.devices) devices.push_back(MessageJson(d));
+  const RecordBatch& r = t.records;
+  json events = {{"kernels", r.kernels.size()},     {"memcpys", r.memcpys.size()},
+                 {"memsets", r.memsets.size()},     {"ranges", r.ranges.size()},
+                 {"api_calls", r.api_calls.size()}, {"syncs", r.syncs.size()}};
+  uint64_t n = EventCount(r);
+  uint64_t samples = 0;
+  for (const proto::CounterBatch& c : t.counters) samples += c.samples_size();
+  return {
+      {"path", t.path},
+      {"header", MessageJson(t.header)},
+      {"devices", devices},
+      {"statistics", t.statistics ? MessageJson(*t.statistics) : json(nullptr)},
+      {"events", events},
+      {"events_total", n},
+      {"counter_samples", samples},
+      {"file_bytes", t.read.file_bytes},
+      {"packets", t.read.packets},
+      {"bytes_per_event", n ? static_cast<double>(t.read.file_bytes) / n : 0.0},
+      {"clean_shutdown", t.clean_shutdown()},
+      {"end_reason", t.end ? t.end->reason() : std::string()},
+      {"truncated", t.read.truncated},
+      {"lost_bytes", t.read.lost_bytes},
+      {"warnings", t.warnings},
+      {"problems", t.read.problems},
+  };
+}
+
+// CSV: one row per leaf of the JSON, keys joined with '.'.
+void Flatten(const json& v, const std::string& key,
+             std::vector<std::pair<std::string, std::string>>* rows) {
+  if (v.is_object()) {
+    for (auto it = v.begin(); it != v.end(); ++it)
+      Flatten(it.value(), key.empty() ? it.key() : key + "." + it.key(), rows);
+  } else if (v.is_array()) {
+    for (size_t i = 0; i < v.size(); ++i) Flatten(v[i], key + "." + std::to_string(i), rows);
+  } else if (v.is_string()) {
+    rows->emplace_back(key, v.get<std::string>());
+  } else {
+    rows->emplace_back(key,
+                       v.is_null() ? "" : v.dump(-1, ' ', false, json::error_handler_t::replace));
+  }
+}
+
+std::string Version(int32_t v) {
+  if (v <= 0) return "-";
+  return fmt::format("{}.{}", v / 1000, (v % 1000) / 10);
+}
+
+std::string Anchor(const proto::ClockAnchor& a) {
+  if (a.trace_ns() == 0 && a.realtime_ns() == 0 && a.monotonic_ns() == 0) return "-";
+  std::time_t seconds = static_cast<std::time_t>(a.realtime_ns() / 1000000000);
+  std::tm tm{};
+  gmtime_r(&seconds, &tm);
+  char when[32];
+  std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
+  return fmt::format("trace {} ns = realtime {}.{:09} UTC = monotonic {} ns", a.trace_ns(), when,
+                     a.realtime_ns() % 1000000000, a.monotonic_ns());
+}
+
+std::string Or(const std::string& s, const char* fallback = "-") {
+  return s.empty() ? fallback : s;
+}
+
+void PrintKv(const char* key, const std::string& value) { fmt::print("  {:<18}{}\n", key, value); }
+
+void PrintText(const TraceData& t) {
+  const proto::Header& h = t.header;
+  fmt::print("file\n");
+  PrintKv("path", t.path);
+  PrintKv("size", fmt::format("{} ({} packets)", FormatBytes(t.read.file_bytes), t.read.packets));
+  PrintKv("format", fmt::format("{} v{}.{}", Or(h.magic()), h.format_version(), h.format_minor()));
+  PrintKv("producer", Or(h.producer()));
+  PrintKv("source", h.source_path().empty() ? Or(h.source_format())
+                                            : fmt::format("{} ({})", Or(h.source_format()),
+                                                          h.source_path()));
+  PrintKv("mode", Or(h.mode()));
+  PrintKv("shutdown", t.clean_shutdown()
+                          ? fmt::format("clean ({})", Or(t.end->reason(), "no reason given"))
+                          : "NOT clean: no end-of-trace packet (the process died, or is still "
+                            "writing)");
+  PrintKv("truncated", t.read.truncated
+                           ? fmt::format("yes: {} bytes after the last complete packet lost",
+                                         t.read.lost_bytes)
+                           : "no");
+
+  fmt::print("\nprocess\n");
+  PrintKv("host", Or(h.host()));
+  PrintKv("pid", fmt::format("{} (parent {})", h.pid(), h.ppid()));
+  std::string command;
+  for (const std::string& arg : h.command_line()) {
+    if (!command.empty()) command += ' ';
+    command += arg;
+  }
+  PrintKv("command", Or(command));
+  PrintKv("rank", Or(h.rank()));
+  PrintKv("CUDA", fmt::format("driver {}, runtime {}, CUPTI API {}",
+                              Version(h.cuda_driver_version()), Version(h.cuda_runtime_version()),
+                              h.cupti_api_version() ? std::to_string(h.cupti_api_version()) : "-"));
+  std::string clock = proto::ClockDomain_Name(h.clock());
+  if (clock.rfind("CLOCK_DOMAIN_", 0) == 0) clock.erase(0, 13);
+  for (char& c : clock) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  PrintKv("clock", Or(clock, "unknown"));
+  PrintKv("start anchor", Anchor(h.start_anchor()));
+  PrintKv("end anchor", t.end ? Anchor(t.end->end_anchor()) : "-");
+  std::string kinds;
+  for (const std::string& k : h.enabled_kinds()) {
+    if (!kinds.empty()) kinds += ", ";
+    kinds += k;
+  }
+  PrintKv("kinds", Or(kinds));
+
+  fmt::print("\ndevices\n");
+  if (t.devices.empty()) fmt::print("  (none recorded)\n");
+  for (const proto::Device& d : t.devices)
+    PrintKv(fmt::format("{}", d.id()).c_str(),
+            fmt::format("{}  {} SMs  {}  CC {}.{}{}", Or(d.name(), "(unnamed)"), d.sm_count(),
+                        FormatBytes(d.global_memory_bytes()), d.compute_capability_major(),
+                        d.compute_capability_minor(),
+                        d.peak_memory_bandwidth_gbps() > 0
+                            ? fmt::format("  {:.0f} GB/s", d.peak_memory_bandwidth_gbps())
+                            : ""));
+
+  const RecordBatch& r = t.records;
+  uint64_t n = EventCount(r);
+  fmt::print("\nevents\n");
+  PrintKv("kernels", std::to_string(r.kernels.size()));
+  PrintKv("memcpys", std::to_string(r.memcpys.size()));
+  PrintKv("memsets", std::to_string(r.memsets.size()));
+  PrintKv("ranges", std::to_string(r.ranges.size()));
+  PrintKv("api_calls", std::to_string(r.api_calls.size()));
+  PrintKv("syncs", std::to_string(r.syncs.size()));
+  PrintKv("total", n ? fmt::format("{} ({:.1f} bytes/event)", n,
+                                   static_cast<double>(t.read.file_bytes) / n)
+                     : "0");
+
+  fmt::print("\nstatistics\n");
+  if (!t.statistics) {
+    fmt::print("  (none recorded)\n");
+  } else {
+    const proto::Statistics& s = *t.statistics;
+    PrintKv("dropped", fmt::format("{} by CUPTI, {} queue full", s.records_dropped_by_cupti(),
+                                   s.records_dropped_queue_full()));
+    uint64_t invalid = 0;
+    for (const auto& i : s.invalid()) invalid += i.count();
+    PrintKv("invalid", std::to_string(invalid));
+    for (const auto& i : s.invalid())
+      PrintKv("", fmt::format("{} {}: {}", i.kind(), i.reason(), i.count()));
+    PrintKv("other records", std::to_string(s.other_records()));
+    PrintKv("buffers", fmt::format("{} requested, {} completed, {} refused ({})",
+                                   s.buffers_requested(), s.buffers_completed(),
+                                   s.buffers_refused(), FormatBytes(s.buffer_bytes())));
+    PrintKv("written", fmt::format("{} in {} packets", FormatBytes(s.bytes_written()),
+                                   s.packets_written()));
+    PrintKv("tool overhead", fmt::format("{} CPU, CUPTI {}, peak memory {}",
+                                         FormatDuration(s.tool_cpu_ns()),
+                                         FormatDuration(s.cupti_overhead_ns()),
+                                         FormatBytes(s.peak_memory_bytes())));
+  }
+  if (!t.warnings.empty() || !t.read.problems.empty()) {
+    fmt::print("\nproblems\n");
+    for (const std::string& w : t.warnings) fmt::print("  warning: {}\n", w);
+    for (const std::string& p : t.read.problems) fmt::print("  {}\n", p);
+  }
+}
+
+int Run(const Options& o) {
+  LoadedTraces loaded;
+  if (!LoadTraces(o.files, &loaded)) return 1;
+  if (o.format == Format::kJson) {
+    json files = json::array();
+    for (const TraceData* t : loaded.all) files.push_back(InfoJson(*t));
+    PrintJson({{"files", files}}, stdout);
+  } else if (o.format == Format::kCsv) {
+    bool several = loaded.all.size() > 1;
+    Table table(several ? std::vector<std::string>{"file", "key", "value"}
+                        : std::vector<std::string>{"key", "value"});
+    for (const TraceData* t : loaded.all) {
+      std::vector<std::pair<std::string, std::string>> rows;
+      Flatten(InfoJson(*t), "", &rows);
+      for (auto& [key, value] : rows) {
+        if (several)
+          table.AddRow({t->path, key, value});
+        else
+          table.AddRow({key, value});
+      }
+    }
+    table.PrintCsv(stdout);
+  } else {
+    for (size_t i = 0; i < loaded.all.size(); ++i) {
+      if (loaded.all.size() > 1) fmt::print("{}== {} ==\n", i ? "\n" : "", loaded.all[i]->path);
+      PrintText(*loaded.all[i]);
+    }
+  }
+  return 0;
+}
+
+void Register(CLI::App& app, int* exit_code) {
+  auto options = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand(
+      "info", "Header, versions, devices, statistics, clean shutdown or not");
+  cmd->add_option("files", options->files, "Trace files")->required();
+  AddFormatOption(cmd, &options->format);
+  cmd->callback([options, exit_code] { *exit_code = Run(*options); });
+}
+
+const CommandRegistration kRegistration("info", 80, Register);
+
+}  // namespace
+}  // namespace cutrace::cli
