@@ -1,0 +1,207 @@
+#include "injection/activity_processor.h"
+
+#include <cstring>
+
+#include "injection/api_filter.h"
+#include "injection/convert.h"
+#include "injection/log.h"
+
+namespace cutrace::injection {
+namespace {
+
+constexpr size_t kNameCacheSlots = 256;
+// Guards against absurd callback ids: a table grows to at most this size.
+constexpr uint32_t kMaxCbid = 1u << 16;
+
+std::atomic<bool> g_bad_record_logged{false};
+
+template <typename T>
+const T& As(const CUpti_Activity* record) {
+  return *reinterpret_cast<const T*>(record);
+}
+
+}  // namespace
+
+ActivityProcessor::ActivityProcessor(CuptiApi* api, StringInterner* interner, ActivityStats* stats)
+    : api_(api), interner_(interner), stats_(stats), name_cache_(kNameCacheSlots) {}
+
+void ActivityProcessor::set_filter_api(bool filter) {
+  std::lock_guard<std::mutex> lock(mu_);
+  filter_api_ = filter;
+}
+
+void ActivityProcessor::Process(uint8_t* buffer, size_t valid_bytes, RecordBatch* batch,
+                                std::vector<DeviceInfo>* devices) {
+  if (buffer == nullptr || valid_bytes == 0) return;
+  // Held for the whole buffer: see the header for why this cannot deadlock.
+  std::lock_guard<std::mutex> lock(mu_);
+  CUpti_Activity* record = nullptr;
+  for (;;) {
+    CUptiResult r = api_->ActivityGetNextRecord(buffer, valid_bytes, &record);
+    if (r == CUPTI_ERROR_MAX_LIMIT_REACHED) break;
+    if (r != CUPTI_SUCCESS) {
+      // CUPTI_ERROR_INVALID_KIND: an incomplete record ends the buffer.
+      LogOnce(g_bad_record_logged, LogLevel::kWarn,
+              "an activity buffer ended with an unreadable record (%s); the rest of that buffer "
+              "is lost",
+              api_->ResultString(r).c_str());
+      break;
+    }
+    ProcessRecord(record, batch, devices);
+  }
+}
+
+void ActivityProcessor::ProcessRecord(const CUpti_Activity* record, RecordBatch* batch,
+                                      std::vector<DeviceInfo>* devices) {
+  switch (record->kind) {
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
+      const auto& in = As<CUpti_ActivityKernel10>(record);
+      KernelRecord k;
+      if (auto bad = ConvertKernel(in, InternName(in.name), &k)) {
+        stats_->AddInvalid(RecordFamily::kKernel, *bad);
+      } else {
+        batch->kernels.push_back(k);
+        stats_->AddRecords(RecordFamily::kKernel);
+      }
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY: {
+      MemcpyRecord m;
+      if (auto bad = ConvertMemcpy(As<CUpti_ActivityMemcpy6>(record), &m)) {
+        stats_->AddInvalid(RecordFamily::kMemcpy, *bad);
+      } else {
+        batch->memcpys.push_back(m);
+        stats_->AddRecords(RecordFamily::kMemcpy);
+      }
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY2: {
+      MemcpyRecord m;
+      if (auto bad = ConvertPeerCopy(As<CUpti_ActivityMemcpyPtoP4>(record), &m)) {
+        stats_->AddInvalid(RecordFamily::kMemcpy, *bad);
+      } else {
+        batch->memcpys.push_back(m);
+        stats_->AddRecords(RecordFamily::kMemcpy);
+      }
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMSET: {
+      MemsetRecord m;
+      if (auto bad = ConvertMemset(As<CUpti_ActivityMemset4>(record), &m)) {
+        stats_->AddInvalid(RecordFamily::kMemset, *bad);
+      } else {
+        batch->memsets.push_back(m);
+        stats_->AddRecords(RecordFamily::kMemset);
+      }
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_MARKER: {
+      const auto& in = As<CUpti_ActivityMarker2>(record);
+      MarkerEvent e;
+      e.timestamp = in.timestamp;
+      e.id = in.id;
+      e.flags = static_cast<uint32_t>(in.flags);
+      e.process_scoped = in.objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS;
+      if (in.objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ||
+          in.objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS) {
+        e.thread_id = in.objectId.pt.threadId;
+      }
+      if (in.name != nullptr) e.name_id = interner_->Intern(in.name);
+      if (in.domain != nullptr) e.domain_id = InternName(in.domain);
+      markers_.OnMarker(e, &batch->ranges, stats_);
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_MARKER_DATA: {
+      const auto& in = As<CUpti_ActivityMarkerData2>(record);
+      if (in.flags & CUPTI_ACTIVITY_FLAG_MARKER_COLOR_ARGB) {
+        markers_.OnMarkerData(in.id, in.color, &batch->ranges);
+      }
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+    case CUPTI_ACTIVITY_KIND_DRIVER: {
+      const auto& in = As<CUpti_ActivityAPI>(record);
+      const ApiName& name = ResolveApi(in.kind, in.cbid);
+      if (filter_api_ && !name.traced) break;  // not a call we record; not counted
+      ApiRecord a;
+      if (auto bad = ConvertApi(in, name.name_id, &a)) {
+        stats_->AddInvalid(RecordFamily::kApi, *bad);
+      } else {
+        batch->api_calls.push_back(a);
+        stats_->AddRecords(RecordFamily::kApi);
+      }
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
+      const auto& in = As<CUpti_ActivitySynchronization2>(record);
+      auto it = context_device_.find(in.contextId);
+      SyncRecord s;
+      if (auto bad = ConvertSync(in, it == context_device_.end() ? 0 : it->second, &s)) {
+        stats_->AddInvalid(RecordFamily::kSync, *bad);
+      } else {
+        batch->syncs.push_back(s);
+        stats_->AddRecords(RecordFamily::kSync);
+      }
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_OVERHEAD:
+      stats_->AddCuptiOverheadNs(OverheadNs(As<CUpti_ActivityOverhead3>(record)));
+      break;
+    case CUPTI_ACTIVITY_KIND_DEVICE:
+      devices->push_back(ConvertDevice(As<CUpti_ActivityDevice5>(record)));
+      break;
+    case CUPTI_ACTIVITY_KIND_CONTEXT: {
+      const auto& in = As<CUpti_ActivityContext3>(record);
+      context_device_[in.contextId] = in.deviceId;
+      break;
+    }
+    default:
+      stats_->AddOther();
+      break;
+  }
+}
+
+uint32_t ActivityProcessor::InternName(const char* name) {
+  if (name == nullptr) return 0;
+  size_t slot = (reinterpret_cast<uintptr_t>(name) >> 3) % name_cache_.size();
+  NameSlot& s = name_cache_[slot];
+  if (s.ptr == name && s.text == name) return s.id;
+  s.ptr = name;
+  s.text = name;
+  s.id = interner_->Intern(s.text);
+  return s.id;
+}
+
+const ActivityProcessor::ApiName& ActivityProcessor::ResolveApi(CUpti_ActivityKind kind,
+                                                               uint32_t cbid) {
+  static const ApiName kUnknown{0, true, true};
+  if (cbid >= kMaxCbid) return kUnknown;
+  auto& table = kind == CUPTI_ACTIVITY_KIND_RUNTIME ? runtime_names_ : driver_names_;
+  if (cbid >= table.size()) table.resize(cbid + 1);
+  ApiName& entry = table[cbid];
+  if (!entry.resolved) {
+    entry.resolved = true;
+    ApiDomain domain = kind == CUPTI_ACTIVITY_KIND_RUNTIME ? ApiDomain::kRuntime : ApiDomain::kDriver;
+    const char* raw = nullptr;
+    CUpti_CallbackDomain cb_domain = kind == CUPTI_ACTIVITY_KIND_RUNTIME
+                                         ? CUPTI_CB_DOMAIN_RUNTIME_API
+                                         : CUPTI_CB_DOMAIN_DRIVER_API;
+    if (api_->GetCallbackName(cb_domain, cbid, &raw) == CUPTI_SUCCESS && raw != nullptr) {
+      entry.name_id = interner_->Intern(ApiDisplayName(domain, raw));
+      entry.traced = IsTracedApi(domain, raw);
+    } else {
+      entry.name_id = interner_->Intern((domain == ApiDomain::kRuntime ? "runtime#" : "driver#") +
+                                        std::to_string(cbid));
+      entry.traced = false;
+    }
+  }
+  return entry;
+}
+
+void ActivityProcessor::CountUnclosedRanges() {
+  std::lock_guard<std::mutex> lock(mu_);
+  markers_.CountUnclosed(stats_);
+}
+
+}  // namespace cutrace::injection

@@ -1,0 +1,84 @@
+// ActivityProcessor: reads one completed CUPTI activity buffer with
+// cuptiActivityGetNextRecord (through the CuptiApi seam), converts every
+// record at once into collector records (injection/convert.h), resolves
+// names to interned ids immediately (nothing keeps a pointer into CUPTI's
+// memory once Process() returns, so the buffer can go straight back to the
+// pool), pairs NVTX markers into ranges, and counts everything in
+// ActivityStats.
+//
+// Threads: Process() may be called from CUPTI's buffer thread and, during
+// cuptiActivityFlushAll, from the flushing thread at the same time; mu_
+// serializes them (it guards the marker state, the context map and the name
+// caches). mu_ is never held while calling into CUPTI other than
+// cuptiActivityGetNextRecord and cuptiGetCallbackName, neither of which
+// calls back into cutrace.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "collector/records.h"
+#include "collector/string_interner.h"
+#include "collector/trace_info.h"
+#include "injection/activity_stats.h"
+#include "injection/config.h"
+#include "injection/cupti_api.h"
+#include "injection/marker_pairer.h"
+
+namespace cutrace::injection {
+
+class ActivityProcessor {
+ public:
+  // All pointers must outlive the processor.
+  ActivityProcessor(CuptiApi* api, StringInterner* interner, ActivityStats* stats);
+
+  // When CUPTI cannot enable API records per call (no
+  // cuptiActivityEnableRuntimeApi), every call is recorded and this filter
+  // keeps only the traced ones (injection/api_filter.h).
+  void set_filter_api(bool filter);
+
+  // Converts the records in buffer[0, valid_bytes) and appends them to
+  // *batch; DEVICE records become *devices entries.
+  void Process(uint8_t* buffer, size_t valid_bytes, RecordBatch* batch,
+               std::vector<DeviceInfo>* devices);
+
+  // At shutdown: counts NVTX ranges that never ended.
+  void CountUnclosedRanges();
+
+ private:
+  struct ApiName {
+    uint32_t name_id = 0;
+    bool resolved = false;
+    bool traced = true;
+  };
+  // A small direct-mapped cache from CUPTI's name pointers to interned ids.
+  // A hit is checked against the stored text, so a pointer CUPTI reuses for
+  // another string (after a module unload) never yields a wrong name.
+  struct NameSlot {
+    const char* ptr = nullptr;
+    uint32_t id = 0;
+    std::string text;
+  };
+
+  void ProcessRecord(const CUpti_Activity* record, RecordBatch* batch,
+                     std::vector<DeviceInfo>* devices);
+  uint32_t InternName(const char* name);
+  const ApiName& ResolveApi(CUpti_ActivityKind kind, uint32_t cbid);
+
+  CuptiApi* api_;
+  StringInterner* interner_;
+  ActivityStats* stats_;
+
+  std::mutex mu_;
+  bool filter_api_ = false;                                // guarded by mu_
+  MarkerPairer markers_;                                   // guarded by mu_
+  std::unordered_map<uint32_t, uint32_t> context_device_;  // guarded by mu_: contextId -> deviceId
+  std::vector<ApiName> runtime_names_;                     // guarded by mu_: by cbid
+  std::vector<ApiName> driver_names_;                      // guarded by mu_: by cbid
+  std::vector<NameSlot> name_cache_;                       // guarded by mu_
+};
+
+}  // namespace cutrace::injection

@@ -1,0 +1,245 @@
+#include "injection/config.h"
+
+#include <cctype>
+#include <cstdlib>
+
+namespace cutrace::injection {
+namespace {
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string FormatBytes(uint64_t bytes) {
+  if (bytes % (1u << 20) == 0) return std::to_string(bytes >> 20) + "M";
+  if (bytes % (1u << 10) == 0) return std::to_string(bytes >> 10) + "K";
+  return std::to_string(bytes);
+}
+
+// Reads an unsigned variable within [lo, hi]; on junk or out of range,
+// records one problem line and leaves *value unchanged.
+void ReadRange(const EnvGetter& env, const char* name, uint64_t lo, uint64_t hi, size_t* value,
+               std::vector<std::string>* problems) {
+  auto text = env(name);
+  if (!text) return;
+  auto v = ParseUnsigned(*text);
+  if (!v || *v < lo || *v > hi) {
+    problems->push_back(std::string(name) + "=" + *text + ": must be a number in " +
+                        std::to_string(lo) + ".." + std::to_string(hi) + "; using " +
+                        std::to_string(*value));
+    return;
+  }
+  *value = static_cast<size_t>(*v);
+}
+
+}  // namespace
+
+std::vector<std::string> Kinds::Names() const {
+  std::vector<std::string> names;
+  if (kernel) names.push_back("kernel");
+  if (memcpy) names.push_back("memcpy");
+  if (memset) names.push_back("memset");
+  if (nvtx) names.push_back("nvtx");
+  if (runtime_api) names.push_back("runtime");
+  if (driver_api) names.push_back("driver");
+  if (sync) names.push_back("sync");
+  return names;
+}
+
+std::optional<std::string> GetProcessEnv(const char* name) {
+  const char* v = std::getenv(name);
+  if (v == nullptr) return std::nullopt;
+  return std::string(v);
+}
+
+std::optional<uint64_t> ParseUnsigned(std::string_view text) {
+  text = Trim(text);
+  if (text.empty() || text.size() > 19) return std::nullopt;
+  uint64_t v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + static_cast<uint64_t>(c - '0');
+  }
+  return v;
+}
+
+std::optional<uint64_t> ParseByteSize(std::string_view text) {
+  text = Trim(text);
+  size_t digits = 0;
+  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
+  if (digits == 0) return std::nullopt;
+  auto number = ParseUnsigned(text.substr(0, digits));
+  if (!number) return std::nullopt;
+  std::string suffix = Lower(Trim(text.substr(digits)));
+  uint64_t scale = 1;
+  if (suffix.empty() || suffix == "b") {
+    scale = 1;
+  } else if (suffix == "k" || suffix == "kb" || suffix == "kib") {
+    scale = 1ull << 10;
+  } else if (suffix == "m" || suffix == "mb" || suffix == "mib") {
+    scale = 1ull << 20;
+  } else if (suffix == "g" || suffix == "gb" || suffix == "gib") {
+    scale = 1ull << 30;
+  } else {
+    return std::nullopt;
+  }
+  if (*number > (UINT64_MAX / scale)) return std::nullopt;
+  return *number * scale;
+}
+
+std::optional<uint32_t> ParseOctalMode(std::string_view text) {
+  text = Trim(text);
+  if (text.empty() || text.size() > 4) return std::nullopt;
+  uint32_t v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '7') return std::nullopt;
+    v = v * 8 + static_cast<uint32_t>(c - '0');
+  }
+  if (v > 0777) return std::nullopt;  // no setuid/setgid/sticky bits on a trace
+  return v;
+}
+
+std::optional<LogLevel> ParseLogLevel(std::string_view text) {
+  std::string t = Lower(Trim(text));
+  if (t == "quiet" || t == "off" || t == "none") return LogLevel::kQuiet;
+  if (t == "error") return LogLevel::kError;
+  if (t == "warn" || t == "warning") return LogLevel::kWarn;
+  if (t == "info") return LogLevel::kInfo;
+  if (t == "debug") return LogLevel::kDebug;
+  return std::nullopt;
+}
+
+std::optional<bool> ParseBool(std::string_view text) {
+  std::string t = Lower(Trim(text));
+  if (t == "1" || t == "true" || t == "yes" || t == "on") return true;
+  if (t == "0" || t == "false" || t == "no" || t == "off" || t.empty()) return false;
+  return std::nullopt;
+}
+
+std::optional<Kinds> ParseKinds(std::string_view text, std::string* error) {
+  Kinds kinds;
+  kinds.kernel = kinds.memcpy = kinds.memset = kinds.nvtx = false;
+  kinds.runtime_api = kinds.driver_api = kinds.sync = false;
+  bool any = false;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t comma = text.find(',', pos);
+    if (comma == std::string_view::npos) comma = text.size();
+    std::string token = Lower(Trim(text.substr(pos, comma - pos)));
+    pos = comma + 1;
+    if (token.empty()) continue;
+    any = true;
+    if (token == "all") {
+      kinds = Kinds{};
+    } else if (token == "none") {
+      // Explicitly nothing: the library stays loaded but enables no kind.
+    } else if (token == "kernel" || token == "kernels") {
+      kinds.kernel = true;
+    } else if (token == "memcpy") {
+      kinds.memcpy = true;
+    } else if (token == "memset") {
+      kinds.memset = true;
+    } else if (token == "nvtx") {
+      kinds.nvtx = true;
+    } else if (token == "api") {
+      kinds.runtime_api = kinds.driver_api = true;
+    } else if (token == "runtime") {
+      kinds.runtime_api = true;
+    } else if (token == "driver") {
+      kinds.driver_api = true;
+    } else if (token == "sync") {
+      kinds.sync = true;
+    } else {
+      if (error) {
+        *error = "unknown kind \"" + token +
+                 "\" (known: kernel, memcpy, memset, nvtx, api, runtime, driver, sync, all, none)";
+      }
+      return std::nullopt;
+    }
+  }
+  if (!any) {
+    if (error) *error = "empty list";
+    return std::nullopt;
+  }
+  return kinds;
+}
+
+Config ParseConfig(const EnvGetter& env) {
+  Config c;
+  auto& problems = c.problems;
+
+  if (auto v = env("CUTRACE_LOG")) {
+    if (auto level = ParseLogLevel(*v)) {
+      c.log_level = *level;
+    } else {
+      problems.push_back("CUTRACE_LOG=" + *v + ": must be quiet, error, warn, info or debug; using warn");
+    }
+  }
+  if (auto v = env("CUTRACE_DISABLE")) {
+    if (auto b = ParseBool(*v)) {
+      c.disabled = *b;
+    } else {
+      problems.push_back("CUTRACE_DISABLE=" + *v + ": must be 0 or 1; tracing stays on");
+    }
+  }
+  if (auto v = env("CUTRACE_OUTPUT")) {
+    if (Trim(*v).empty()) {
+      problems.push_back("CUTRACE_OUTPUT is empty; writing to the current directory");
+    } else {
+      c.output = *v;
+    }
+  }
+  if (auto v = env("CUTRACE_FILE_MODE")) {
+    if (auto mode = ParseOctalMode(*v)) {
+      c.file_mode = *mode;
+    } else {
+      problems.push_back("CUTRACE_FILE_MODE=" + *v + ": must be octal permissions like 0640; using 0600");
+    }
+  }
+  if (auto v = env("CUTRACE_KINDS")) {
+    std::string error;
+    if (auto kinds = ParseKinds(*v, &error)) {
+      c.kinds = *kinds;
+    } else {
+      problems.push_back("CUTRACE_KINDS=" + *v + ": " + error + "; recording all kinds");
+    }
+  }
+  if (auto v = env("CUTRACE_BUFFER_SIZE")) {
+    auto bytes = ParseByteSize(*v);
+    if (!bytes || *bytes < kMinBufferBytes || *bytes > kMaxBufferBytes) {
+      problems.push_back("CUTRACE_BUFFER_SIZE=" + *v + ": must be 1M..8M; using " +
+                         FormatBytes(c.buffer_bytes));
+    } else {
+      // CUPTI records are 8-byte aligned; keep the buffer a multiple of that.
+      c.buffer_bytes = static_cast<size_t>(*bytes) & ~size_t{7};
+    }
+  }
+  ReadRange(env, "CUTRACE_BUFFER_COUNT", 2, 256, &c.buffer_count, &problems);
+  if (auto v = env("CUTRACE_PER_THREAD_BUFFERS")) {
+    if (auto b = ParseBool(*v); b && !Trim(*v).empty()) {
+      c.per_thread_buffers = *b;
+    } else {
+      problems.push_back("CUTRACE_PER_THREAD_BUFFERS=" + *v + ": must be 0 or 1; using CUPTI's default");
+    }
+  }
+  size_t period = c.flush_period_ms;
+  ReadRange(env, "CUTRACE_FLUSH_PERIOD_MS", 0, 600000, &period, &problems);
+  c.flush_period_ms = static_cast<uint32_t>(period);
+  ReadRange(env, "CUTRACE_QUEUE_BATCHES", 4, 65536, &c.queue_batches, &problems);
+  size_t timeout = c.flush_timeout_ms;
+  ReadRange(env, "CUTRACE_FLUSH_TIMEOUT_MS", 0, 600000, &timeout, &problems);
+  c.flush_timeout_ms = static_cast<uint32_t>(timeout);
+  if (auto v = env("CUTRACE_CUPTI_PATH")) c.cupti_path = *v;
+  if (auto v = env("CUTRACE_RUN_MANIFEST")) c.run_manifest = *v;
+  return c;
+}
+
+}  // namespace cutrace::injection

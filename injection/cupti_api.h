@@ -1,0 +1,59 @@
+// CuptiApi: the seam between cutrace and CUPTI. Every CUPTI (and the two
+// CUDA version) calls the library makes go through this interface, so unit
+// tests drive the real buffer callbacks and record conversion with a fake
+// (tests/unit/injection_fake_cupti.h) and no GPU. The production
+// implementation, DlCuptiApi (injection/cupti_loader.h), dlopen()s libcupti,
+// so the injected library has no link-time dependency on CUDA.
+//
+// Threads: implementations must be callable from any thread, as CUPTI's own
+// functions are. Optional entry points (absent from older libcupti) return
+// CUPTI_ERROR_NOT_SUPPORTED.
+#pragma once
+
+#include <cupti.h>
+
+#include <cstdint>
+#include <string>
+
+namespace cutrace::injection {
+
+class CuptiApi {
+ public:
+  virtual ~CuptiApi() = default;
+
+  virtual CUptiResult GetVersion(uint32_t* version) = 0;
+  // cuptiSubscribe_v2 (name given, other subscriber's name returned on
+  // CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) where the library has it,
+  // else cuptiSubscribe (then *other_subscriber stays empty).
+  virtual CUptiResult Subscribe(CUpti_SubscriberHandle* subscriber, CUpti_CallbackFunc callback,
+                                void* userdata, const char* name,
+                                std::string* other_subscriber) = 0;
+  virtual CUptiResult Unsubscribe(CUpti_SubscriberHandle subscriber) = 0;
+  virtual CUptiResult ActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc requested,
+                                                CUpti_BuffersCallbackCompleteFunc completed) = 0;
+  virtual CUptiResult ActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc fn) = 0;
+  virtual CUptiResult SetThreadIdType(CUpti_ActivityThreadIdType type) = 0;
+  virtual CUptiResult ActivitySetAttribute(CUpti_ActivityAttribute attr, size_t* value_size,
+                                           void* value) = 0;
+  virtual CUptiResult ActivityFlushPeriod(uint32_t ms) = 0;
+  virtual CUptiResult ActivityEnable(CUpti_ActivityKind kind) = 0;
+  virtual CUptiResult ActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable) = 0;
+  virtual CUptiResult ActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t enable) = 0;
+  virtual CUptiResult ActivityGetNextRecord(uint8_t* buffer, size_t valid_bytes,
+                                            CUpti_Activity** record) = 0;
+  virtual CUptiResult ActivityGetNumDroppedRecords(CUcontext context, uint32_t stream_id,
+                                                   size_t* dropped) = 0;
+  virtual CUptiResult ActivityFlushAll(uint32_t flag) = 0;
+  virtual CUptiResult GetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid,
+                                      const char** name) = 0;
+  virtual CUptiResult GetTimestamp(uint64_t* timestamp) = 0;
+  // A printable name for `result` (never null).
+  virtual std::string ResultString(CUptiResult result) = 0;
+
+  // cuDriverGetVersion / cudaRuntimeGetVersion, where reachable without
+  // initialising anything; 0 when unknown.
+  virtual int DriverVersion() = 0;
+  virtual int RuntimeVersion() = 0;
+};
+
+}  // namespace cutrace::injection

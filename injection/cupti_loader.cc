@@ -1,0 +1,259 @@
+#include "injection/cupti_loader.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <link.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include <cstring>
+
+namespace cutrace::injection {
+namespace {
+
+constexpr const char* kFixedDirs[] = {
+    "/usr/local/cuda/targets/x86_64-linux/lib",
+    "/usr/local/cuda/extras/CUPTI/lib64",
+};
+
+bool IsRegularFile(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// Function pointer types of the entry points, from the CUPTI headers.
+using GetVersionFn = CUptiResult (*)(uint32_t*);
+using SubscribeFn = CUptiResult (*)(CUpti_SubscriberHandle*, CUpti_CallbackFunc, void*);
+using SubscribeV2Fn = CUptiResult (*)(CUpti_SubscriberHandle*, CUpti_CallbackFunc, void*,
+                                      CUpti_SubscriberParams*);
+using UnsubscribeFn = CUptiResult (*)(CUpti_SubscriberHandle);
+using RegisterCallbacksFn = CUptiResult (*)(CUpti_BuffersCallbackRequestFunc,
+                                            CUpti_BuffersCallbackCompleteFunc);
+using RegisterTimestampFn = CUptiResult (*)(CUpti_TimestampCallbackFunc);
+using SetThreadIdTypeFn = CUptiResult (*)(CUpti_ActivityThreadIdType);
+using SetAttributeFn = CUptiResult (*)(CUpti_ActivityAttribute, size_t*, void*);
+using FlushPeriodFn = CUptiResult (*)(uint32_t);
+using EnableFn = CUptiResult (*)(CUpti_ActivityKind);
+using EnableApiFn = CUptiResult (*)(CUpti_CallbackId, uint8_t);
+using NextRecordFn = CUptiResult (*)(uint8_t*, size_t, CUpti_Activity**);
+using DroppedFn = CUptiResult (*)(CUcontext, uint32_t, size_t*);
+using FlushAllFn = CUptiResult (*)(uint32_t);
+using CallbackNameFn = CUptiResult (*)(CUpti_CallbackDomain, uint32_t, const char**);
+using TimestampFn = CUptiResult (*)(uint64_t*);
+using ResultStringFn = CUptiResult (*)(CUptiResult, const char**);
+using VersionIntFn = int (*)(int*);  // CUresult / cudaError_t are int-sized enums
+
+class DlCuptiApi final : public CuptiApi {
+ public:
+  explicit DlCuptiApi(void* handle) : handle_(handle) {}
+  // The handle is never dlclose()d: CUPTI keeps threads and callbacks into us.
+
+  // Resolves the entry points; the name of the first missing required one
+  // goes to *missing.
+  bool Resolve(std::string* missing) {
+    bool ok = true;
+    auto need = [&](auto& fn, const char* name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(::dlsym(handle_, name));
+      if (fn == nullptr && ok) {
+        ok = false;
+        *missing = name;
+      }
+    };
+    auto want = [&](auto& fn, const char* name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(::dlsym(handle_, name));
+    };
+    need(get_version_, "cuptiGetVersion");
+    need(subscribe_, "cuptiSubscribe");
+    want(subscribe_v2_, "cuptiSubscribe_v2");
+    need(unsubscribe_, "cuptiUnsubscribe");
+    need(register_callbacks_, "cuptiActivityRegisterCallbacks");
+    want(register_timestamp_, "cuptiActivityRegisterTimestampCallback");
+    want(set_thread_id_type_, "cuptiSetThreadIdType");
+    want(set_attribute_, "cuptiActivitySetAttribute");
+    want(flush_period_, "cuptiActivityFlushPeriod");
+    need(enable_, "cuptiActivityEnable");
+    want(enable_runtime_api_, "cuptiActivityEnableRuntimeApi");
+    want(enable_driver_api_, "cuptiActivityEnableDriverApi");
+    need(next_record_, "cuptiActivityGetNextRecord");
+    need(dropped_, "cuptiActivityGetNumDroppedRecords");
+    need(flush_all_, "cuptiActivityFlushAll");
+    need(callback_name_, "cuptiGetCallbackName");
+    need(timestamp_, "cuptiGetTimestamp");
+    want(result_string_, "cuptiGetResultString");
+    return ok;
+  }
+
+  CUptiResult GetVersion(uint32_t* version) override { return get_version_(version); }
+
+  CUptiResult Subscribe(CUpti_SubscriberHandle* subscriber, CUpti_CallbackFunc callback,
+                        void* userdata, const char* name,
+                        std::string* other_subscriber) override {
+    if (subscribe_v2_ == nullptr) return subscribe_(subscriber, callback, userdata);
+    char other[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN * 2] = {};
+    CUpti_SubscriberParams params;
+    std::memset(&params, 0, sizeof(params));
+    params.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
+    params.subscriberName = name;
+    params.oldSubscriberName = other;
+    params.oldSubscriberSize = sizeof(other);
+    CUptiResult r = subscribe_v2_(subscriber, callback, userdata, &params);
+    other[sizeof(other) - 1] = '\0';
+    if (other_subscriber != nullptr) *other_subscriber = other;
+    return r;
+  }
+  CUptiResult Unsubscribe(CUpti_SubscriberHandle subscriber) override {
+    return unsubscribe_(subscriber);
+  }
+  CUptiResult ActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc requested,
+                                        CUpti_BuffersCallbackCompleteFunc completed) override {
+    return register_callbacks_(requested, completed);
+  }
+  CUptiResult ActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc fn) override {
+    return register_timestamp_ ? register_timestamp_(fn) : CUPTI_ERROR_NOT_SUPPORTED;
+  }
+  CUptiResult SetThreadIdType(CUpti_ActivityThreadIdType type) override {
+    return set_thread_id_type_ ? set_thread_id_type_(type) : CUPTI_ERROR_NOT_SUPPORTED;
+  }
+  CUptiResult ActivitySetAttribute(CUpti_ActivityAttribute attr, size_t* value_size,
+                                   void* value) override {
+    return set_attribute_ ? set_attribute_(attr, value_size, value) : CUPTI_ERROR_NOT_SUPPORTED;
+  }
+  CUptiResult ActivityFlushPeriod(uint32_t ms) override {
+    return flush_period_ ? flush_period_(ms) : CUPTI_ERROR_NOT_SUPPORTED;
+  }
+  CUptiResult ActivityEnable(CUpti_ActivityKind kind) override { return enable_(kind); }
+  CUptiResult ActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable) override {
+    return enable_runtime_api_ ? enable_runtime_api_(cbid, enable) : CUPTI_ERROR_NOT_SUPPORTED;
+  }
+  CUptiResult ActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t enable) override {
+    return enable_driver_api_ ? enable_driver_api_(cbid, enable) : CUPTI_ERROR_NOT_SUPPORTED;
+  }
+  CUptiResult ActivityGetNextRecord(uint8_t* buffer, size_t valid_bytes,
+                                    CUpti_Activity** record) override {
+    return next_record_(buffer, valid_bytes, record);
+  }
+  CUptiResult ActivityGetNumDroppedRecords(CUcontext context, uint32_t stream_id,
+                                           size_t* dropped) override {
+    return dropped_(context, stream_id, dropped);
+  }
+  CUptiResult ActivityFlushAll(uint32_t flag) override { return flush_all_(flag); }
+  CUptiResult GetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid,
+                              const char** name) override {
+    return callback_name_(domain, cbid, name);
+  }
+  CUptiResult GetTimestamp(uint64_t* timestamp) override { return timestamp_(timestamp); }
+  std::string ResultString(CUptiResult result) override {
+    const char* s = nullptr;
+    if (result_string_ != nullptr && result_string_(result, &s) == CUPTI_SUCCESS && s != nullptr) {
+      return s;
+    }
+    return "CUPTI error " + std::to_string(static_cast<int>(result));
+  }
+
+  int DriverVersion() override {
+    // libcuda is already loaded when the driver calls InitializeInjection;
+    // RTLD_NOLOAD never loads it on our account.
+    void* cuda = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    if (cuda == nullptr) return 0;
+    int version = 0;
+    if (auto fn = reinterpret_cast<VersionIntFn>(::dlsym(cuda, "cuDriverGetVersion"))) {
+      if (fn(&version) != 0) version = 0;
+    }
+    ::dlclose(cuda);  // drops only the reference RTLD_NOLOAD added
+    return version;
+  }
+  int RuntimeVersion() override {
+    // Only a dynamically linked cudart is visible; a static one reports 0.
+    int version = 0;
+    if (auto fn = reinterpret_cast<VersionIntFn>(::dlsym(RTLD_DEFAULT, "cudaRuntimeGetVersion"))) {
+      if (fn(&version) != 0) version = 0;
+    }
+    return version;
+  }
+
+ private:
+  void* handle_;
+  GetVersionFn get_version_ = nullptr;
+  SubscribeFn subscribe_ = nullptr;
+  SubscribeV2Fn subscribe_v2_ = nullptr;
+  UnsubscribeFn unsubscribe_ = nullptr;
+  RegisterCallbacksFn register_callbacks_ = nullptr;
+  RegisterTimestampFn register_timestamp_ = nullptr;
+  SetThreadIdTypeFn set_thread_id_type_ = nullptr;
+  SetAttributeFn set_attribute_ = nullptr;
+  FlushPeriodFn flush_period_ = nullptr;
+  EnableFn enable_ = nullptr;
+  EnableApiFn enable_runtime_api_ = nullptr;
+  EnableApiFn enable_driver_api_ = nullptr;
+  NextRecordFn next_record_ = nullptr;
+  DroppedFn dropped_ = nullptr;
+  FlushAllFn flush_all_ = nullptr;
+  CallbackNameFn callback_name_ = nullptr;
+  TimestampFn timestamp_ = nullptr;
+  ResultStringFn result_string_ = nullptr;
+};
+
+}  // namespace
+
+std::vector<std::string> CuptiCandidates(std::string_view override_path,
+                                         std::string_view ld_library_path) {
+  std::vector<std::string> out;
+  if (!override_path.empty()) out.emplace_back(override_path);
+  size_t pos = 0;
+  while (pos < ld_library_path.size()) {
+    size_t colon = ld_library_path.find(':', pos);
+    if (colon == std::string_view::npos) colon = ld_library_path.size();
+    std::string_view dir = ld_library_path.substr(pos, colon - pos);
+    pos = colon + 1;
+    if (dir.empty()) continue;
+    std::string path(dir);
+    if (path.back() != '/') path += '/';
+    out.push_back(path + kCuptiSoname);
+  }
+  for (const char* dir : kFixedDirs) out.push_back(std::string(dir) + "/" + kCuptiSoname);
+  return out;
+}
+
+std::optional<std::string> FindCuptiLibrary(std::string_view override_path) {
+  if (!override_path.empty()) return std::string(override_path);
+  const char* ld = ::getenv("LD_LIBRARY_PATH");
+  for (const std::string& path : CuptiCandidates({}, ld ? ld : "")) {
+    if (IsRegularFile(path)) {
+      char resolved[PATH_MAX];
+      if (::realpath(path.c_str(), resolved) != nullptr) return std::string(resolved);
+      return path;
+    }
+  }
+  return std::nullopt;
+}
+
+StatusOr<std::unique_ptr<CuptiApi>> LoadCupti(std::string_view override_path,
+                                              std::string* loaded_path) {
+  std::optional<std::string> path = FindCuptiLibrary(override_path);
+  std::string what = path ? *path : std::string(kCuptiSoname);
+  ::dlerror();
+  void* handle = ::dlopen(what.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* err = ::dlerror();
+    return Status::Error("cannot load libcupti (" + what + "): " + (err ? err : "unknown error") +
+                         "; set CUTRACE_CUPTI_PATH to libcupti.so.13 of CUDA 13");
+  }
+  if (!path) {
+    // Found through the loader's cache: ask where it came from.
+    struct link_map* map = nullptr;
+    if (::dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr && map->l_name != nullptr &&
+        map->l_name[0] != '\0') {
+      what = map->l_name;
+    }
+  }
+  if (loaded_path != nullptr) *loaded_path = what;
+  auto api = std::make_unique<DlCuptiApi>(handle);
+  std::string missing;
+  if (!api->Resolve(&missing)) {
+    return Status::Error("libcupti at " + what + " lacks " + missing +
+                         "; set CUTRACE_CUPTI_PATH to libcupti.so.13 of CUDA 13");
+  }
+  return std::unique_ptr<CuptiApi>(std::move(api));
+}
+
+}  // namespace cutrace::injection

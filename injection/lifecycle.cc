@@ -1,0 +1,264 @@
+#include "injection/lifecycle.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+
+#include "injection/config.h"
+#include "injection/cupti_loader.h"
+#include "injection/log.h"
+#include "injection/session.h"
+
+namespace cutrace::injection {
+namespace {
+
+// Process-wide state. Plain atomics and POD on purpose: nothing here has a
+// destructor, so atexit ordering and late CUPTI callbacks never meet a
+// destroyed object. The Session is leaked for the same reason.
+std::atomic<pid_t> g_init_pid{0};
+std::atomic<Session*> g_session{nullptr};
+std::atomic<bool> g_atexit_registered{false};
+std::atomic<bool> g_atfork_registered{false};
+
+// Signal handling: the handler asks the watcher thread to finish the trace
+// (a signal handler cannot safely call into CUPTI or take locks) and waits
+// on g_finalize_done with a timeout.
+constexpr int kSignals[] = {SIGINT, SIGTERM};
+struct sigaction g_old_actions[2];
+std::atomic<bool> g_handlers_installed{false};
+sem_t g_finalize_request;
+sem_t g_finalize_done;
+std::atomic<pid_t> g_watcher_pid{0};
+std::atomic<int> g_finalize_signal{0};
+std::atomic<bool> g_finalize_requested{false};
+std::atomic<uint32_t> g_signal_wait_ms{7000};
+
+int SignalIndex(int sig) { return sig == SIGINT ? 0 : 1; }
+
+const char* SignalReason(int sig) { return sig == SIGINT ? "SIGINT" : "SIGTERM"; }
+
+void FinalizeSession(const char* reason) {
+  Session* s = g_session.load(std::memory_order_acquire);
+  if (s == nullptr) return;
+  try {
+    s->Finalize(reason);
+  } catch (...) {
+    LogRaw("internal error while finishing the trace");
+  }
+}
+
+void AtExit() { FinalizeSession("exit"); }
+
+void* WatcherMain(void*) {
+  for (;;) {
+    while (sem_wait(&g_finalize_request) != 0 && errno == EINTR) {
+    }
+    FinalizeSession(SignalReason(g_finalize_signal.load()));
+    sem_post(&g_finalize_done);
+  }
+  return nullptr;
+}
+
+// Starts the watcher thread with SIGINT/SIGTERM blocked, so it never runs
+// the handler itself (it would wait for itself).
+bool StartWatcher() {
+  if (sem_init(&g_finalize_request, 0, 0) != 0 || sem_init(&g_finalize_done, 0, 0) != 0) return false;
+  sigset_t block, old;
+  sigemptyset(&block);
+  sigaddset(&block, SIGINT);
+  sigaddset(&block, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &block, &old);
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  pthread_attr_setstacksize(&attr, 256 * 1024);
+  pthread_t thread;
+  bool ok = pthread_create(&thread, &attr, &WatcherMain, nullptr) == 0;
+  pthread_attr_destroy(&attr);
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (ok) {
+    pthread_setname_np(thread, "cutrace-signal");
+    g_watcher_pid.store(::getpid());
+  }
+  return ok;
+}
+
+bool IsProgramHandler(const struct sigaction& a) {
+  if (a.sa_flags & SA_SIGINFO) return a.sa_sigaction != nullptr;
+  return a.sa_handler != SIG_DFL && a.sa_handler != SIG_IGN;
+}
+
+// Async-signal-safe throughout: atomics, sem_post/sem_timedwait, sigaction, raise.
+void OnSignal(int sig, siginfo_t* info, void* context) {
+  const int saved_errno = errno;
+  const struct sigaction& old = g_old_actions[SignalIndex(sig)];
+  if (IsProgramHandler(old)) {
+    // The program decides what the signal means; if it exits, atexit finishes the trace.
+    if (old.sa_flags & SA_SIGINFO) {
+      old.sa_sigaction(sig, info, context);
+    } else {
+      old.sa_handler(sig);
+    }
+    errno = saved_errno;
+    return;
+  }
+  if (old.sa_handler == SIG_IGN) {
+    errno = saved_errno;
+    return;
+  }
+  // SIG_DFL: the process is about to die. Finish the trace first, if this
+  // process has a watcher (a forked child that never traced has none).
+  if (g_watcher_pid.load() == ::getpid()) {
+    if (!g_finalize_requested.exchange(true)) {
+      g_finalize_signal.store(sig);
+      sem_post(&g_finalize_request);
+    }
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    const uint32_t ms = g_signal_wait_ms.load();
+    deadline.tv_sec += ms / 1000;
+    deadline.tv_nsec += static_cast<long>(ms % 1000) * 1000000L;
+    if (deadline.tv_nsec >= 1000000000L) {
+      deadline.tv_sec += 1;
+      deadline.tv_nsec -= 1000000000L;
+    }
+    while (sem_timedwait(&g_finalize_done, &deadline) != 0 && errno == EINTR) {
+    }
+    sem_post(&g_finalize_done);  // let a second signalled thread through as well
+  }
+  // Die of the signal, as the program would have without cutrace.
+  struct sigaction dfl;
+  std::memset(&dfl, 0, sizeof(dfl));
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  sigaction(sig, &dfl, nullptr);
+  sigset_t unblock;
+  sigemptyset(&unblock);
+  sigaddset(&unblock, sig);
+  raise(sig);
+  pthread_sigmask(SIG_UNBLOCK, &unblock, nullptr);
+  errno = saved_errno;
+}
+
+void InstallSignalHandlers() {
+  if (g_handlers_installed.exchange(true)) return;
+  for (int sig : kSignals) {
+    struct sigaction current;
+    if (sigaction(sig, nullptr, &current) != 0) continue;
+    // Ignored signals stay ignored (e.g. SIGINT of a background job).
+    if (!(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_IGN) continue;
+    g_old_actions[SignalIndex(sig)] = current;
+    struct sigaction action;
+    std::memset(&action, 0, sizeof(action));
+    action.sa_sigaction = &OnSignal;
+    action.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+    sigemptyset(&action.sa_mask);
+    sigaddset(&action.sa_mask, SIGINT);
+    sigaddset(&action.sa_mask, SIGTERM);
+    if (sigaction(sig, &action, nullptr) != 0) {
+      Log(LogLevel::kDebug, "cannot install the %s handler: %s", SignalReason(sig), std::strerror(errno));
+    }
+  }
+}
+
+void ChildAfterFork() {
+  // The child inherits the parent's session, writer object and file
+  // descriptor, but not its threads: it must never touch them. Session
+  // checks the pid on every path; here only the signal bookkeeping resets
+  // (the child has no watcher until it starts its own session).
+  g_finalize_requested.store(false);
+}
+
+}  // namespace
+
+int InitializeFromDriver() {
+  try {
+    const pid_t pid = ::getpid();
+    pid_t previous = g_init_pid.load();
+    if (previous == pid || !g_init_pid.compare_exchange_strong(previous, pid)) return 1;
+
+    Config config = ParseConfig(&GetProcessEnv);
+    SetLogLevel(config.log_level);
+    for (const std::string& problem : config.problems) Log(LogLevel::kWarn, "%s", problem.c_str());
+    if (config.disabled) {
+      Log(LogLevel::kDebug, "CUTRACE_DISABLE is set: not tracing");
+      return 1;
+    }
+    g_signal_wait_ms.store(config.flush_timeout_ms + 2000);
+
+    std::string cupti_path;
+    auto api = LoadCupti(config.cupti_path, &cupti_path);
+    if (!api.ok()) {
+      Log(LogLevel::kWarn, "%s; the program runs untraced", api.status().message().c_str());
+      return 1;
+    }
+    Log(LogLevel::kDebug, "loaded %s", cupti_path.c_str());
+    // Leaked on purpose, whatever happens: CUPTI may call back at any time.
+    auto* session = new Session(std::move(config), &GetProcessEnv);
+    Status started = session->Start(std::move(api).value());
+    if (!started.ok()) {
+      Log(LogLevel::kWarn, "%s", started.message().c_str());
+      return 1;
+    }
+    g_session.store(session, std::memory_order_release);
+    if (!g_atexit_registered.exchange(true) && std::atexit(&AtExit) != 0) {
+      Log(LogLevel::kWarn, "cannot register the exit handler: the trace will lack its end marker");
+    }
+    if (!g_atfork_registered.exchange(true)) pthread_atfork(nullptr, nullptr, &ChildAfterFork);
+    if (g_watcher_pid.load() != pid && !StartWatcher()) {
+      Log(LogLevel::kWarn, "cannot start the signal watcher: SIGINT/SIGTERM will cut the trace short");
+    } else {
+      InstallSignalHandlers();
+    }
+  } catch (...) {
+    LogRaw("internal error during start-up; the program runs untraced");
+  }
+  return 1;
+}
+
+void OnLibraryLoad() {
+  try {
+    if (auto disabled = GetProcessEnv("CUTRACE_DISABLE"); disabled && ParseBool(*disabled) == true) return;
+    if (auto level = GetProcessEnv("CUTRACE_LOG")) {
+      if (auto parsed = ParseLogLevel(*level)) SetLogLevel(*parsed);
+    }
+    Dl_info info;
+    char self[PATH_MAX];
+    if (::dladdr(reinterpret_cast<void*>(&OnLibraryLoad), &info) == 0 || info.dli_fname == nullptr ||
+        ::realpath(info.dli_fname, self) == nullptr) {
+      Log(LogLevel::kDebug, "cannot find this library's own path");
+      return;
+    }
+    const char* injection = ::getenv("CUDA_INJECTION64_PATH");
+    if (injection == nullptr || injection[0] == '\0') {
+      ::setenv("CUDA_INJECTION64_PATH", self, 1);
+    } else {
+      char resolved[PATH_MAX];
+      if (::realpath(injection, resolved) == nullptr || std::strcmp(resolved, self) != 0) {
+        Log(LogLevel::kWarn, "CUDA_INJECTION64_PATH names another library (%s): not tracing", injection);
+        return;
+      }
+    }
+    if (const char* nvtx = ::getenv("NVTX_INJECTION64_PATH"); nvtx == nullptr || nvtx[0] == '\0') {
+      auto override_path = GetProcessEnv("CUTRACE_CUPTI_PATH");
+      if (auto cupti = FindCuptiLibrary(override_path ? *override_path : "")) {
+        ::setenv("NVTX_INJECTION64_PATH", cupti->c_str(), 1);
+      } else {
+        Log(LogLevel::kDebug, "libcupti not found: NVTX ranges will not be recorded");
+      }
+    }
+  } catch (...) {
+    LogRaw("internal error while loading; the program runs untraced");
+  }
+}
+
+}  // namespace cutrace::injection

@@ -1,0 +1,119 @@
+// Session: one tracing session in one process — the CUPTI subscription, the
+// buffer pool, the record converter, the writer thread and the trace file —
+// from Start() (at cuInit, via InitializeInjection) to Finalize() (at exit
+// or on a fatal signal). injection/lifecycle.cc owns the one production
+// Session and deliberately never destroys it: CUPTI may call back late.
+//
+// CUPTI order in Start(): cuptiGetVersion, cuptiSubscribe(_v2),
+// cuptiActivityRegisterTimestampCallback, cuptiSetThreadIdType,
+// [cuptiActivitySetAttribute, cuptiActivityFlushPeriod], then the trace file
+// and writer thread, cuptiActivityRegisterCallbacks, and cuptiActivityEnable
+// for each kind (plus cuptiActivityEnableRuntimeApi/DriverApi per call) —
+// all before cuInit returns, so before any module load or graph capture.
+//
+// Threads:
+//  - Start(): once, from the initialising thread.
+//  - OnBufferRequested/OnBufferCompleted: CUPTI's threads and any thread in
+//    a CUDA call or in cuptiActivityFlushAll. They touch only the pool, the
+//    processor, the stats and the AsyncWriter, each of which locks itself.
+//  - Finalize(): any thread, any number of times; the first caller does the
+//    work. It must not hold any cutrace lock when it calls
+//    cuptiActivityFlushAll, because CUPTI calls OnBufferCompleted from
+//    inside it on the same thread.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "collector/async_writer.h"
+#include "collector/status.h"
+#include "collector/string_interner.h"
+#include "collector/trace_info.h"
+#include "injection/activity_processor.h"
+#include "injection/activity_stats.h"
+#include "injection/buffer_pool.h"
+#include "injection/config.h"
+#include "injection/cupti_api.h"
+
+namespace cutrace::injection {
+
+inline constexpr const char* kProducer = "cutrace-injection 0.1.0";
+
+class Session {
+ public:
+  Session(Config config, EnvGetter env);
+  // Tests only (production leaks its session): stops the writer thread.
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Subscribes to CUPTI, creates the trace file, starts the writer and
+  // enables the configured activity kinds. On error nothing is left
+  // subscribed or running and the message says what and how to fix it.
+  Status Start(std::unique_ptr<CuptiApi> api);
+
+  // See the header comment. `reason` goes into the EndOfTrace packet.
+  void Finalize(const char* reason);
+
+  bool running() const { return state_.load(std::memory_order_acquire) == kRunning; }
+  bool finished() const { return state_.load(std::memory_order_acquire) == kDone; }
+  const std::string& path() const { return path_; }
+  pid_t pid() const { return pid_; }
+  ActivityStats& stats() { return stats_; }
+  const BufferPool* pool() const { return pool_.get(); }
+  ClockDomain clock() const { return clock_; }
+
+  // The session CUPTI's callbacks reach (the one most recently started).
+  static Session* Active();
+
+  // CUPTI's buffer callbacks (registered with cuptiActivityRegisterCallbacks).
+  static void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records);
+  static void CUPTIAPI BufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* buffer,
+                                       size_t size, size_t valid_size);
+
+ private:
+  enum State : int { kIdle, kRunning, kFinalizing, kDone };
+
+  Status Subscribe();
+  void ConfigureActivity();
+  Status OpenTrace();
+  void EnableKinds();
+  void EnableApiRecords(bool runtime);
+  void WriteManifest();
+
+  void OnRequested(uint8_t** buffer, size_t* size, size_t* max_records);
+  void OnCompleted(CUcontext context, uint32_t stream_id, uint8_t* buffer, size_t valid_size);
+  void PostDevices(const std::vector<DeviceInfo>& devices);
+  // Totals for a Statistics packet; `writer` must belong to the calling thread.
+  StatsInfo CollectStats(const TraceWriter& writer) const;
+  ClockAnchorInfo Anchor();
+
+  Config config_;
+  EnvGetter env_;
+  pid_t pid_ = 0;
+  std::unique_ptr<CuptiApi> api_;
+  CUpti_SubscriberHandle subscriber_ = nullptr;
+  ClockDomain clock_ = ClockDomain::kCupti;
+  uint32_t cupti_version_ = 0;
+  std::string path_;
+
+  ActivityStats stats_;
+  StringInterner interner_;
+  std::unique_ptr<BufferPool> pool_;
+  std::unique_ptr<ActivityProcessor> processor_;
+  std::unique_ptr<AsyncWriter> writer_;
+
+  std::atomic<int> state_{kIdle};
+  std::atomic<uint64_t> writer_cpu_ns_{0};
+  std::atomic<bool> pool_warning_posted_{false};
+
+  std::mutex devices_mu_;
+  std::set<uint32_t> devices_seen_;  // guarded by devices_mu_
+};
+
+}  // namespace cutrace::injection

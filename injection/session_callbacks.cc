@@ -1,0 +1,213 @@
+// Session: CUPTI's buffer callbacks, statistics and shutdown (the start-up
+// half is in session.cc).
+#include <unistd.h>
+
+#include "injection/clock.h"
+#include "injection/log.h"
+#include "injection/session.h"
+
+namespace cutrace::injection {
+namespace {
+
+// A Statistics packet goes out every this many buffers, so a trace cut short
+// by SIGKILL still says what was dropped.
+constexpr uint64_t kStatsEveryBuffers = 32;
+
+std::atomic<bool> g_pool_empty_logged{false};
+std::atomic<bool> g_cupti_dropped_logged{false};
+std::atomic<bool> g_queue_full_logged{false};
+
+}  // namespace
+
+void CUPTIAPI Session::BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *buffer = nullptr;
+  *size = 0;
+  *max_records = 0;
+  Session* s = Active();
+  if (s == nullptr) return;
+  // Nothing may propagate into CUPTI (and from there into the program).
+  try {
+    s->OnRequested(buffer, size, max_records);
+  } catch (...) {
+    *buffer = nullptr;
+    *size = 0;
+    LogRaw("internal error in the buffer request callback; records may be dropped");
+  }
+}
+
+void CUPTIAPI Session::BufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* buffer,
+                                       size_t /*size*/, size_t valid_size) {
+  // A buffer that outlives its session (tests only: production never
+  // destroys one) belongs to freed memory: nothing to do.
+  Session* s = Active();
+  if (s == nullptr) return;
+  try {
+    s->OnCompleted(context, stream_id, buffer, valid_size);
+  } catch (...) {
+    LogRaw("internal error while converting an activity buffer; its records are lost");
+  }
+}
+
+void Session::OnRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *max_records = 0;  // as many records as fit
+  if (state_.load(std::memory_order_acquire) == kDone) {
+    *buffer = nullptr;
+    *size = 0;
+    return;
+  }
+  uint8_t* p = pool_->Acquire();
+  *buffer = p;
+  *size = p != nullptr ? pool_->buffer_size() : 0;
+  if (p == nullptr) {
+    LogOnce(g_pool_empty_logged, LogLevel::kWarn,
+            "all %zu activity buffers are in use: CUPTI will drop records (counted in the trace); "
+            "raise CUTRACE_BUFFER_COUNT",
+            pool_->capacity());
+    if (!pool_warning_posted_.exchange(true)) {
+      writer_->Post([](TraceWriter& w, StringInterner&) {
+        // Write errors stick in the writer and surface at Finalize.
+        static_cast<void>(w.WriteWarning("activity buffer pool exhausted: CUPTI dropped records; raise CUTRACE_BUFFER_COUNT",
+                       static_cast<int64_t>(MonotonicNs())));
+      });
+    }
+  }
+}
+
+void Session::OnCompleted(CUcontext context, uint32_t stream_id, uint8_t* buffer,
+                          size_t valid_size) {
+  const uint64_t cpu_start = ThreadCpuNs();
+  int state = state_.load(std::memory_order_acquire);
+  if (state == kDone || ::getpid() != pid_) {
+    pool_->Release(buffer);
+    return;
+  }
+  stats_.AddBufferCompleted();
+
+  RecordBatch batch;
+  writer_->TryTakeSpare(&batch);  // reuse capacity; an empty batch works too
+  std::vector<DeviceInfo> devices;
+  processor_->Process(buffer, valid_size, &batch, &devices);
+  // Every record is converted: the buffer can go back at once.
+  pool_->Release(buffer);
+
+  size_t dropped = 0;
+  if (api_->ActivityGetNumDroppedRecords(context, stream_id, &dropped) == CUPTI_SUCCESS &&
+      dropped > 0) {
+    stats_.AddDroppedByCupti(dropped);
+    LogOnce(g_cupti_dropped_logged, LogLevel::kWarn,
+            "CUPTI dropped %zu activity records (counted in the trace); raise CUTRACE_BUFFER_COUNT "
+            "or CUTRACE_BUFFER_SIZE",
+            dropped);
+  }
+  if (!devices.empty()) PostDevices(devices);
+  if (!batch.empty()) {
+    size_t n = batch.size();
+    if (!writer_->TryPush(std::move(batch))) {
+      LogOnce(g_queue_full_logged, LogLevel::kWarn,
+              "the writer queue is full: %zu records dropped (counted in the trace); the disk is "
+              "slower than the GPU; raise CUTRACE_QUEUE_BATCHES",
+              n);
+    }
+  }
+  if (stats_.buffers_completed() % kStatsEveryBuffers == 0) {
+    writer_->Post([this](TraceWriter& w, StringInterner&) {
+      writer_cpu_ns_.store(ThreadCpuNs(), std::memory_order_relaxed);
+      static_cast<void>(w.WriteStatistics(CollectStats(w)));  // errors surface at Finalize
+    });
+  }
+  stats_.AddCallbackCpuNs(ThreadCpuNs() - cpu_start);
+}
+
+void Session::PostDevices(const std::vector<DeviceInfo>& devices) {
+  std::vector<DeviceInfo> fresh;
+  {
+    std::lock_guard<std::mutex> lock(devices_mu_);
+    for (const DeviceInfo& d : devices) {
+      if (devices_seen_.insert(d.id).second) fresh.push_back(d);
+    }
+  }
+  if (fresh.empty()) return;
+  writer_->Post([fresh = std::move(fresh)](TraceWriter& w, StringInterner&) {
+    for (const DeviceInfo& d : fresh) static_cast<void>(w.WriteDevice(d));  // errors surface at Finalize
+  });
+}
+
+StatsInfo Session::CollectStats(const TraceWriter& writer) const {
+  StatsInfo s;
+  stats_.Snapshot(&s);
+  s.records_dropped_queue_full = writer_->records_dropped_queue_full();
+  s.buffers_requested = pool_->requested();
+  s.buffers_refused = pool_->refused();
+  s.buffer_bytes = pool_->total_bytes();
+  s.bytes_written = writer.bytes_written();
+  s.packets_written = writer.packets_written();
+  s.tool_cpu_ns = stats_.callback_cpu_ns() + writer_cpu_ns_.load(std::memory_order_relaxed);
+  s.peak_memory_bytes = static_cast<uint64_t>(pool_->peak_in_use()) * pool_->buffer_size();
+  return s;
+}
+
+void Session::Finalize(const char* reason) {
+  int expected = kRunning;
+  if (!state_.compare_exchange_strong(expected, kFinalizing, std::memory_order_acq_rel)) {
+    // Another thread is finishing the trace (exit() racing a signal): wait
+    // for it, boundedly, so the caller does not end the process under it.
+    if (expected == kFinalizing && ::getpid() == pid_) {
+      const uint64_t deadline = MonotonicNs() + (config_.flush_timeout_ms + 2000ull) * 1000000ull;
+      while (state_.load(std::memory_order_acquire) == kFinalizing && MonotonicNs() < deadline) {
+        ::usleep(1000);
+      }
+    }
+    return;
+  }
+  if (::getpid() != pid_) {
+    // A forked child: the writer thread and the file belong to the parent.
+    state_.store(kDone, std::memory_order_release);
+    return;
+  }
+  const uint64_t t0 = MonotonicNs();
+  // No cutrace lock is held here: CUPTI calls OnCompleted from inside
+  // FlushAll, on this thread. A session exists only if cuInit ran in this
+  // process, so CUDA is initialised and flushing is allowed.
+  CUptiResult r = api_->ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  if (r != CUPTI_SUCCESS) {
+    Log(LogLevel::kWarn, "cuptiActivityFlushAll failed (%s): the last records may be missing",
+        api_->ResultString(r).c_str());
+  }
+  processor_->CountUnclosedRanges();
+  // The writer thread's CPU time can only be read on that thread.
+  writer_->Post([this](TraceWriter&, StringInterner&) {
+    writer_cpu_ns_.store(ThreadCpuNs(), std::memory_order_relaxed);
+  });
+  if (!writer_->Flush(std::chrono::milliseconds(config_.flush_timeout_ms))) {
+    // Never hang the program's exit on a slow disk: leave the file without
+    // its end marker (the reader reports it) and the writer thread running.
+    Log(LogLevel::kWarn,
+        "the trace writer did not finish within %u ms; %s is incomplete (raise "
+        "CUTRACE_FLUSH_TIMEOUT_MS)",
+        config_.flush_timeout_ms, path_.c_str());
+    state_.store(kDone, std::memory_order_release);
+    return;
+  }
+  // Stop before the state changes: buffers CUPTI still delivers meanwhile
+  // are converted, and TryPush refuses them once the writer has stopped.
+  writer_->Stop();
+  state_.store(kDone, std::memory_order_release);
+  TraceWriter* w = writer_->writer();
+  Status status = writer_->status();
+  if (status.ok()) status = w->WriteStatistics(CollectStats(*w));
+  EndInfo end;
+  end.end_anchor = Anchor();
+  end.reason = reason;
+  if (status.ok()) status = w->WriteEnd(end);
+  Status closed = w->Close();
+  if (status.ok()) status = closed;
+  if (!status.ok()) {
+    Log(LogLevel::kWarn, "trace %s is incomplete: %s", path_.c_str(), status.message().c_str());
+    return;
+  }
+  Log(LogLevel::kInfo, "wrote %s (%llu records, %.1f ms to finish)", path_.c_str(),
+      static_cast<unsigned long long>(writer_->records_written()),
+      static_cast<double>(MonotonicNs() - t0) / 1e6);
+}
+
+}  // namespace cutrace::injection

@@ -1,0 +1,161 @@
+// FakeCupti: a CuptiApi (injection/cupti_api.h) for unit tests, in the spirit
+// of Kineto's CuptiActivityApi mocks. It records every call in order,
+// captures the buffer callbacks so tests drive the real BufferRequested /
+// BufferCompleted, walks buffers built with testing::BufferWriter, and can
+// be told to fail chosen calls.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "injection/cupti_api.h"
+#include "injection/testing/fake_activity_buffer.h"
+
+namespace cutrace::injection::testing {
+
+class FakeCupti : public CuptiApi {
+ public:
+  // Knobs (set before Session::Start).
+  uint32_t version = CUPTI_API_VERSION;
+  CUptiResult subscribe_result = CUPTI_SUCCESS;
+  std::string other_subscriber;
+  bool has_timestamp_callback = true;
+  bool has_per_api_enable = true;
+  std::set<CUpti_ActivityKind> failing_kinds;
+  size_t dropped_per_buffer = 0;
+  // Called inside ActivityFlushAll (to deliver buffers as CUPTI would).
+  std::function<void()> on_flush;
+  std::map<uint32_t, std::string> runtime_names = {
+      {CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, "cudaLaunchKernel_v7000"},
+      {CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020, "cudaMemcpy_v3020"},
+      {CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020, "cudaGetDevice_v3020"},
+      {CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, "cudaStreamSynchronize_v3020"},
+  };
+  std::map<uint32_t, std::string> driver_names = {
+      {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel"},
+      {CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevice, "cuCtxGetDevice"},
+  };
+
+  // Observations.
+  std::vector<std::string> calls;
+  std::vector<CUpti_ActivityKind> enabled_kinds;
+  std::set<uint32_t> enabled_runtime_cbids;
+  std::set<uint32_t> enabled_driver_cbids;
+  CUpti_BuffersCallbackRequestFunc requested = nullptr;
+  CUpti_BuffersCallbackCompleteFunc completed = nullptr;
+  CUpti_TimestampCallbackFunc timestamp_fn = nullptr;
+  int flushes = 0;
+  bool unsubscribed = false;
+
+  CUptiResult GetVersion(uint32_t* v) override {
+    Note("cuptiGetVersion");
+    *v = version;
+    return CUPTI_SUCCESS;
+  }
+  CUptiResult Subscribe(CUpti_SubscriberHandle* s, CUpti_CallbackFunc, void*, const char* name,
+                        std::string* other) override {
+    Note(std::string("cuptiSubscribe_v2:") + (name ? name : ""));
+    if (subscribe_result != CUPTI_SUCCESS) {
+      if (other) *other = other_subscriber;
+      return subscribe_result;
+    }
+    *s = reinterpret_cast<CUpti_SubscriberHandle>(this);
+    return CUPTI_SUCCESS;
+  }
+  CUptiResult Unsubscribe(CUpti_SubscriberHandle) override {
+    Note("cuptiUnsubscribe");
+    unsubscribed = true;
+    return CUPTI_SUCCESS;
+  }
+  CUptiResult ActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc r,
+                                        CUpti_BuffersCallbackCompleteFunc c) override {
+    Note("cuptiActivityRegisterCallbacks");
+    requested = r;
+    completed = c;
+    return CUPTI_SUCCESS;
+  }
+  CUptiResult ActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc fn) override {
+    Note("cuptiActivityRegisterTimestampCallback");
+    if (!has_timestamp_callback) return CUPTI_ERROR_NOT_SUPPORTED;
+    timestamp_fn = fn;
+    return CUPTI_SUCCESS;
+  }
+  CUptiResult SetThreadIdType(CUpti_ActivityThreadIdType) override {
+    Note("cuptiSetThreadIdType");
+    return CUPTI_SUCCESS;
+  }
+  CUptiResult ActivitySetAttribute(CUpti_ActivityAttribute, size_t*, void*) override {
+    Note("cuptiActivitySetAttribute");
+    return CUPTI_SUCCESS;
+  }
+  CUptiResult ActivityFlushPeriod(uint32_t) override {
+    Note("cuptiActivityFlushPeriod");
+    return CUPTI_SUCCESS;
+  }
+  CUptiResult ActivityEnable(CUpti_ActivityKind kind) override {
+    Note("cuptiActivityEnable:" + std::to_string(static_cast<int>(kind)));
+    if (failing_kinds.count(kind)) return CUPTI_ERROR_NOT_SUPPORTED;
+    enabled_kinds.push_back(kind);
+    return CUPTI_SUCCESS;
+  }
+  CUptiResult ActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t) override {
+    if (!has_per_api_enable) return CUPTI_ERROR_NOT_SUPPORTED;
+    std::lock_guard<std::mutex> lock(mu_);
+    enabled_runtime_cbids.insert(cbid);
+    return CUPTI_SUCCESS;
+  }
+  CUptiResult ActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t) override {
+    if (!has_per_api_enable) return CUPTI_ERROR_NOT_SUPPORTED;
+    std::lock_guard<std::mutex> lock(mu_);
+    enabled_driver_cbids.insert(cbid);
+    return CUPTI_SUCCESS;
+  }
+  CUptiResult ActivityGetNextRecord(uint8_t* buffer, size_t valid, CUpti_Activity** record) override {
+    return NextRecord(buffer, valid, record);
+  }
+  CUptiResult ActivityGetNumDroppedRecords(CUcontext, uint32_t, size_t* dropped) override {
+    *dropped = dropped_per_buffer;
+    return CUPTI_SUCCESS;
+  }
+  CUptiResult ActivityFlushAll(uint32_t flag) override {
+    Note("cuptiActivityFlushAll:" + std::to_string(flag));
+    ++flushes;
+    if (on_flush) on_flush();
+    return CUPTI_SUCCESS;
+  }
+  CUptiResult GetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid, const char** name) override {
+    const auto& table = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? runtime_names : driver_names;
+    auto it = table.find(cbid);
+    if (it == table.end()) return CUPTI_ERROR_INVALID_PARAMETER;
+    *name = it->second.c_str();
+    return CUPTI_SUCCESS;
+  }
+  CUptiResult GetTimestamp(uint64_t* t) override {
+    *t = 1000;
+    return CUPTI_SUCCESS;
+  }
+  std::string ResultString(CUptiResult r) override { return "CUPTI_RESULT_" + std::to_string(r); }
+  int DriverVersion() override { return 13000; }
+  int RuntimeVersion() override { return 13000; }
+
+  // Index of the first call starting with `prefix`, or -1.
+  int IndexOf(const std::string& prefix) const {
+    for (size_t i = 0; i < calls.size(); ++i) {
+      if (calls[i].rfind(prefix, 0) == 0) return static_cast<int>(i);
+    }
+    return -1;
+  }
+
+ private:
+  void Note(std::string call) {
+    std::lock_guard<std::mutex> lock(mu_);
+    calls.push_back(std::move(call));
+  }
+  std::mutex mu_;
+};
+
+}  // namespace cutrace::injection::testing
