@@ -1,0 +1,239 @@
+#!/usr/bin/env bash
+# The whole GPU suite in one call, on the GPU machine (see ../shared/GPU.md):
+#
+#   bash scripts/gpu-suite.sh build/gpu-bundle      (run with carry: ["build/gpu-bundle"])
+#
+# BUNDLE comes from scripts/make-gpu-bundle.sh. In order: versions (GPU, driver,
+# CUDA, CUPTI); a profile of ct_demo with `cutrace run` + `cutrace summary` (its
+# trace is the one for examples/); the launch-storm overhead figure (bare vs
+# traced, A B A B, 3 rounds, median us/launch; a figure, not a pass/fail); every
+# case of tests/gpu/validate.py; tests/gpu/torch_loop.py; a verdict table.
+# Every step runs under `timeout`, inside a budget (SUITE_BUDGET_S, default 480 s)
+# that keeps the whole run well under 9 minutes; steps it cannot fit are NOT RUN.
+#
+# Leaves in $OUT (at most 8 files, flat): suite.log (this console), verdict.txt,
+# figures.json (every case's checks and figures), demo.trace, demo-summary.txt,
+# logs.tar.gz (per-step logs, app stdout/stderr, a few small traces).
+# Exit status: 0 when every step passed or was skipped (no GPU for it), 1 when any
+# failed or did not fit in the budget (NOT RUN).
+set -uo pipefail
+
+bundle=${1:?usage: gpu-suite.sh BUNDLE}
+bundle=$(cd "$bundle" && pwd) || exit 2
+out=${OUT:-}
+work=$(mktemp -d /tmp/cutrace-suite.XXXXXX)
+[[ -n $out ]] || out=$work/out
+mkdir -p "$out" "$work/logs"
+budget=${SUITE_BUDGET_S:-480}
+start=$SECONDS
+cutrace=$bundle/bin/cutrace
+tests=$bundle/tests/gpu
+export LD_LIBRARY_PATH=/usr/local/cuda/targets/x86_64-linux/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export PYTHONDONTWRITEBYTECODE=1
+
+# Results, one line each: NAME<TAB>VERDICT<TAB>figures
+results=$work/results.tsv
+: > "$results"
+
+left() { echo $((budget - (SECONDS - start))); }
+
+# step_timeout WANTED: WANTED seconds, or what the budget has left (0: no time).
+step_timeout() {
+  local l
+  l=$(($(left) - 15))
+  if ((l < 20)); then echo 0; elif ((l < $1)); then echo "$l"; else echo "$1"; fi
+}
+
+section() { printf '\n=== %s (%ds into the suite, %ds left)\n' "$1" $((SECONDS - start)) "$(left)"; }
+
+record() { printf '%s\t%s\t%s\n' "$1" "$2" "$3" >> "$results"; }
+
+versions() {
+  section "machine"
+  echo "bundle: $(tr '\n' ' ' < "$bundle/MANIFEST" 2>/dev/null)"
+  timeout 30 nvidia-smi -L || echo "nvidia-smi -L failed"
+  echo "driver: $(timeout 30 nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>&1 | head -1)"
+  echo "cuda:   $(timeout 30 nvidia-smi 2>/dev/null | sed -n 's/.*CUDA Version: *\([0-9.]*\).*/\1/p' | head -1) (driver API)," \
+       "toolkit $(/usr/local/cuda/bin/nvcc --version 2>/dev/null | sed -n 's/.*release \([0-9.]*\).*/\1/p')"
+  echo "cupti:  $(find /usr/local/cuda/targets/x86_64-linux/lib -maxdepth 1 -name 'libcupti.so*' -printf '%f ' 2>/dev/null)(API version: see the demo trace's info)"
+  echo "os:     $(sed -n 's/^PRETTY_NAME=//p' /etc/os-release 2>/dev/null | tr -d '"'), glibc $(ldd --version 2>/dev/null | head -1 | awk '{print $NF}')"
+  local nf
+  nf=$(ldd "$bundle/lib/libcutrace_injection.so" 2>&1 | grep -c "not found")
+  echo "libcutrace_injection.so: $(ldd "$bundle/lib/libcutrace_injection.so" 2>&1 | awk '{print $1}' | tr '\n' ' ')"
+  ((nf == 0)) || echo "WARNING: libcutrace_injection.so has $nf unresolved NEEDED entries"
+}
+
+demo_profile() {
+  section "demo: cutrace run + cutrace summary"
+  local t dir=$work/demo traces
+  t=$(step_timeout 120)
+  if ((t == 0)); then record demo_profile "NOT RUN" "no time left"; return; fi
+  mkdir -p "$dir"
+  timeout -k 5 "$t" "$cutrace" run --output "$dir" -- "$bundle/bin/ct_demo" \
+    > "$work/logs/demo-run.log" 2>&1
+  local rc=$?
+  cat "$work/logs/demo-run.log"
+  mapfile -t traces < <(ls "$dir"/*.trace 2>/dev/null)
+  if ((rc != 0 || ${#traces[@]} != 1)); then
+    record demo_profile FAIL "status $rc, ${#traces[@]} traces"
+    return
+  fi
+  cp "${traces[0]}" "$out/demo.trace"
+  timeout 60 "$cutrace" summary "${traces[0]}" > "$out/demo-summary.txt" 2>&1
+  local src=$?
+  timeout 60 "$cutrace" info "${traces[0]}" > "$work/logs/demo-info.txt" 2>&1
+  cat "$out/demo-summary.txt" "$work/logs/demo-info.txt"
+  if ((src == 0)); then
+    record demo_profile PASS "$(stat -c %s "${traces[0]}") bytes trace; summary ok"
+  else
+    record demo_profile FAIL "cutrace summary exited $src"
+  fi
+}
+
+overhead() {
+  section "launch-storm overhead (a figure)"
+  local t
+  t=$(step_timeout 150)
+  if ((t == 0)); then record overhead "NOT RUN" "no time left"; return; fi
+  timeout -k 5 "$t" python3 "$tests/overhead.py" --cutrace "$cutrace" --bin-dir "$bundle/bin" \
+    --rounds 3 --work "$work/overhead" --json-out "$work/overhead.json" \
+    > "$work/logs/overhead.log" 2>&1
+  local rc=$?
+  cat "$work/logs/overhead.log"
+  case $rc in
+    0) record overhead FIGURE "$(sed -n 's/^FIGURE launch overhead: //p' "$work/logs/overhead.log")" ;;
+    77) record overhead SKIP "$(tail -1 "$work/logs/overhead.log")" ;;
+    *) record overhead FAIL "status $rc: $(tail -1 "$work/logs/overhead.log")" ;;
+  esac
+}
+
+validate_cases() {
+  local c t rc
+  for c in $(python3 "$tests/validate.py" --names | tr ';' ' '); do
+    section "validate $c"
+    t=$(step_timeout 200)
+    if ((t == 0)); then record "$c" "NOT RUN" "no time left"; continue; fi
+    # Each run inside has its own timeout (60 s), well inside the step's.
+    timeout -k 10 "$t" python3 "$tests/validate.py" --case "$c" --cutrace "$cutrace" \
+      --bin-dir "$bundle/bin" --lib "$bundle/lib/libcutrace_injection.so" --timeout 60 \
+      --work "$work/cases/$c" --json-out "$work/cases/$c.json" > "$work/logs/$c.log" 2>&1
+    rc=$?
+    # The console gets the failures and the summary; the log has every line.
+    grep -E '^FAIL  \[' "$work/logs/$c.log" | head -15
+    tail -1 "$work/logs/$c.log"
+    case $rc in
+      0) record "$c" PASS "" ;;
+      77) record "$c" SKIP "$(tail -1 "$work/logs/$c.log")" ;;
+      124|137) record "$c" FAIL "timed out after ${t}s" ;;
+      *) record "$c" FAIL "" ;;
+    esac
+  done
+}
+
+torch_loop() {
+  section "torch_loop (PyTorch under cutrace run)"
+  local t rc
+  t=$(step_timeout 240)
+  if ((t == 0)); then record torch_loop "NOT RUN" "no time left"; return; fi
+  timeout -k 10 "$t" python3 "$tests/torch_loop.py" --cutrace "$cutrace" --timeout 120 \
+    --work "$work/cases/torch_loop" --json-out "$work/cases/torch_loop.json" \
+    > "$work/logs/torch_loop.log" 2>&1
+  rc=$?
+  grep -E '^(FAIL  \[|FIGURE)' "$work/logs/torch_loop.log" | head -15
+  tail -1 "$work/logs/torch_loop.log"
+  case $rc in
+    0) record torch_loop PASS "" ;;
+    77) record torch_loop SKIP "$(tail -1 "$work/logs/torch_loop.log")" ;;
+    *) record torch_loop FAIL "status $rc" ;;
+  esac
+}
+
+verdict() {
+  section "verdict"
+  python3 - "$results" "$work/cases" "$work/overhead.json" "$out/figures.json" <<'PY' | tee "$out/verdict.txt"
+import json, sys
+from pathlib import Path
+
+results, cases, overhead, figures_out = sys.argv[1:5]
+merged = {}
+rows = []
+for line in Path(results).read_text().splitlines():
+    name, verdict, note = (line.split("\t") + ["", ""])[:3]
+    figs = []
+    path = Path(cases) / f"{name}.json"
+    if path.exists():
+        data = json.loads(path.read_text())
+        merged[name] = data
+        for mode, f in data.get("figures", {}).items():
+            if mode == "bare" or not isinstance(f, dict):
+                continue
+            bits = []
+            kernels = f.get("kernels total", {}).get("count", 0)
+            if "trace_bytes_per_kernel" in f and kernels >= 10000:  # only then is it a figure
+                bits.append(f"{f['trace_bytes_per_kernel']} B/kernel")
+            if f.get("us_per_launch"):
+                bits.append(f"{f['us_per_launch']:.2f} us/launch")
+            for key, val in f.items():
+                if not isinstance(val, dict):
+                    continue
+                if "fraction" in val:
+                    bits.append(f"overlap {val['fraction']}")
+                if "min_ns" in val and val.get("count"):
+                    bits.append(f"shortest gap {val['min_ns'] / 1e6:.1f} ms")
+                if "diff_ns" in val:
+                    bits.append(f"dur diff {val['diff_ns'] / 1e3:+.1f} us")
+            if bits:
+                figs.append(f"{mode}: " + ", ".join(bits))
+        if data.get("case") == "torch_loop":
+            f = data.get("figures", {})
+            if "ratio" in f:
+                figs.append(f"{f['us_per_op_bare']} -> {f['us_per_op_traced']} us/op "
+                            f"(x{f['ratio']}), {f.get('kernels', '?')} kernels")
+        failed = [c["name"] for c in data.get("checks", []) if c["verdict"] == "FAIL"]
+        if failed:
+            figs.append("failed: " + "; ".join(failed[:4]) + (" ..." if len(failed) > 4 else ""))
+    if note:
+        figs.insert(0, note)
+    rows.append((name, verdict, " | ".join(figs)))
+if Path(overhead).exists():
+    merged["overhead"] = json.loads(Path(overhead).read_text())
+Path(figures_out).write_text(json.dumps(merged, indent=1))
+width = max(len(r[0]) for r in rows) if rows else 4
+print(f"{'app':{width}}  {'verdict':8} key figures")
+for name, verdict, figs in rows:
+    print(f"{name:{width}}  {verdict:8} {figs}")
+counts = {}
+for _, verdict, _ in rows:
+    counts[verdict] = counts.get(verdict, 0) + 1
+print("totals: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+PY
+}
+
+main() {
+  echo "cutrace GPU suite: bundle $bundle, work $work, out $out, budget ${budget}s"
+  versions
+  demo_profile
+  overhead
+  validate_cases
+  torch_loop
+  verdict
+  printf '\nsuite took %ds\n' $((SECONDS - start))
+}
+
+main 2>&1 | tee "$work/suite.log"
+
+# Pack what comes back: logs, app outputs and a few small traces in one archive.
+cp "$work/suite.log" "$out/suite.log"
+(
+  cd "$work" || exit
+  mapfile -t packed < <(
+    printf '%s\n' logs results.tsv
+    [[ -f overhead.json ]] && echo overhead.json
+    find cases \( -name '*.txt' -o -name '*.json' \) 2>/dev/null
+    find cases -name '*.trace' -size -2M 2>/dev/null |
+      grep -E '/(nvtx_nested|graph_replay|idle_gaps|fork|overlap)/' | head -12)
+  tar czf "$out/logs.tar.gz" "${packed[@]}" 2>/dev/null
+)
+echo "out: $(find "$out" -maxdepth 1 -type f -printf '%f ')($(du -sh "$out" | cut -f1))"
+if grep -qE $'\t(FAIL|NOT RUN)\t' "$results"; then exit 1; fi
+exit 0

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Copies what the GPU machine needs into one folder (see ../shared/GPU.md):
+#   bin/cutrace, lib/libcutrace_injection.so   (same layout, so cutrace finds ../lib)
+#   bin/ct_*                                   the testapps
+#   tests/gpu/*.py, scripts/gpu-suite.sh       the suite
+# Then, on the GPU machine: bash scripts/gpu-suite.sh build/gpu-bundle
+# (with carry: ["build/gpu-bundle"]).
+#
+# usage: scripts/make-gpu-bundle.sh [BUILD_DIR] [BUNDLE_DIR]
+#        defaults: build, BUILD_DIR/gpu-bundle
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${1:-$root/build}
+bundle=${2:-$build/gpu-bundle}
+limit_mib=48  # the device tool carries 64 MiB in all; leave room
+
+[[ -d $build ]] || { echo "make-gpu-bundle: no build dir $build" >&2; exit 1; }
+build=$(cd "$build" && pwd)
+
+# The testapps the suite runs: one per case in tests/gpu/validate.py, which
+# knows the list; ct_fork also needs ct_launch_storm beside it.
+mapfile -t apps < <(python3 "$root/tests/gpu/validate.py" --apps)
+((${#apps[@]} > 0)) || { echo "make-gpu-bundle: found no cases in tests/gpu/validate.py" >&2; exit 1; }
+
+missing=()
+need=("$build/bin/cutrace" "$build/lib/libcutrace_injection.so")
+for app in "${apps[@]}"; do need+=("$build/bin/ct_$app"); done
+for f in "${need[@]}"; do [[ -f $f ]] || missing+=("$f"); done
+if ((${#missing[@]})); then
+  echo "make-gpu-bundle: not built (run: cmake --build $build):" >&2
+  printf '  %s\n' "${missing[@]}" >&2
+  exit 1
+fi
+
+rm -rf "$bundle"
+mkdir -p "$bundle/bin" "$bundle/lib" "$bundle/tests/gpu" "$bundle/scripts"
+cp -p "$build/bin/cutrace" "$build/bin"/ct_* "$bundle/bin/"
+cp -p "$build/lib/libcutrace_injection.so" "$bundle/lib/"
+cp -p "$root"/tests/gpu/*.py "$bundle/tests/gpu/"
+cp -p "$root/scripts/gpu-suite.sh" "$bundle/scripts/"
+{
+  echo "commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)$(
+    git -C "$root" diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
+  echo "built  $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -n) from $build"
+  echo "apps   ${apps[*]}"
+} > "$bundle/MANIFEST"
+
+bytes=$(du -sb "$bundle" | cut -f1)
+mib=$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1048576 }')
+echo "make-gpu-bundle: $bundle: $(find "$bundle" -type f | wc -l) files, $mib MiB"
+if ((bytes > limit_mib * 1048576)); then
+  echo "make-gpu-bundle: over $limit_mib MiB; the device tool carries 64 MiB in all" >&2
+  exit 1
+fi
