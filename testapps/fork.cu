@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
   const long before = args.Int("before", 20, "parent kernels before forking");
   const long after = args.Int("after", 20, "parent kernels after the children exit");
   const long child_n = args.Int("child-n", 1000, "kernels the exec'd ct_launch_storm launches");
-  const long deadline_s = args.Int("child-deadline-s", 30, "seconds to wait for each child");
+  const long deadline_s = args.Int("child-deadline-s", 20, "seconds to wait for each child");
   const std::string child_exit =
       args.Str("child-exit", "exit", "how the plain child leaves: exit or _exit");
   const std::string truth_path = args.Str("truth", "", "");

@@ -43,6 +43,7 @@ def main() -> int:
     if not v.has_gpu():
         print("skipped: no GPU")
         return v.SKIP
+    v.install_stop_handlers()
     cutrace = str(Path(args.cutrace).resolve())
     app = str(Path(args.bin_dir or Path(cutrace).parent) / "ct_launch_storm")
     work = Path(args.work)

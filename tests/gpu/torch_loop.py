@@ -69,6 +69,7 @@ def validate(args) -> int:
     if not v.has_gpu():
         print("skipped: no GPU")
         return v.SKIP
+    v.install_stop_handlers()
     probe = v.run([sys.executable, "-c", "import torch; assert torch.cuda.is_available()"],
                   v.clean_env(), 120)
     if probe.status != 0:

@@ -93,11 +93,36 @@ class Result:
     wall_s: float
 
 
+_running: subprocess.Popen | None = None
+
+
+def _stop(signum, _frame) -> None:
+    """SIGTERM/SIGINT to the validator (e.g. from `timeout`): take the running tree down too."""
+    if _running is not None:
+        try:
+            os.killpg(_running.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    print(f"FAIL  validator stopped by signal {signum}", flush=True)
+    sys.exit(124)
+
+
+def install_stop_handlers() -> None:
+    """A signal ignored by whoever started us would be inherited by the apps
+    (signal_int would then never die of SIGINT). A handler is not inherited
+    across exec, so this gives the apps the defaults, and lets a `timeout`
+    around the validator take the program under test down with it."""
+    signal.signal(signal.SIGINT, _stop)
+    signal.signal(signal.SIGTERM, _stop)
+
+
 def run(cmd: list[str], env: dict[str, str], timeout: float, cwd: str | None = None) -> Result:
     """Runs cmd in its own session so a timeout kills the whole tree."""
+    global _running
     t0 = time.monotonic()
     proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, start_new_session=True)
+    _running = proc
     try:
         out, err = proc.communicate(timeout=timeout)
         timed_out = False
@@ -108,6 +133,7 @@ def run(cmd: list[str], env: dict[str, str], timeout: float, cwd: str | None = N
             pass
         out, err = proc.communicate()
         timed_out = True
+    _running = None
     rc = proc.returncode
     status = -1 if timed_out else (128 - rc if rc < 0 else rc)
     return Result(status, out.decode(errors="replace"), err.decode(errors="replace"), timed_out,
@@ -270,10 +296,7 @@ def validate_case(args) -> int:
     if not has_gpu():
         print("skipped: no GPU")
         return SKIP
-    # A signal ignored by whoever started us would be inherited by the apps
-    # (signal_int would then never die of SIGINT): give them the defaults.
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    install_stop_handlers()
 
     rep = Reporter()
     app = str(Path(args.bin_dir) / f"ct_{case.app}")
@@ -345,6 +368,7 @@ def main() -> int:
     p.add_argument("--case", choices=sorted(CASES))
     p.add_argument("--list", action="store_true", help="print the cases and exit")
     p.add_argument("--names", action="store_true", help="print the case names (for CMake)")
+    p.add_argument("--apps", action="store_true", help="print the testapps the cases run")
     p.add_argument("--check-kernel-names", metavar="BIN_DIR")
     p.add_argument("--cutrace", default=str(HERE.parents[1] / "build" / "bin" / "cutrace"))
     p.add_argument("--bin-dir", default=None, help="where ct_* are (default: next to --cutrace)")
@@ -363,6 +387,9 @@ def main() -> int:
         return 0
     if args.names:
         print(";".join(CASES))
+        return 0
+    if args.apps:
+        print("\n".join(sorted({c.app for c in CASES.values()})))
         return 0
     if args.check_kernel_names:
         return check_kernel_names(args.check_kernel_names)
