@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -163,9 +164,10 @@ class EndToEndTest(unittest.TestCase):
         return r.returncode, r.stdout + r.stderr
 
     def test_every_case_passes_with_a_perfect_tracer(self):
-        for case in validate.CASES:
+        with ThreadPoolExecutor(4) as pool:
+            runs = dict(zip(validate.CASES, pool.map(self.validate, validate.CASES)))
+        for case, (rc, out) in runs.items():
             with self.subTest(case=case):
-                rc, out = self.validate(case)
                 want = validate.SKIP if case == "multi_gpu" else 0
                 self.assertEqual(rc, want, out)
                 self.assertNotIn("FAIL", out)
@@ -173,13 +175,26 @@ class EndToEndTest(unittest.TestCase):
     def test_each_defect_fails(self):
         case_for = {"duration": "demo", "gap_short": "idle_gaps", "overlap_zero": "overlap",
                     "no_child_trace": "fork", "graph_ids": "graph_replay"}
-        for bug in fake_tools.BUGS:
-            case = case_for.get(bug, "demo")
-            with self.subTest(bug=bug, case=case):
-                extra = ["--timeout", "5"] if bug == "hang" else []
-                rc, out = self.validate(case, bug, extra)
+
+        def one(bug):
+            extra = ["--timeout", "5"] if bug == "hang" else []
+            return self.validate(case_for.get(bug, "demo"), bug, extra)
+
+        with ThreadPoolExecutor(4) as pool:
+            runs = dict(zip(fake_tools.BUGS, pool.map(one, fake_tools.BUGS)))
+        failing_check = {
+            "kernel_count": "kernels ", "extra_kernel": "kernels total", "bytes": "copies HtoD",
+            "pageable": "copies DtoH", "memset": "memsets", "nvtx_depth": "nvtx rows",
+            "nvtx_extra": "nvtx rows", "gpu_ops": "nvtx gpu_ops", "duration": "durations",
+            "gap_short": "gaps", "overlap_zero": "overlap", "drops": "zero drops",
+            "unclean": "clean shutdown", "no_trace": "trace written", "stdout": "stdout",
+            "status": "exit status", "hang": "finished", "stray_trace": "unexpected traces",
+            "no_child_trace": "child exec", "graph_ids": "graph kernels"}
+        self.assertEqual(set(failing_check), set(fake_tools.BUGS))
+        for bug, (rc, out) in runs.items():
+            with self.subTest(bug=bug):
                 self.assertEqual(rc, 1, out)
-                self.assertIn("FAIL", out)
+                self.assertIn(f"FAIL  [run] {failing_check[bug]}", out)
 
     def test_preload_mode_and_signals(self):
         rc, out = self.validate("launch_storm")
