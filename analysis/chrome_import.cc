@@ -108,10 +108,16 @@ std::string Micros(int64_t ns) {
   return s;
 }
 
+// For messages: control characters replaced, cut on a UTF-8 boundary.
 std::string Printable(std::string_view s, size_t limit) {
+  bool cut = s.size() > limit;
+  if (cut) {
+    while (limit > 0 && (static_cast<unsigned char>(s[limit]) & 0xC0) == 0x80) --limit;
+    s = s.substr(0, limit);
+  }
   std::string out;
-  for (char c : s.substr(0, limit)) out.push_back(static_cast<unsigned char>(c) < 0x20 ? '?' : c);
-  if (s.size() > limit) out += "...";
+  for (char c : s) out.push_back(static_cast<unsigned char>(c) < 0x20 ? '?' : c);
+  if (cut) out += "...";
   return out;
 }
 

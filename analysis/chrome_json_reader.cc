@@ -119,7 +119,12 @@ void TakeString(const Scalar& v, std::string* out, size_t limit) {
     return;
   }
   *out = std::move(*v.text);
-  if (out->size() > limit) out->resize(limit);
+  if (out->size() > limit) {
+    // Cut on a character boundary: the JSON parser checked that the string
+    // is UTF-8, and proto3 readers reject string fields that are not.
+    while (limit > 0 && (static_cast<unsigned char>((*out)[limit]) & 0xC0) == 0x80) --limit;
+    out->resize(limit);
+  }
 }
 
 enum class TopKey : uint8_t { kOther, kTraceEvents, kDeviceProperties, kDistributedInfo };

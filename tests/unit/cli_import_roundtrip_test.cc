@@ -128,6 +128,25 @@ TEST(ChromeImportRoundTrip, ManyEventsSplitIntoSeveralBatches) {
   EXPECT_EQ(data->strings.Display(data->records.kernels[n - 1].name_id), last_name);
 }
 
+// Long strings are cut to a limit; the cut must not split a UTF-8 character,
+// or the proto3 reader refuses the packet (found by fuzz_chrome_import).
+TEST(ChromeImportRoundTrip, LongStringsAreCutOnCharacterBoundaries) {
+  std::string long_name(255, 'a');
+  long_name += "\u00e9\u00e9";
+  auto imported = ImportChromeJson(
+      "{\"distributedInfo\":{\"rank\":\"" + long_name + "\"},\"deviceProperties\":[{\"id\":0," +
+      "\"name\":\"" + long_name + "\"}],\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\"," +
+      "\"name\":\"k\",\"ts\":1,\"dur\":1}]}");
+  ASSERT_TRUE(imported.ok()) << imported.status().message();
+  EXPECT_EQ(imported->rank, std::string(255, 'a'));
+  std::string bytes;
+  EncodeImportedTrace(*imported, "memory", &bytes);
+  auto data = LoadTraceFromBytes(bytes, "imported");
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  EXPECT_TRUE(data->read.problems.empty());
+  EXPECT_EQ(data->devices.size(), 1u);
+}
+
 TEST(ChromeImportRoundTrip, FileErrorsNameThePath) {
   auto missing = ImportChromeJsonFile("/nonexistent/x.json");
   ASSERT_FALSE(missing.ok());
