@@ -58,8 +58,6 @@ E Enum(uint64_t v, uint64_t limit, E fallback) {
   return v < limit ? static_cast<E>(v) : fallback;
 }
 
-// end < start (modulo 2^64 the duration has its top bit set).
-inline bool Inverted(uint64_t duration) { return duration >> 63 != 0; }
 
 #define CUTRACE_CHECK_COL(c, kind, field) \
   if (!Check(c.field(), c.count(), kind, #field, problem)) return false
@@ -165,10 +163,9 @@ bool BatchDecoder::Decode(const proto::EventBatch& b, RecordBatch* out, std::str
     for (size_t i = 0; i < c.count(); ++i) {
       KernelRecord k;
       k.start_ns = starts.Next(c.start_delta_ns(), i);
-      const uint64_t duration = At(c.duration_ns(), i);
-      k.end_ns = k.start_ns + duration;
+      k.end_ns = k.start_ns + At(c.duration_ns(), i);  // modulo 2^64, as encoded
       k.correlation_id = corr.Next(c.correlation_delta(), i);
-      if (Inverted(duration)) {
+      if (k.end_ns < k.start_ns) {
         ++inverted_dropped_;
         continue;
       }
@@ -210,10 +207,9 @@ bool BatchDecoder::Decode(const proto::EventBatch& b, RecordBatch* out, std::str
     for (size_t i = 0; i < c.count(); ++i) {
       MemcpyRecord m;
       m.start_ns = starts.Next(c.start_delta_ns(), i);
-      const uint64_t duration = At(c.duration_ns(), i);
-      m.end_ns = m.start_ns + duration;
+      m.end_ns = m.start_ns + At(c.duration_ns(), i);  // modulo 2^64, as encoded
       m.correlation_id = corr.Next(c.correlation_delta(), i);
-      if (Inverted(duration)) {
+      if (m.end_ns < m.start_ns) {
         ++inverted_dropped_;
         continue;
       }
@@ -241,10 +237,9 @@ bool BatchDecoder::Decode(const proto::EventBatch& b, RecordBatch* out, std::str
     for (size_t i = 0; i < c.count(); ++i) {
       MemsetRecord m;
       m.start_ns = starts.Next(c.start_delta_ns(), i);
-      const uint64_t duration = At(c.duration_ns(), i);
-      m.end_ns = m.start_ns + duration;
+      m.end_ns = m.start_ns + At(c.duration_ns(), i);  // modulo 2^64, as encoded
       m.correlation_id = corr.Next(c.correlation_delta(), i);
-      if (Inverted(duration)) {
+      if (m.end_ns < m.start_ns) {
         ++inverted_dropped_;
         continue;
       }
@@ -267,9 +262,8 @@ bool BatchDecoder::Decode(const proto::EventBatch& b, RecordBatch* out, std::str
     for (size_t i = 0; i < c.count(); ++i) {
       RangeRecord r;
       r.start_ns = starts.Next(c.start_delta_ns(), i);
-      const uint64_t duration = At(c.duration_ns(), i);
-      r.end_ns = r.start_ns + duration;
-      if (Inverted(duration)) {
+      r.end_ns = r.start_ns + At(c.duration_ns(), i);  // modulo 2^64, as encoded
+      if (r.end_ns < r.start_ns) {
         ++inverted_dropped_;
         continue;
       }
@@ -293,10 +287,9 @@ bool BatchDecoder::Decode(const proto::EventBatch& b, RecordBatch* out, std::str
     for (size_t i = 0; i < c.count(); ++i) {
       ApiRecord a;
       a.start_ns = starts.Next(c.start_delta_ns(), i);
-      const uint64_t duration = At(c.duration_ns(), i);
-      a.end_ns = a.start_ns + duration;
+      a.end_ns = a.start_ns + At(c.duration_ns(), i);  // modulo 2^64, as encoded
       a.correlation_id = corr.Next(c.correlation_delta(), i);
-      if (Inverted(duration)) {
+      if (a.end_ns < a.start_ns) {
         ++inverted_dropped_;
         continue;
       }
@@ -317,10 +310,9 @@ bool BatchDecoder::Decode(const proto::EventBatch& b, RecordBatch* out, std::str
     for (size_t i = 0; i < c.count(); ++i) {
       SyncRecord s;
       s.start_ns = starts.Next(c.start_delta_ns(), i);
-      const uint64_t duration = At(c.duration_ns(), i);
-      s.end_ns = s.start_ns + duration;
+      s.end_ns = s.start_ns + At(c.duration_ns(), i);  // modulo 2^64, as encoded
       s.correlation_id = corr.Next(c.correlation_delta(), i);
-      if (Inverted(duration)) {
+      if (s.end_ns < s.start_ns) {
         ++inverted_dropped_;
         continue;
       }

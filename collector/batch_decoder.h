@@ -22,7 +22,8 @@ class BatchDecoder {
   // Appends the batch's records to *out. If a column breaks the rules (a
   // column with neither 0, 1 nor `count` values; start deltas not exactly
   // `count`), appends nothing, sets *problem and returns false. Records whose
-  // end precedes their start are dropped and counted in inverted_dropped().
+  // end precedes their start (as decoded, modulo 2^64) are dropped and
+  // counted in inverted_dropped(): analysis relies on end >= start.
   // A kernel with an unknown shape id keeps its shape fields at 0 and is
   // counted in unknown_shapes().
   bool Decode(const proto::EventBatch& batch, RecordBatch* out, std::string* problem);

@@ -34,6 +34,12 @@ inline constexpr size_t VarintSize(uint64_t v) {
   }
   return n;
 }
+// Strict UTF-8 as protobuf checks it: no overlong forms, no surrogates,
+// nothing above U+10FFFF.
+bool IsValidUtf8(std::string_view s);
+// `s` with every invalid sequence replaced by U+FFFD.
+std::string SanitizeUtf8(std::string_view s);
+
 inline constexpr uint32_t MakeTag(uint32_t field, WireType type) {
   return (field << 3) | static_cast<uint32_t>(type);
 }
@@ -84,7 +90,16 @@ class ProtoWriter {
     AppendVarint(v.size());
     out_->append(v.data(), v.size());
   }
-  void String(uint32_t field, std::string_view v, bool always = false) { Bytes(field, v, always); }
+  // A `string` field. Protobuf readers reject a message whose string field
+  // is not valid UTF-8, so one bad byte in a user's NVTX message would cost
+  // the whole packet: invalid sequences are written as U+FFFD instead.
+  void String(uint32_t field, std::string_view v, bool always = false) {
+    if (IsValidUtf8(v)) {
+      Bytes(field, v, always);
+    } else {
+      Bytes(field, SanitizeUtf8(v), always);
+    }
+  }
 
   // Opens a length-delimited field (a nested message or a packed column).
   // Returns a token to pass to EndNested().

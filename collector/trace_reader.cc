@@ -7,8 +7,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <string>
+
+#include <google/protobuf/stubs/logging.h>
 
 #include "collector/format.h"
 
@@ -30,6 +34,22 @@ int ReadVarint(std::string_view bytes, uint64_t* pos, uint64_t* value) {
     }
   }
   return -1;
+}
+
+// libprotobuf logs a line to stderr for every string field with invalid
+// UTF-8 it meets; on damaged input that is noise, since the reader reports
+// the packet itself in one line. Other messages still reach stderr.
+void ProtobufLog(google::protobuf::LogLevel level, const char* file, int line,
+                 const std::string& message) {
+  if (level < google::protobuf::LOGLEVEL_FATAL && message.find("UTF-8") != std::string::npos) {
+    return;
+  }
+  std::fprintf(stderr, "[libprotobuf %s:%d] %s\n", file, line, message.c_str());
+}
+
+void QuietUtf8Complaints() {
+  static std::once_flag once;
+  std::call_once(once, [] { google::protobuf::SetLogHandler(&ProtobufLog); });
 }
 
 std::string Bytes(uint64_t n) { return std::to_string(n) + (n == 1 ? " byte" : " bytes"); }
@@ -87,6 +107,7 @@ FileBytes::~FileBytes() {
 }
 
 TraceReader::TraceReader(std::string_view bytes) : bytes_(bytes) {
+  QuietUtf8Complaints();
   report_.file_bytes = bytes.size();
 }
 

@@ -8,6 +8,10 @@
 // The reader never allocates more than the packet it parses (bounded by the
 // input size).
 //
+// The first reader installs a libprotobuf log handler that drops its
+// "invalid UTF-8" complaints (the reader reports damaged packets itself) and
+// passes every other message to stderr.
+//
 // Not thread-safe; one reader per thread.
 #pragma once
 

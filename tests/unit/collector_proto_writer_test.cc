@@ -196,3 +196,34 @@ TEST(InfoEncoder, DeviceStatisticsAndCountersAreByteIdentical) {
 
 }  // namespace
 }  // namespace cutrace
+
+namespace cutrace {
+namespace {
+
+TEST(ProtoWriter, StringsAreAlwaysValidUtf8) {
+  EXPECT_TRUE(IsValidUtf8("plain ascii"));
+  EXPECT_TRUE(IsValidUtf8("h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x98\x80"));
+  EXPECT_FALSE(IsValidUtf8("\xff"));
+  EXPECT_FALSE(IsValidUtf8("\xc0\xaf"));          // overlong '/'
+  EXPECT_FALSE(IsValidUtf8("\xed\xa0\x80"));      // a surrogate
+  EXPECT_FALSE(IsValidUtf8("\xf4\x90\x80\x80"));  // above U+10FFFF
+  EXPECT_FALSE(IsValidUtf8("\xe2\x82"));          // cut short
+  EXPECT_EQ(SanitizeUtf8("a\xff" "b\xe2\x82"), "a\xef\xbf\xbd" "b\xef\xbf\xbd\xef\xbf\xbd");
+
+  // A Latin-1 NVTX message must not cost its packet.
+  std::string out;
+  ProtoWriter w(&out);
+  w.String(wire::Warning::kMessage, "caf\xe9 step");
+  proto::Warning parsed;
+  ASSERT_TRUE(parsed.ParseFromString(out));
+  EXPECT_EQ(parsed.message(), "caf\xef\xbf\xbd step");
+  // Bytes fields are written as they are.
+  out.clear();
+  w.Bytes(wire::Device::kUuid, "\xff\xfe");
+  proto::Device device;
+  ASSERT_TRUE(device.ParseFromString(out));
+  EXPECT_EQ(device.uuid(), "\xff\xfe");
+}
+
+}  // namespace
+}  // namespace cutrace

@@ -42,7 +42,7 @@ inline HeaderInfo SampleHeader() {
   h.pid = 4242;
   h.ppid = 1;
   h.command_line = {"./app", "--flag", ""};
-  h.rank = "3";
+  h.rank = std::string(1, '3');  // not = "3": GCC 12 warns falsely (-Wrestrict, PR 105329)
   h.cuda_driver_version = 13000;
   h.cuda_runtime_version = -1;  // negative int32: ten-byte varint
   h.cupti_api_version = 130001;
