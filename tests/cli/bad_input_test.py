@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Runs the built `cutrace` on bad input and checks that it fails cleanly.
+
+Every reading command (the reports, info, import) gets: an empty file,
+random bytes, a cut-short header, a wrong magic, an unknown format version, an
+absurd packet length, JSON instead of a trace, a missing path and a directory.
+Each must exit 1 with exactly one stderr line "cutrace: PATH...", within 10
+seconds, never with a signal (134 abort, 139 segfault). A trace cut short
+after its header must still be read: exit 0 and one warning line. `import`
+gets the JSON classes: invalid, truncated, negative dur, non-numeric ts,
+gzip, a trace instead of JSON, an existing output. Usage errors exit 2.
+
+usage: bad_input_test.py CUTRACE SOURCE_DIR
+"""
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+CUTRACE, SOURCE = sys.argv[1], sys.argv[2]
+FIXTURE = os.path.join(SOURCE, "tests", "data", "kineto_small.json")
+REPORTS = ["summary", "kernels", "memcpy", "gaps", "overlap", "nvtx", "api", "info"]
+failures = []
+
+
+def run(args, timeout=10):
+    try:
+        p = subprocess.run([CUTRACE] + args, capture_output=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
+    return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
+
+
+def check(label, args, want_rc, want_stderr_lines=1, must_contain=None):
+    result = run(args)
+    if result is None:
+        failures.append(f"{label}: hung (no exit within 10 s): cutrace {' '.join(args)}")
+        return
+    rc, out, err = result
+    lines = err.splitlines()
+    problems = []
+    if rc < 0 or rc in (134, 139):
+        problems.append(f"crashed (status {rc})")
+    elif rc != want_rc:
+        problems.append(f"exit {rc}, want {want_rc}")
+    if want_stderr_lines is not None and len(lines) != want_stderr_lines:
+        problems.append(f"{len(lines)} stderr lines, want {want_stderr_lines}")
+    if want_rc == 1 and lines and not lines[0].startswith("cutrace: "):
+        problems.append("stderr does not start with 'cutrace: '")
+    if must_contain and must_contain not in err:
+        problems.append(f"stderr lacks {must_contain!r}")
+    if problems:
+        failures.append(f"{label}: cutrace {' '.join(args)}: {'; '.join(problems)}\n"
+                        f"    stderr: {err.strip()[:300]!r}")
+
+
+def write(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="cutrace-cli-test.")
+    good = os.path.join(tmp, "good.trace")
+    r = run(["import", FIXTURE, "-o", good])
+    if r is None or r[0] != 0:
+        print(f"FAIL: cannot import the fixture: {r}")
+        return 1
+    trace = open(good, "rb").read()
+    if not trace.startswith(b"\x0a") or b"\x0a\x07cutrace\x10\x01" not in trace[:32]:
+        print("FAIL: the imported trace does not start with the expected header bytes")
+        return 1
+
+    rng = random.Random(20240601)
+    bad_traces = {
+        "empty": b"",
+        "random": bytes(rng.getrandbits(8) for _ in range(4096)),
+        "random_small": bytes(rng.getrandbits(8) for _ in range(7)),
+        "cut_in_header": trace[:10],
+        "wrong_magic": trace.replace(b"\x0a\x07cutrace", b"\x0a\x07cutracX", 1),
+        "wrong_version": trace.replace(b"\x0a\x07cutrace\x10\x01", b"\x0a\x07cutrace\x10\x63", 1),
+        "absurd_length": b"\x0a\xff\xff\xff\xff\x0f" + trace[6:],
+        "json_not_trace": open(FIXTURE, "rb").read(),
+        "zeros": bytes(1 << 16),
+    }
+    paths = {name: write(os.path.join(tmp, name + ".trace"), data)
+             for name, data in bad_traces.items()}
+    paths["missing"] = os.path.join(tmp, "does-not-exist.trace")
+    paths["directory"] = tmp
+    for command in REPORTS:
+        for name, path in paths.items():
+            check(f"{command}/{name}", [command, path], 1, must_contain=path)
+        # One bad file among good ones still fails the command.
+        check(f"{command}/good+bad", [command, good, paths["random"]], 1)
+        for fmt in ("table", "csv", "json"):
+            check(f"{command}/good/{fmt}", [command, good, "--format", fmt], 0, 0)
+
+    # Cut short after some complete packets: a warning and the readable part.
+    truncated = write(os.path.join(tmp, "truncated.trace"), trace[:len(trace) - 40])
+    for command in REPORTS:
+        check(f"{command}/truncated", [command, truncated], 0, 1, must_contain="truncated")
+
+    # import: bad JSON of every kind.
+    out = os.path.join(tmp, "out.trace")
+    fixture = open(FIXTURE, "rb").read()
+    bad_json = {
+        "empty": b"",
+        "whitespace": b"  \n ",
+        "random": bytes(rng.getrandbits(8) for _ in range(4096)),
+        "invalid": b"{\"traceEvents\": [ {\"ph\": \"X\", oops } ]}",
+        "truncated": fixture[:len(fixture) // 2],
+        "negative_dur":
+            b'[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":10,"dur":-1.5}]',
+        "string_ts": b'[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":"x","dur":1}]',
+        "absurd_ts": b'[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1e300,"dur":1}]',
+        "not_chrome": b'{"hello": "world"}',
+        "scalar": b"42",
+        "gzip": b"\x1f\x8b\x08\x00" + bytes(32),
+        "a_trace": trace,
+        "deep_invalid": b"[" * 200000 + b"]" * 199999,
+    }
+    for name, data in bad_json.items():
+        path = write(os.path.join(tmp, name + ".json"), data)
+        check(f"import/{name}", ["import", path, "-o", out], 1, must_contain=path)
+        if os.path.exists(out):
+            failures.append(f"import/{name}: left an output file behind")
+            os.remove(out)
+    # Valid but empty of anything cutrace models: imported, with a warning.
+    deep = write(os.path.join(tmp, "deep.json"), b"[" * 200000 + b"]" * 200000)
+    check("import/deep", ["import", deep, "-o", out], 0, must_contain="warning")
+    if os.path.exists(out):
+        os.remove(out)
+    check("import/missing", ["import", paths["missing"], "-o", out], 1)
+    check("import/directory", ["import", tmp, "-o", out], 1)
+    check("import/negative_dur_message", ["import", os.path.join(tmp, "negative_dur.json"),
+                                          "-o", out], 1, must_contain="negative dur")
+    check("import/exists", ["import", FIXTURE, "-o", good], 1, must_contain="exists")
+    if open(good, "rb").read() != trace:
+        failures.append("import/exists: the existing output was modified")
+
+    # Usage errors exit 2.
+    for label, args in [("no command", []), ("unknown command", ["frobnicate"]),
+                        ("no files", ["kernels"]), ("info no files", ["info"]),
+                        ("bad format", ["kernels", good, "--format", "xml"]),
+                        ("import without -o", ["import", FIXTURE]),
+                        ("bad option", ["overlap", good, "--no-such-option"])]:
+        check(f"usage/{label}", args, 2, want_stderr_lines=None)
+
+    for f in failures:
+        print("FAIL:", f)
+    print(f"{'FAILED' if failures else 'ok'}: {len(failures)} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Imports tests/data/kineto_small.json with the built `cutrace` and checks the
+JSON reports against numbers worked out by hand from the fixture.
+
+Device 0 intervals, in ns (ts/dur in us, rounded half away from zero):
+  K1 sgemm   [1020001, 1120002)   ts 1020.001, dur 100.0005 -> 100001
+  M1 HtoD    [1019999, 1069999)   ts 1019.9994 -> 1019999, 1 MiB pageable
+  K2 relu    [1125000, 1135123)   dur 10.123456 -> 10123
+  S1 memset  [1140000, 1142500)   4096 bytes
+  K3 sgemm   [1150000, 1250000)   dur 99.9995 -> 100000
+  M2 DtoH    [1260000, 1285000)   512 KiB to pinned memory
+span 1285000-1019999 = 265001; compute = 100001+10123+100000 = 210124;
+copy = 50000+2500+25000 = 77500; overlap = K1 n M1 = 1069999-1020001 = 49998;
+busy = 210124+77500-49998 = 237626; idle = 27375 = the gaps 4998 + 4877 +
+7500 + 10000. NVTX: "forward" (CPU, depth 1) encloses the five launches
+(correlations 101-105), so its GPU projection is 1250000-1019999 = 230001.
+
+usage: import_roundtrip_test.py CUTRACE SOURCE_DIR
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+CUTRACE, SOURCE = sys.argv[1], sys.argv[2]
+FIXTURE = os.path.join(SOURCE, "tests", "data", "kineto_small.json")
+failures = []
+
+
+def cutrace_json(*args):
+    p = subprocess.run([CUTRACE, *args, "--format", "json"], capture_output=True, timeout=30)
+    if p.returncode != 0:
+        raise SystemExit(f"FAIL: cutrace {' '.join(args)} exited {p.returncode}: {p.stderr!r}")
+    return json.loads(p.stdout)
+
+
+def expect(label, got, want):
+    if got != want:
+        failures.append(f"{label}: got {got!r}, want {want!r}")
+
+
+def expect_close(label, got, want, tolerance=1e-9):
+    if abs(got - want) > tolerance * max(1.0, abs(want)):
+        failures.append(f"{label}: got {got!r}, want {want!r}")
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="cutrace-roundtrip.")
+    trace = os.path.join(tmp, "kineto.trace")
+    report = cutrace_json("import", FIXTURE, "-o", trace)
+    expect("import trace_events", report["trace_events"], 28)
+    expect("import imported", report["imported"],
+           {"kernels": 3, "memcpys": 2, "memsets": 1, "cpu_ranges": 5, "gpu_ranges": 1,
+            "api_calls": 5, "syncs": 1})
+    expect("import skipped", report["skipped"]["not_complete_events"], 7)
+    expect("import skipped categories", report["skipped"]["categories"],
+           {"cpu_op": 1, "python_function": 1, "Trace": 1})
+
+    overlap = cutrace_json("overlap", trace)["devices"]
+    expect("overlap", overlap, [{
+        "device": 0, "span_ns": 265001, "busy_ns": 237626, "idle_ns": 27375,
+        "compute_ns": 210124, "copy_ns": 77500, "overlap_ns": 49998,
+        "compute_only_ns": 160126, "copy_only_ns": 27502}])
+
+    gaps = cutrace_json("gaps", trace)["devices"][0]
+    expect("gaps idle", gaps["idle_ns"], 27375)
+    expect("gaps count", gaps["gap_count"], 4)
+    expect("gaps", [(g["start_ns"], g["duration_ns"]) for g in gaps["gaps"]],
+           [(1120002, 4998), (1135123, 4877), (1142500, 7500), (1250000, 10000)])
+    expect("gap 0 before", gaps["gaps"][0]["before"], "kernel:sgemm_128x64_nn")
+    expect("gap 3 after", gaps["gaps"][3]["after"], "memcpy:DtoH")
+    gaps_min = cutrace_json("gaps", trace, "--min-gap", "7us")["devices"][0]
+    expect("gaps --min-gap list", [g["duration_ns"] for g in gaps_min["gaps"]], [7500, 10000])
+    expect("gaps --min-gap idle", gaps_min["idle_ns"], 27375)
+
+    kernels = cutrace_json("kernels", trace)["kernels"]
+    expect("kernel names", [k["name"][:15] for k in kernels],
+           ["sgemm_128x64_nn", "void at::native"])
+    k = kernels[0]
+    expect("sgemm", (k["count"], k["total_ns"], k["min_ns"], k["max_ns"]),
+           (2, 200001, 100000, 100001))
+    expect_close("sgemm pct", k["pct"], 100.0 * 200001 / 210124)
+    expect("relu", (kernels[1]["count"], kernels[1]["total_ns"]), (1, 10123))
+
+    copies = {c["kind"]: c for c in cutrace_json("memcpy", trace)["copies"]}
+    expect("HtoD", (copies["HtoD"]["count"], copies["HtoD"]["bytes"],
+                    copies["HtoD"]["total_ns"], copies["HtoD"]["pageable_count"]),
+           (1, 1048576, 50000, 1))
+    expect_close("HtoD gbps", copies["HtoD"]["gbps"], 1048576 / 50000)
+    expect("DtoH", (copies["DtoH"]["bytes"], copies["DtoH"]["total_ns"],
+                    copies["DtoH"]["pageable_count"]), (524288, 25000, 0))
+    expect("memset", (copies["memset"]["bytes"], copies["memset"]["total_ns"]), (4096, 2500))
+
+    ranges = cutrace_json("nvtx", trace)["ranges"]
+    cpu = {(r["name"], r["depth"]): r for r in ranges if not r.get("gpu_range")}
+    expect("nvtx rows", sorted(cpu), sorted([("ProfilerStep#1", 0), ("forward", 1),
+                                             ("inner", 2), ("backward", 1), ("loader", 0)]))
+    fwd = cpu[("forward", 1)]
+    expect("forward", (fwd["cpu_total_ns"], fwd["gpu_total_ns"], fwd["gpu_ops"]),
+           (200250, 230001, 5))
+    step = cpu[("ProfilerStep#1", 0)]
+    expect("step", (step["cpu_total_ns"], step["gpu_total_ns"], step["gpu_ops"]),
+           (500000, 230001, 5))
+    expect("backward", (cpu[("backward", 1)]["gpu_ops"], cpu[("backward", 1)]["gpu_total_ns"]),
+           (0, 0))
+
+    api = {a["name"]: a for a in cutrace_json("api", trace)["api_calls"]}
+    launch = api["cudaLaunchKernel"]
+    expect("cudaLaunchKernel", (launch["count"], launch["total_ns"], launch["domain"]),
+           (2, 8250, "runtime"))
+    expect("cuLaunchKernel", (api["cuLaunchKernel"]["total_ns"], api["cuLaunchKernel"]["domain"]),
+           (3000, "driver"))
+
+    info = cutrace_json("info", trace)["files"][0]
+    expect("info header", (info["header"]["source_format"], info["header"]["clock"],
+                           info["header"]["rank"], info["header"]["magic"]),
+           ("chrome-json", "CLOCK_DOMAIN_IMPORTED", "3", "cutrace"))
+    expect("info producer", info["header"]["producer"].split()[0], "cutrace-import")
+    expect("info events", info["events"], {"kernels": 3, "memcpys": 2, "memsets": 1,
+                                           "ranges": 6, "api_calls": 5, "syncs": 1})
+    expect("info shutdown", (info["clean_shutdown"], info["end_reason"], info["truncated"]),
+           (True, "import", False))
+    expect("info devices", [(d["id"], d["name"], d["sm_count"]) for d in info["devices"]],
+           [(0, "NVIDIA H200", 132)])
+    expect("info statistics", (info["statistics"]["kernels"], info["statistics"]["other_records"]),
+           (3, 10))
+    expect("info problems", info["problems"], [])
+
+    # The bare-array form of the same events imports to the same records.
+    with open(FIXTURE) as f:
+        events = json.load(f)["traceEvents"]
+    bare = os.path.join(tmp, "bare.json")
+    with open(bare, "w") as f:
+        json.dump(events, f)
+    bare_trace = os.path.join(tmp, "bare.trace")
+    cutrace_json("import", bare, "-o", bare_trace)
+    expect("bare overlap", cutrace_json("overlap", bare_trace)["devices"], overlap)
+
+    for f in failures:
+        print("FAIL:", f)
+    print(f"{'FAILED' if failures else 'ok'}: {len(failures)} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
