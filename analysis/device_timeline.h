@@ -1,0 +1,72 @@
+// Per-device timeline: busy/idle/compute/copy/overlap and the idle gaps, with
+// the exact definitions of DESIGN.md. Per device, over its kernels, copies and
+// memsets (every stream, and every file of the set, on one timeline):
+//
+//   span    = last end - first start        busy    = |union of all|
+//   idle    = span - busy                   compute = |union of kernels|
+//   copy    = |union of memcpys and memsets|
+//   overlap = |compute ∩ copy| = compute + copy - busy (inclusion-exclusion,
+//             so no intersection list is built)
+//   compute_only = compute - overlap        copy_only = copy - overlap
+//
+// A gap is a maximal sub-interval of the span covered by no operation; gaps
+// are never sums of per-stream gaps. Each gap names the operation that ends
+// right before it (the one reaching the furthest end so far) and the one that
+// starts right after it, and a cause (analysis/gap_causes.h).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "analysis/gap_causes.h"
+#include "analysis/trace_set.h"
+
+namespace cutrace::analysis {
+
+struct DeviceOverlap {
+  uint32_t device = 0;
+  uint64_t first_ns = 0;  // first start
+  uint64_t last_ns = 0;   // last end
+  uint64_t span_ns = 0;
+  uint64_t busy_ns = 0;
+  uint64_t idle_ns = 0;
+  uint64_t compute_ns = 0;
+  uint64_t copy_ns = 0;
+  uint64_t overlap_ns = 0;
+  uint64_t compute_only_ns = 0;
+  uint64_t copy_only_ns = 0;
+  uint64_t ops = 0;  // kernels + memcpys + memsets
+};
+
+struct Gap {
+  uint64_t start_ns = 0;
+  uint64_t end_ns = 0;
+  OpRef before;
+  OpRef after;
+  GapCause cause = GapCause::kUnknown;
+
+  uint64_t duration_ns() const { return end_ns - start_ns; }
+};
+
+struct DeviceGaps {
+  uint32_t device = 0;
+  uint64_t idle_ns = 0;    // every gap, whatever the options
+  uint64_t gap_count = 0;  // every gap, whatever the options
+  std::vector<Gap> gaps;   // the listed ones (see GapOptions)
+};
+
+struct GapOptions {
+  uint64_t min_gap_ns = 0;  // list only gaps at least this long
+  // 0: list every gap (>= min_gap_ns) in time order. N: only the N longest,
+  // longest first (ties: earlier first).
+  size_t longest = 0;
+};
+
+struct TimelineReport {
+  std::vector<DeviceOverlap> devices;  // by device id
+  std::vector<DeviceGaps> gaps;        // same order as devices
+};
+
+TimelineReport AnalyzeTimeline(TraceSet traces, const GapOptions& options = {});
+
+}  // namespace cutrace::analysis

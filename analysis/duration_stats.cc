@@ -1,0 +1,33 @@
+// Percentile and standard deviation definitions: see duration_stats.h.
+#include "analysis/duration_stats.h"
+
+#include <cmath>
+
+namespace cutrace::analysis {
+
+uint64_t NearestRankPercentile(std::span<uint64_t> values, double percent) {
+  if (values.empty()) return 0;
+  size_t n = values.size();
+  // ceil(p/100 * n) computed in floating point, then clamped to [1, n]; the
+  // small epsilon keeps p=50, n=4 at rank 2 despite rounding.
+  double exact = percent / 100.0 * static_cast<double>(n);
+  size_t rank = static_cast<size_t>(std::ceil(exact - 1e-9));
+  rank = std::clamp<size_t>(rank, 1, n);
+  auto nth = values.begin() + static_cast<std::ptrdiff_t>(rank - 1);
+  std::nth_element(values.begin(), nth, values.end());
+  return *nth;
+}
+
+double PopulationStddev(std::span<const uint64_t> values, double mean) {
+  if (values.size() < 2) return 0.0;
+  // Two passes (mean first) instead of sum of squares: durations of a few
+  // seconds squared would lose all precision in a single-pass formula.
+  double sum_sq = 0;
+  for (uint64_t v : values) {
+    double d = static_cast<double>(v) - mean;
+    sum_sq += d * d;
+  }
+  return std::sqrt(sum_sq / static_cast<double>(values.size()));
+}
+
+}  // namespace cutrace::analysis

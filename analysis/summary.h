@@ -1,0 +1,62 @@
+// The summary report: every other report at once, cut to what fits on one
+// screen, plus an overview of each trace (program, host, pid, duration,
+// event counts) and the warnings a reader must not miss (dropped or invalid
+// records, a truncated file, no clean shutdown).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/api_stats.h"
+#include "analysis/copy_stats.h"
+#include "analysis/device_timeline.h"
+#include "analysis/kernel_stats.h"
+#include "analysis/nvtx_stats.h"
+#include "analysis/trace_set.h"
+
+namespace cutrace::analysis {
+
+struct TraceOverview {
+  std::string path;
+  std::string program;  // the command line, space-separated
+  std::string host;
+  std::string rank;
+  int64_t pid = 0;
+  uint64_t first_ns = 0;     // earliest timestamp of any record
+  uint64_t last_ns = 0;      // latest end of any record
+  uint64_t duration_ns = 0;  // last_ns - first_ns
+  uint64_t kernels = 0;
+  uint64_t memcpys = 0;
+  uint64_t memsets = 0;
+  uint64_t ranges = 0;
+  uint64_t api_calls = 0;
+  uint64_t syncs = 0;
+  uint64_t dropped = 0;  // by CUPTI or at a full queue
+  uint64_t invalid = 0;  // rejected by the converter
+  bool clean_shutdown = false;
+  bool truncated = false;
+  std::vector<std::string> warnings;  // one line each, for the user
+};
+
+TraceOverview Overview(const TraceData& trace);
+
+struct SummaryOptions {
+  size_t top_kernels = 10;
+  size_t top_gaps = 10;  // per device, longest first
+  size_t top_ranges = 10;
+  size_t top_api = 10;
+};
+
+struct SummaryReport {
+  std::vector<TraceOverview> traces;  // one per file of the set
+  KernelReport kernels;
+  CopyReport copies;
+  TimelineReport timeline;
+  NvtxReport nvtx;
+  ApiReport api;
+};
+
+SummaryReport ComputeSummary(TraceSet traces, const SummaryOptions& options = {});
+
+}  // namespace cutrace::analysis

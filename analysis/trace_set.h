@@ -1,0 +1,45 @@
+// TraceSet: the traces one report covers. A report over one file is a set of
+// one; the aggregate over several files is the set of all of them, so every
+// analysis function has a single code path for both.
+//
+// OpRef names one GPU operation (kernel, copy or memset) of a set by file and
+// record index, so reports can keep millions of references without copying
+// names; DescribeOp() resolves one to text when it is printed.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "collector/records.h"
+#include "collector/trace_data.h"
+
+namespace cutrace::analysis {
+
+using TraceSet = std::span<const TraceData* const>;
+
+enum class OpType : uint8_t { kKernel = 0, kMemcpy = 1, kMemset = 2 };
+
+struct OpRef {
+  uint32_t index = 0;  // into the file's records of that type
+  uint16_t file = 0;   // position in the TraceSet
+  OpType type = OpType::kKernel;
+};
+
+// "kernel:NAME" (demangled), "memcpy:HtoD", or "memset".
+std::string DescribeOp(TraceSet traces, OpRef op);
+
+// "HtoD", "DtoH", ... "unknown": the names docs/json-reports.md lists.
+const char* CopyKindName(CopyKind kind);
+
+// The display name of an NVTX domain: "default" for domain 0.
+std::string DomainName(const TraceData& trace, uint32_t domain_id);
+
+// "runtime", "driver", "other".
+const char* ApiDomainName(ApiDomain domain);
+
+// Records can come from hostile or imported files; an inverted interval is
+// treated as an instant at its start rather than as a huge unsigned length.
+inline uint64_t SafeEnd(uint64_t start, uint64_t end) { return end < start ? start : end; }
+
+}  // namespace cutrace::analysis

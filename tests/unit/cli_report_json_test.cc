@@ -1,0 +1,319 @@
+// The report commands end to end: traces written with the collector's
+// TraceWriter to a temp dir, the built `cutrace` binary run on them, and its
+// JSON parsed and checked against docs/json-reports.md (key names, shapes,
+// hand-computed values), plus exit statuses for bad input and usage.
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "collector/string_interner.h"
+#include "collector/trace_writer.h"
+
+namespace cutrace {
+namespace {
+
+using nlohmann::json;
+
+struct Result {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class CliReportTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/cutrace_cli_report_XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+    binary_ = std::string(CUTRACE_BINARY_DIR) + "/bin/cutrace";
+    struct stat st;
+    ASSERT_EQ(stat(binary_.c_str(), &st), 0) << "build the cutrace target first: " << binary_;
+  }
+  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
+
+  // Device 0: kernel "_Z4stepv" [1000,1100) on stream 1, "_Z4stepv" [1050,1250)
+  // on stream 2, HtoD (pageable, 4000 B) [1200,1300), gap [1300,1500),
+  // "_Z4tailv" [1500,1600), memset [1600,1610). `shift` moves everything.
+  std::string WriteTrace(const std::string& name, uint64_t shift = 0, bool end = true) {
+    std::string path = dir_ + "/" + name;
+    auto writer = TraceWriter::Create(path);
+    EXPECT_TRUE(writer.ok()) << writer.status().message();
+    if (!writer.ok()) return path;
+    StringInterner strings;
+    HeaderInfo header;
+    header.producer = "cli_report_json_test";
+    header.host = "testhost";
+    header.pid = 42;
+    header.command_line = {"./app", "--steps", "2"};
+    EXPECT_TRUE((*writer)->WriteHeader(header).ok());
+    RecordBatch batch;
+    auto kernel = [&](const char* n, uint64_t s, uint64_t e, uint32_t stream) {
+      KernelRecord k;
+      k.name_id = strings.Intern(n);
+      k.start_ns = s + shift;
+      k.end_ns = e + shift;
+      k.stream_id = stream;
+      batch.kernels.push_back(k);
+    };
+    kernel("_Z4stepv", 1000, 1100, 1);
+    kernel("_Z4stepv", 1050, 1250, 2);
+    kernel("_Z4tailv", 1500, 1600, 1);
+    MemcpyRecord m;
+    m.start_ns = 1200 + shift;
+    m.end_ns = 1300 + shift;
+    m.bytes = 4000;
+    m.copy_kind = CopyKind::kHtoD;
+    m.src_kind = MemoryKind::kPageable;
+    m.dst_kind = MemoryKind::kDevice;
+    batch.memcpys.push_back(m);
+    MemsetRecord s;
+    s.start_ns = 1600 + shift;
+    s.end_ns = 1610 + shift;
+    s.bytes = 100;
+    batch.memsets.push_back(s);
+    ApiRecord a;
+    a.name_id = strings.Intern("cudaLaunchKernel");
+    a.start_ns = 990 + shift;
+    a.end_ns = 995 + shift;
+    batch.api_calls.push_back(a);
+    RangeRecord r;
+    r.name_id = strings.Intern("iteration");
+    r.start_ns = 900 + shift;
+    r.end_ns = 2000 + shift;
+    batch.ranges.push_back(r);
+    EXPECT_TRUE((*writer)->WriteBatch(batch, strings).ok());
+    if (end) {
+      EXPECT_TRUE((*writer)->WriteEnd(EndInfo{}).ok());
+    }
+    EXPECT_TRUE((*writer)->Close().ok());
+    return path;
+  }
+
+  Result Run(const std::vector<std::string>& args) {
+    std::string command = "'" + binary_ + "'";
+    for (const std::string& arg : args) command += " '" + arg + "'";
+    std::string out = dir_ + "/stdout", err = dir_ + "/stderr";
+    command += " >'" + out + "' 2>'" + err + "'";
+    Result result;
+    int status = std::system(command.c_str());
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    result.out = Slurp(out);
+    result.err = Slurp(err);
+    return result;
+  }
+
+  json RunJson(const std::vector<std::string>& args) {
+    Result r = Run(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    json parsed = json::parse(r.out, nullptr, /*allow_exceptions=*/false);
+    EXPECT_FALSE(parsed.is_discarded()) << r.out;
+    return parsed;
+  }
+
+  static std::set<std::string> Keys(const json& object) {
+    std::set<std::string> keys;
+    for (auto it = object.begin(); it != object.end(); ++it) keys.insert(it.key());
+    return keys;
+  }
+
+  std::string dir_;
+  std::string binary_;
+};
+
+using Keyset = std::set<std::string>;
+
+TEST_F(CliReportTest, KernelsJsonShape) {
+  std::string path = WriteTrace("a.trace");
+  json j = RunJson({"kernels", "--format", "json", path});
+  EXPECT_EQ(Keys(j), Keyset{"kernels"});
+  ASSERT_EQ(j["kernels"].size(), 2u);
+  const json& step = j["kernels"][0];
+  EXPECT_EQ(Keys(step), (Keyset{"name", "count", "total_ns", "avg_ns", "min_ns", "max_ns",
+                                "p50_ns", "p99_ns", "stddev_ns", "pct"}));
+  EXPECT_EQ(step["name"], "step()");  // demangled
+  EXPECT_EQ(step["count"], 2);
+  EXPECT_EQ(step["total_ns"], 300);
+  EXPECT_EQ(step["avg_ns"], 150);
+  EXPECT_EQ(step["min_ns"], 100);
+  EXPECT_EQ(step["max_ns"], 200);
+  EXPECT_EQ(step["p50_ns"], 100);
+  EXPECT_EQ(step["p99_ns"], 200);
+  EXPECT_EQ(step["stddev_ns"], 50);
+  EXPECT_DOUBLE_EQ(step["pct"].get<double>(), 75.0);
+  EXPECT_EQ(j["kernels"][1]["name"], "tail()");
+  EXPECT_EQ(RunJson({"kernels", "--format", "json", "--top", "1", path})["kernels"].size(), 1u);
+  EXPECT_EQ(RunJson({"kernels", "--format", "json", "--sort", "count", path})["kernels"][0]["name"],
+            "step()");
+}
+
+TEST_F(CliReportTest, OverlapJsonShape) {
+  std::string path = WriteTrace("a.trace");
+  json j = RunJson({"overlap", "--format", "json", path});
+  EXPECT_EQ(Keys(j), Keyset{"devices"});
+  ASSERT_EQ(j["devices"].size(), 1u);
+  const json& d = j["devices"][0];
+  EXPECT_EQ(Keys(d), (Keyset{"device", "span_ns", "busy_ns", "idle_ns", "compute_ns", "copy_ns",
+                             "overlap_ns", "compute_only_ns", "copy_only_ns"}));
+  EXPECT_EQ(d["device"], 0);
+  EXPECT_EQ(d["span_ns"], 610);
+  EXPECT_EQ(d["busy_ns"], 410);  // [1000,1300) + [1500,1610)
+  EXPECT_EQ(d["idle_ns"], 200);
+  EXPECT_EQ(d["compute_ns"], 350);
+  EXPECT_EQ(d["copy_ns"], 110);
+  EXPECT_EQ(d["overlap_ns"], 50);  // [1200,1250)
+  EXPECT_EQ(d["compute_only_ns"], 300);
+  EXPECT_EQ(d["copy_only_ns"], 60);
+}
+
+TEST_F(CliReportTest, GapsJsonShapeAndMinGap) {
+  std::string path = WriteTrace("a.trace");
+  json j = RunJson({"gaps", "--format", "json", path});
+  EXPECT_EQ(Keys(j), Keyset{"devices"});
+  ASSERT_EQ(j["devices"].size(), 1u);
+  const json& d = j["devices"][0];
+  EXPECT_EQ(Keys(d), (Keyset{"device", "idle_ns", "gap_count", "gaps"}));
+  EXPECT_EQ(d["idle_ns"], 200);
+  EXPECT_EQ(d["gap_count"], 1);
+  ASSERT_EQ(d["gaps"].size(), 1u);
+  const json& g = d["gaps"][0];
+  EXPECT_EQ(Keys(g),
+            (Keyset{"start_ns", "end_ns", "duration_ns", "before", "after", "cause"}));
+  EXPECT_EQ(g["start_ns"], 1300);
+  EXPECT_EQ(g["end_ns"], 1500);
+  EXPECT_EQ(g["duration_ns"], 200);
+  EXPECT_EQ(g["before"], "memcpy:HtoD");
+  EXPECT_EQ(g["after"], "kernel:tail()");
+  // The only launch call is at 990: nothing was launched during the gap.
+  EXPECT_EQ(g["cause"], "nothing_launched");
+
+  json filtered = RunJson({"gaps", "--format", "json", "--min-gap", "1us", path});
+  EXPECT_EQ(filtered["devices"][0]["gaps"].size(), 0u);
+  EXPECT_EQ(filtered["devices"][0]["idle_ns"], 200);
+  EXPECT_EQ(filtered["devices"][0]["gap_count"], 1);
+  EXPECT_EQ(RunJson({"gaps", "--format", "json", "--min-gap", "200ns", path})["devices"][0]["gaps"]
+                .size(),
+            1u);
+}
+
+TEST_F(CliReportTest, MemcpyJsonShape) {
+  std::string path = WriteTrace("a.trace");
+  json j = RunJson({"memcpy", "--format", "json", path});
+  EXPECT_EQ(Keys(j), Keyset{"copies"});
+  ASSERT_EQ(j["copies"].size(), 2u);
+  const json& c = j["copies"][0];
+  EXPECT_EQ(Keys(c), (Keyset{"kind", "count", "bytes", "total_ns", "gbps", "pageable_count"}));
+  EXPECT_EQ(c["kind"], "HtoD");
+  EXPECT_EQ(c["count"], 1);
+  EXPECT_EQ(c["bytes"], 4000);
+  EXPECT_EQ(c["total_ns"], 100);
+  EXPECT_DOUBLE_EQ(c["gbps"].get<double>(), 40.0);
+  EXPECT_EQ(c["pageable_count"], 1);
+  EXPECT_EQ(j["copies"][1]["kind"], "memset");
+  EXPECT_DOUBLE_EQ(j["copies"][1]["gbps"].get<double>(), 10.0);
+}
+
+TEST_F(CliReportTest, NvtxApiAndSummaryJsonKeys) {
+  std::string path = WriteTrace("a.trace");
+  json nvtx = RunJson({"nvtx", "--format", "json", path});
+  EXPECT_EQ(Keys(nvtx), Keyset{"ranges"});
+  ASSERT_EQ(nvtx["ranges"].size(), 1u);
+  for (const char* key : {"domain", "name", "depth", "count", "cpu_total_ns", "cpu_avg_ns",
+                          "cpu_min_ns", "cpu_max_ns", "gpu_total_ns", "gpu_ops"})
+    EXPECT_TRUE(nvtx["ranges"][0].contains(key)) << key;
+  EXPECT_EQ(nvtx["ranges"][0]["domain"], "default");
+  EXPECT_EQ(nvtx["ranges"][0]["cpu_total_ns"], 1100);
+  json api = RunJson({"api", "--format", "json", path});
+  EXPECT_EQ(Keys(api), Keyset{"api_calls"});
+  EXPECT_EQ(api["api_calls"][0]["name"], "cudaLaunchKernel");
+  EXPECT_EQ(api["api_calls"][0]["domain"], "runtime");
+  json summary = RunJson({"summary", "--format", "json", path});
+  for (const char* key : {"kernels", "copies", "devices", "gaps", "ranges", "api_calls"})
+    EXPECT_TRUE(summary.contains(key)) << key;
+  EXPECT_EQ(summary["devices"][0]["idle_ns"], 200);
+  EXPECT_EQ(summary["overview"][0]["host"], "testhost");
+}
+
+TEST_F(CliReportTest, SeveralFilesGiveAggregateAndFiles) {
+  std::string a = WriteTrace("a.trace");
+  std::string b = WriteTrace("b.trace", /*shift=*/10000);
+  json j = RunJson({"overlap", "--format", "json", a, b});
+  EXPECT_EQ(Keys(j), (Keyset{"devices", "files"}));
+  // One timeline for device 0: both busy stretches, and the idle between.
+  EXPECT_EQ(j["devices"][0]["busy_ns"], 820);
+  EXPECT_EQ(j["devices"][0]["span_ns"], 10610);
+  ASSERT_EQ(j["files"].size(), 2u);
+  EXPECT_EQ(j["files"][0]["path"], a);
+  EXPECT_EQ(j["files"][1]["path"], b);
+  EXPECT_EQ(j["files"][1]["devices"][0]["busy_ns"], 410);
+  json k = RunJson({"kernels", "--format", "json", a, b});
+  EXPECT_EQ(k["kernels"][0]["count"], 4);
+  EXPECT_EQ(k["files"][0]["kernels"][0]["count"], 2);
+
+  Result table = Run({"kernels", a, b});
+  EXPECT_EQ(table.exit_code, 0);
+  EXPECT_NE(table.out.find("== " + a + " =="), std::string::npos);
+  EXPECT_NE(table.out.find("== all 2 files =="), std::string::npos);
+  Result csv = Run({"memcpy", "--format", "csv", a, b});
+  EXPECT_EQ(csv.exit_code, 0);
+  EXPECT_EQ(csv.out.rfind("file,kind,count,bytes,total_ns,gbps,pageable_count\n", 0), 0u)
+      << csv.out;
+  EXPECT_NE(csv.out.find("\nall,HtoD,2,8000,200,"), std::string::npos) << csv.out;
+}
+
+TEST_F(CliReportTest, BadInputExitsOneWithOneLine) {
+  std::string missing = dir_ + "/missing.trace";
+  Result r = Run({"kernels", missing});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err.rfind("cutrace: " + missing + ":", 0), 0u) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);
+  std::string junk = dir_ + "/junk.trace";
+  std::ofstream(junk) << "this is not a trace";
+  r = Run({"summary", junk});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err.rfind("cutrace: " + junk + ":", 0), 0u) << r.err;
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST_F(CliReportTest, UsageErrorsExitTwo) {
+  std::string path = WriteTrace("a.trace");
+  EXPECT_EQ(Run({"gaps", "--min-gap", "soon", path}).exit_code, 2);
+  EXPECT_EQ(Run({"kernels", "--sort", "name", path}).exit_code, 2);
+  EXPECT_EQ(Run({"kernels"}).exit_code, 2);
+}
+
+TEST_F(CliReportTest, TruncatedTraceWarnsAndReportsTheRest) {
+  std::string path = WriteTrace("a.trace");
+  std::string bytes = Slurp(path);
+  std::string cut = dir_ + "/cut.trace";
+  std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() - 3);
+  Result r = Run({"kernels", "--format", "json", cut});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("truncated"), std::string::npos) << r.err;
+  json j = json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded());
+  // Only the end packet was cut: every kernel is still there.
+  EXPECT_EQ(j["kernels"][0]["count"], 2);
+}
+
+}  // namespace
+}  // namespace cutrace

@@ -1,0 +1,67 @@
+// `cutrace gaps FILE...`: the idle gaps of each device, with the operations
+// around each and its cause (analysis/device_timeline.h, gap_causes.h).
+// --min-gap filters the listing only; idle_ns and gap_count count every gap.
+#include <memory>
+
+#include <fmt/core.h>
+
+#include "analysis/device_timeline.h"
+#include "viewer_cli/command_registry.h"
+#include "viewer_cli/report_common.h"
+#include "viewer_cli/report_views.h"
+
+namespace cutrace::cli {
+namespace {
+
+struct Options {
+  std::vector<std::string> files;
+  Format format = Format::kTable;
+  std::string min_gap;
+  size_t top = 0;
+};
+
+int Run(const Options& options) {
+  analysis::GapOptions gap_options;
+  if (!options.min_gap.empty()) ParseDuration(options.min_gap, &gap_options.min_gap_ns);
+  gap_options.longest = options.top;
+  return RunReport(options.files, options.format,
+                   [&](analysis::TraceSet traces, Format format) {
+                     analysis::TimelineReport report = analysis::AnalyzeTimeline(traces, gap_options);
+                     Rendered r;
+                     if (format == Format::kJson) {
+                       r.json["devices"] = GapsJson(report, traces);
+                       return r;
+                     }
+                     if (format == Format::kTable) {
+                       for (const analysis::DeviceGaps& d : report.gaps)
+                         r.lines.push_back(fmt::format(
+                             "device {}: idle {} in {} gaps; {} listed", d.device,
+                             FormatDuration(d.idle_ns), d.gap_count, d.gaps.size()));
+                       if (report.gaps.empty()) r.lines.push_back("no GPU activity");
+                     }
+                     r.tables.push_back(GapsTable(report, traces, format));
+                     return r;
+                   });
+}
+
+void Register(CLI::App& app, int* exit_code) {
+  auto options = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand("gaps", "Idle gaps per device, with before/after and cause");
+  cmd->add_option("files", options->files, "Trace files")->required();
+  AddFormatOption(cmd, &options->format);
+  cmd->add_option("--min-gap", options->min_gap,
+                  "List only gaps at least this long (10us, 2ms, 1.5s, 500ns; plain = ns)")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            uint64_t ns;
+            return ParseDuration(text, &ns) ? std::string() : "not a duration: " + text;
+          },
+          "DURATION"));
+  cmd->add_option("--top", options->top, "List only the N longest gaps, longest first (0: all)");
+  cmd->callback([options, exit_code] { *exit_code = Run(*options); });
+}
+
+const CommandRegistration kRegistration("gaps", 40, Register);
+
+}  // namespace
+}  // namespace cutrace::cli

@@ -1,0 +1,62 @@
+// `cutrace kernels FILE...`: per-kernel totals grouped by demangled name
+// (analysis/kernel_stats.h), sorted by total time unless --sort says otherwise.
+#include <map>
+#include <memory>
+
+#include <fmt/core.h>
+
+#include "analysis/kernel_stats.h"
+#include "viewer_cli/command_registry.h"
+#include "viewer_cli/report_common.h"
+#include "viewer_cli/report_views.h"
+
+namespace cutrace::cli {
+namespace {
+
+struct Options {
+  std::vector<std::string> files;
+  Format format = Format::kTable;
+  size_t top = 0;
+  analysis::KernelSort sort = analysis::KernelSort::kTotal;
+};
+
+int Run(const Options& options) {
+  analysis::KernelOptions kernel_options{options.sort, options.top};
+  return RunReport(options.files, options.format,
+                   [&](analysis::TraceSet traces, Format format) {
+                     analysis::KernelReport report =
+                         analysis::ComputeKernelStats(traces, kernel_options);
+                     Rendered r;
+                     if (format == Format::kJson) {
+                       r.json["kernels"] = KernelsJson(report);
+                     } else {
+                       r.tables.push_back(KernelsTable(report, format));
+                       if (format == Format::kTable && report.kernels.size() < report.distinct)
+                         r.tables.back().title = fmt::format(
+                             "top {} of {} kernels", report.kernels.size(), report.distinct);
+                     }
+                     return r;
+                   });
+}
+
+void Register(CLI::App& app, int* exit_code) {
+  auto options = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand("kernels", "Per-kernel totals: count, time, percentiles");
+  cmd->add_option("files", options->files, "Trace files")->required();
+  AddFormatOption(cmd, &options->format);
+  cmd->add_option("--top", options->top, "Show only the first N kernels (0: all)");
+  static const std::map<std::string, analysis::KernelSort> kSorts = {
+      {"total", analysis::KernelSort::kTotal},
+      {"count", analysis::KernelSort::kCount},
+      {"avg", analysis::KernelSort::kAvg},
+      {"max", analysis::KernelSort::kMax}};
+  cmd->add_option("--sort", options->sort, "Sort by total, count, avg or max (descending)")
+      ->transform(CLI::CheckedTransformer(kSorts, CLI::ignore_case))
+      ->default_str("total");
+  cmd->callback([options, exit_code] { *exit_code = Run(*options); });
+}
+
+const CommandRegistration kRegistration("kernels", 20, Register);
+
+}  // namespace
+}  // namespace cutrace::cli

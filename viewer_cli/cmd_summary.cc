@@ -1,0 +1,166 @@
+// `cutrace summary FILE...`: everything at a glance, one screen in table
+// form: who ran (program, host, pid, duration), warnings (drops, invalid
+// records, truncation), then devices, top kernels, copies, longest gaps, top
+// NVTX ranges and top API calls (analysis/summary.h).
+#include <memory>
+
+#include <fmt/core.h>
+
+#include "analysis/summary.h"
+#include "viewer_cli/command_registry.h"
+#include "viewer_cli/report_common.h"
+#include "viewer_cli/report_views.h"
+
+namespace cutrace::cli {
+namespace {
+
+// Table form keeps names to this width so the summary fits a terminal.
+constexpr size_t kNameWidth = 90;
+
+struct Options {
+  std::vector<std::string> files;
+  Format format = Format::kTable;
+};
+
+std::string DeviceName(analysis::TraceSet traces, uint32_t id) {
+  for (const TraceData* trace : traces)
+    for (const proto::Device& device : trace->devices)
+      if (device.id() == id) return device.name();
+  return "";
+}
+
+nlohmann::json OverviewJson(const analysis::TraceOverview& o) {
+  return {{"path", o.path},
+          {"program", o.program},
+          {"host", o.host},
+          {"pid", o.pid},
+          {"rank", o.rank},
+          {"first_ns", o.first_ns},
+          {"last_ns", o.last_ns},
+          {"duration_ns", o.duration_ns},
+          {"events",
+           {{"kernels", o.kernels},
+            {"memcpys", o.memcpys},
+            {"memsets", o.memsets},
+            {"ranges", o.ranges},
+            {"api_calls", o.api_calls},
+            {"syncs", o.syncs}}},
+          {"dropped", o.dropped},
+          {"invalid", o.invalid},
+          {"clean_shutdown", o.clean_shutdown},
+          {"truncated", o.truncated},
+          {"warnings", o.warnings}};
+}
+
+void OverviewLines(const analysis::TraceOverview& o, std::vector<std::string>* lines) {
+  std::string who = fmt::format("program: {}", o.program.empty() ? "(not recorded)"
+                                                                  : Shorten(o.program, 60));
+  if (!o.host.empty()) who += fmt::format("  host: {}", o.host);
+  if (o.pid != 0) who += fmt::format("  pid: {}", o.pid);
+  if (!o.rank.empty()) who += fmt::format("  rank: {}", o.rank);
+  who += fmt::format("  duration: {}", FormatDuration(o.duration_ns));
+  lines->push_back(std::move(who));
+  lines->push_back(fmt::format(
+      "events: {} kernels, {} memcpys, {} memsets, {} NVTX ranges, {} API calls, {} syncs",
+      o.kernels, o.memcpys, o.memsets, o.ranges, o.api_calls, o.syncs));
+  for (const std::string& w : o.warnings) lines->push_back("warning: " + w);
+}
+
+TableSection DevicesTable(const analysis::TimelineReport& timeline, analysis::TraceSet traces) {
+  Cells c(Format::kTable);
+  TableSection t;
+  t.title = "devices (percent of each device's span)";
+  t.headers = {"Device", "Name", "Span", "Busy(%)", "Idle(%)", "Compute(%)", "Copy(%)",
+               "Overlap(%)", "Gaps"};
+  t.right = {true, false, true, true, true, true, true, true, true};
+  t.empty_note = "no GPU activity";
+  for (size_t d = 0; d < timeline.devices.size(); ++d) {
+    const analysis::DeviceOverlap& o = timeline.devices[d];
+    auto pct = [&](uint64_t ns) {
+      return c.Percent(o.span_ns ? 100.0 * static_cast<double>(ns) / o.span_ns : 0.0);
+    };
+    t.rows.push_back({c.Count(o.device), DeviceName(traces, o.device), c.Duration(o.span_ns),
+                      pct(o.busy_ns), pct(o.idle_ns), pct(o.compute_ns), pct(o.copy_ns),
+                      pct(o.overlap_ns), c.Count(timeline.gaps[d].gap_count)});
+  }
+  return t;
+}
+
+Rendered Render(analysis::TraceSet traces, Format format) {
+  analysis::SummaryReport s = analysis::ComputeSummary(traces);
+  Rendered r;
+  if (format == Format::kJson) {
+    nlohmann::json overview = nlohmann::json::array();
+    for (const analysis::TraceOverview& o : s.traces) overview.push_back(OverviewJson(o));
+    r.json["overview"] = std::move(overview);
+    r.json["kernels"] = KernelsJson(s.kernels);
+    r.json["kernel_count"] = s.kernels.kernel_count;
+    r.json["kernel_total_ns"] = s.kernels.total_ns;
+    r.json["copies"] = CopiesJson(s.copies);
+    r.json["devices"] = OverlapJson(s.timeline);
+    r.json["gaps"] = GapsJson(s.timeline, traces);
+    r.json["ranges"] = RangesJson(s.nvtx);
+    r.json["api_calls"] = ApiJson(s.api);
+    return r;
+  }
+  if (format == Format::kTable && s.traces.size() == 1) {
+    OverviewLines(s.traces[0], &r.lines);
+  } else if (format == Format::kTable) {
+    // The aggregate of several files: each file's section above has its own
+    // overview, so only the totals and a count of warnings go here.
+    analysis::TraceOverview sum;
+    size_t warnings = 0;
+    for (const analysis::TraceOverview& o : s.traces) {
+      sum.kernels += o.kernels;
+      sum.memcpys += o.memcpys;
+      sum.memsets += o.memsets;
+      sum.ranges += o.ranges;
+      sum.api_calls += o.api_calls;
+      sum.syncs += o.syncs;
+      warnings += o.warnings.size();
+    }
+    r.lines.push_back(fmt::format(
+        "{} files; events: {} kernels, {} memcpys, {} memsets, {} NVTX ranges, {} API calls, "
+        "{} syncs",
+        s.traces.size(), sum.kernels, sum.memcpys, sum.memsets, sum.ranges, sum.api_calls,
+        sum.syncs));
+    if (warnings > 0)
+      r.lines.push_back(fmt::format("warning: {} warnings in the files above", warnings));
+  }
+
+  if (format == Format::kTable) {
+    r.tables.push_back(DevicesTable(s.timeline, traces));
+  } else {
+    r.tables.push_back(OverlapTable(s.timeline, format));
+    r.tables.back().title = "devices";
+  }
+  r.tables.push_back(KernelsTable(s.kernels, format, kNameWidth));
+  r.tables.back().title = fmt::format("top kernels ({} of {} names, {} instances, {} total)",
+                                      s.kernels.kernels.size(), s.kernels.distinct,
+                                      s.kernels.kernel_count, FormatDuration(s.kernels.total_ns));
+  r.tables.push_back(CopiesTable(s.copies, format));
+  r.tables.back().title = "copies and memsets";
+  r.tables.push_back(GapsTable(s.timeline, traces, format, kNameWidth / 2));
+  r.tables.back().title = "longest gaps per device";
+  r.tables.push_back(RangesTable(s.nvtx, format, kNameWidth / 2));
+  r.tables.back().title = "top NVTX ranges";
+  r.tables.push_back(ApiTable(s.api, format));
+  r.tables.back().title = fmt::format("top API calls ({} calls, {} total)", s.api.call_count,
+                                      FormatDuration(s.api.total_ns));
+  return r;
+}
+
+void Register(CLI::App& app, int* exit_code) {
+  auto options = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand("summary", "Everything at a glance");
+  cmd->add_option("files", options->files, "Trace files")->required();
+  AddFormatOption(cmd, &options->format);
+  cmd->callback([options, exit_code] {
+    *exit_code = RunReport(options->files, options->format, Render);
+  });
+}
+
+const CommandRegistration kRegistration("summary", 10, Register);
+
+}  // namespace
+}  // namespace cutrace::cli

@@ -1,0 +1,164 @@
+// Loading, per-file/aggregate rendering and printing: see report_common.h.
+#include "viewer_cli/report_common.h"
+
+#include <cmath>
+
+#include <fmt/core.h>
+
+#include "collector/trace_loader.h"
+
+namespace cutrace::cli {
+
+bool LoadTraces(const std::vector<std::string>& paths, LoadedTraces* out) {
+  out->traces.clear();
+  out->all.clear();
+  out->traces.reserve(paths.size());
+  for (const std::string& path : paths) {
+    StatusOr<TraceData> loaded = LoadTrace(path);
+    if (!loaded.ok()) {
+      // The loader's messages mostly start with the path already; keep the
+      // "cutrace: PATH: REASON" shape either way.
+      const std::string& message = loaded.status().message();
+      if (message.rfind(path + ":", 0) == 0)
+        PrintError(message);
+      else
+        PrintError(path + ": " + message);
+      return false;
+    }
+    TraceData& trace = out->traces.emplace_back(std::move(loaded).value());
+    if (trace.read.truncated)
+      PrintError(fmt::format("{}: warning: file truncated ({} bytes after the last complete "
+                             "packet lost); reporting the readable part",
+                             path, trace.read.lost_bytes));
+  }
+  for (const TraceData& trace : out->traces) out->all.push_back(&trace);
+  return true;
+}
+
+namespace {
+
+void PrintSection(const TableSection& section, std::FILE* out) {
+  if (!section.title.empty()) fmt::print(out, "{}\n", section.title);
+  if (section.rows.empty() && !section.empty_note.empty()) {
+    fmt::print(out, "  {}\n", section.empty_note);
+    return;
+  }
+  Table table(section.headers);
+  table.SetRightAligned(section.right);
+  for (const auto& row : section.rows) table.AddRow(row);
+  table.PrintText(out);
+}
+
+void PrintText(const Rendered& rendered, std::FILE* out) {
+  for (const std::string& line : rendered.lines) fmt::print(out, "{}\n", line);
+  for (size_t t = 0; t < rendered.tables.size(); ++t) {
+    if (t > 0 || !rendered.lines.empty()) fmt::print(out, "\n");
+    PrintSection(rendered.tables[t], out);
+  }
+}
+
+// CSV of several renderings of the same report: one table per section, the
+// rows of every rendering, each led by its label.
+void PrintCsv(const std::vector<std::pair<std::string, Rendered>>& parts, std::FILE* out) {
+  bool labelled = parts.size() > 1;
+  size_t sections = parts.empty() ? 0 : parts.front().second.tables.size();
+  for (size_t s = 0; s < sections; ++s) {
+    const TableSection& first = parts.front().second.tables[s];
+    // A report of several tables (summary) separates them with a blank line
+    // and names each, so a reader can split the stream.
+    if (sections > 1) fmt::print(out, "{}# {}\n", s ? "\n" : "", first.title);
+    std::vector<std::string> headers = first.headers;
+    if (labelled) headers.insert(headers.begin(), "file");
+    Table table(headers);
+    for (const auto& [label, rendered] : parts) {
+      if (s >= rendered.tables.size()) continue;
+      for (std::vector<std::string> row : rendered.tables[s].rows) {
+        if (labelled) row.insert(row.begin(), label);
+        table.AddRow(std::move(row));
+      }
+    }
+    table.PrintCsv(out);
+  }
+}
+
+}  // namespace
+
+void PrintReport(const LoadedTraces& loaded, Format format, const RenderFn& render,
+                 std::FILE* out) {
+  analysis::TraceSet all(loaded.all);
+  Rendered aggregate = render(all, format);
+  if (loaded.all.size() == 1) {
+    if (format == Format::kJson)
+      PrintJson(aggregate.json, out);
+    else if (format == Format::kCsv)
+      PrintCsv({{loaded.all[0]->path, std::move(aggregate)}}, out);
+    else
+      PrintText(aggregate, out);
+    return;
+  }
+
+  std::vector<std::pair<std::string, Rendered>> parts;
+  for (size_t i = 0; i < loaded.all.size(); ++i)
+    parts.emplace_back(loaded.all[i]->path, render(all.subspan(i, 1), format));
+
+  if (format == Format::kJson) {
+    nlohmann::json files = nlohmann::json::array();
+    for (auto& [path, rendered] : parts) {
+      nlohmann::json file = std::move(rendered.json);
+      file["path"] = path;
+      files.push_back(std::move(file));
+    }
+    aggregate.json["files"] = std::move(files);
+    PrintJson(aggregate.json, out);
+  } else if (format == Format::kCsv) {
+    parts.emplace_back("all", std::move(aggregate));
+    PrintCsv(parts, out);
+  } else {
+    for (const auto& [path, rendered] : parts) {
+      fmt::print(out, "== {} ==\n", path);
+      PrintText(rendered, out);
+      fmt::print(out, "\n");
+    }
+    fmt::print(out, "== all {} files ==\n", parts.size());
+    PrintText(aggregate, out);
+  }
+}
+
+int RunReport(const std::vector<std::string>& paths, Format format, const RenderFn& render) {
+  LoadedTraces loaded;
+  if (!LoadTraces(paths, &loaded)) return 1;
+  PrintReport(loaded, format, render, stdout);
+  return 0;
+}
+
+std::string Cells::Duration(uint64_t ns) const {
+  return human_ ? FormatDuration(ns) : std::to_string(ns);
+}
+
+std::string Cells::Duration(double ns) const {
+  double rounded = std::llround(std::max(ns, 0.0));
+  return Duration(static_cast<uint64_t>(rounded));
+}
+
+std::string Cells::Bytes(uint64_t bytes) const {
+  return human_ ? FormatBytes(bytes) : std::to_string(bytes);
+}
+
+std::string Cells::Count(uint64_t n) const { return std::to_string(n); }
+
+std::string Cells::Percent(double pct) const {
+  return human_ ? fmt::format("{:.1f}", pct) : fmt::format("{:.3f}", pct);
+}
+
+std::string Cells::Real(double value, int decimals) const {
+  return fmt::format("{:.{}f}", value, decimals);
+}
+
+std::string Shorten(const std::string& text, size_t max_chars) {
+  if (text.size() <= max_chars || max_chars < 8) return text;
+  size_t head = (max_chars - 3) / 2;
+  size_t tail = max_chars - 3 - head;
+  return text.substr(0, head) + "..." + text.substr(text.size() - tail);
+}
+
+}  // namespace cutrace::cli

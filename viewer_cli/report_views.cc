@@ -1,0 +1,240 @@
+// JSON objects and tables of each report: see report_views.h.
+#include "viewer_cli/report_views.h"
+
+#include <cmath>
+
+#include <fmt/core.h>
+
+namespace cutrace::cli {
+
+using nlohmann::json;
+
+uint64_t RoundNs(double ns) {
+  if (!(ns > 0)) return 0;
+  return static_cast<uint64_t>(std::llround(ns));
+}
+
+static std::string Name(const std::string& name, const Cells& cells, size_t width) {
+  return cells.human() && width > 0 ? Shorten(name, width) : name;
+}
+
+json KernelsJson(const analysis::KernelReport& report) {
+  json kernels = json::array();
+  for (const analysis::KernelStats& k : report.kernels)
+    kernels.push_back({{"name", k.name},
+                       {"count", k.count},
+                       {"total_ns", k.total_ns},
+                       {"avg_ns", RoundNs(k.avg_ns)},
+                       {"min_ns", k.min_ns},
+                       {"max_ns", k.max_ns},
+                       {"p50_ns", k.p50_ns},
+                       {"p99_ns", k.p99_ns},
+                       {"stddev_ns", RoundNs(k.stddev_ns)},
+                       {"pct", k.pct}});
+  return kernels;
+}
+
+TableSection KernelsTable(const analysis::KernelReport& report, Format format,
+                          size_t name_width) {
+  Cells c(format);
+  TableSection t;
+  t.headers = {c.Header("Time(%)", "pct"),     c.Header("Total", "total_ns"),
+               c.Header("Count", "count"),     c.Header("Avg", "avg_ns"),
+               c.Header("Med", "p50_ns"),      c.Header("p99", "p99_ns"),
+               c.Header("Min", "min_ns"),      c.Header("Max", "max_ns"),
+               c.Header("StdDev", "stddev_ns"), c.Header("Name", "name")};
+  t.right = {true, true, true, true, true, true, true, true, true, false};
+  t.empty_note = "no kernels";
+  for (const analysis::KernelStats& k : report.kernels)
+    t.rows.push_back({c.Percent(k.pct), c.Duration(k.total_ns), c.Count(k.count),
+                      c.Duration(k.avg_ns), c.Duration(k.p50_ns), c.Duration(k.p99_ns),
+                      c.Duration(k.min_ns), c.Duration(k.max_ns), c.Duration(k.stddev_ns),
+                      Name(k.name, c, name_width)});
+  return t;
+}
+
+json CopiesJson(const analysis::CopyReport& report) {
+  json copies = json::array();
+  for (const analysis::CopyStats& s : report.copies)
+    copies.push_back({{"kind", s.kind},
+                      {"count", s.count},
+                      {"bytes", s.bytes},
+                      {"total_ns", s.total_ns},
+                      {"gbps", s.gbps},
+                      {"pageable_count", s.pageable_count}});
+  return copies;
+}
+
+TableSection CopiesTable(const analysis::CopyReport& report, Format format) {
+  Cells c(format);
+  TableSection t;
+  t.headers = {c.Header("Kind", "kind"),   c.Header("Count", "count"),
+               c.Header("Bytes", "bytes"), c.Header("Total", "total_ns"),
+               c.Header("GB/s", "gbps"),   c.Header("Pageable", "pageable_count")};
+  t.right = {false, true, true, true, true, true};
+  t.empty_note = "no copies or memsets";
+  for (const analysis::CopyStats& s : report.copies)
+    t.rows.push_back({s.kind, c.Count(s.count), c.Bytes(s.bytes), c.Duration(s.total_ns),
+                      c.Real(s.gbps, c.human() ? 2 : 6), c.Count(s.pageable_count)});
+  return t;
+}
+
+json OverlapJson(const analysis::TimelineReport& report) {
+  json devices = json::array();
+  for (const analysis::DeviceOverlap& d : report.devices)
+    devices.push_back({{"device", d.device},
+                       {"span_ns", d.span_ns},
+                       {"busy_ns", d.busy_ns},
+                       {"idle_ns", d.idle_ns},
+                       {"compute_ns", d.compute_ns},
+                       {"copy_ns", d.copy_ns},
+                       {"overlap_ns", d.overlap_ns},
+                       {"compute_only_ns", d.compute_only_ns},
+                       {"copy_only_ns", d.copy_only_ns}});
+  return devices;
+}
+
+TableSection OverlapTable(const analysis::TimelineReport& report, Format format) {
+  Cells c(format);
+  TableSection t;
+  t.headers = {c.Header("Device", "device"),          c.Header("Span", "span_ns"),
+               c.Header("Busy", "busy_ns"),           c.Header("Idle", "idle_ns"),
+               c.Header("Idle(%)", "idle_pct"),       c.Header("Compute", "compute_ns"),
+               c.Header("Copy", "copy_ns"),           c.Header("Overlap", "overlap_ns"),
+               c.Header("Compute only", "compute_only_ns"),
+               c.Header("Copy only", "copy_only_ns")};
+  t.right = std::vector<bool>(t.headers.size(), true);
+  t.empty_note = "no GPU activity";
+  for (const analysis::DeviceOverlap& d : report.devices) {
+    double idle_pct = d.span_ns ? 100.0 * static_cast<double>(d.idle_ns) / d.span_ns : 0.0;
+    t.rows.push_back({c.Count(d.device), c.Duration(d.span_ns), c.Duration(d.busy_ns),
+                      c.Duration(d.idle_ns), c.Percent(idle_pct), c.Duration(d.compute_ns),
+                      c.Duration(d.copy_ns), c.Duration(d.overlap_ns),
+                      c.Duration(d.compute_only_ns), c.Duration(d.copy_only_ns)});
+  }
+  return t;
+}
+
+json GapsJson(const analysis::TimelineReport& report, analysis::TraceSet traces) {
+  json devices = json::array();
+  for (const analysis::DeviceGaps& d : report.gaps) {
+    json gaps = json::array();
+    for (const analysis::Gap& g : d.gaps)
+      gaps.push_back({{"start_ns", g.start_ns},
+                      {"end_ns", g.end_ns},
+                      {"duration_ns", g.duration_ns()},
+                      {"before", analysis::DescribeOp(traces, g.before)},
+                      {"after", analysis::DescribeOp(traces, g.after)},
+                      {"cause", analysis::GapCauseName(g.cause)}});
+    devices.push_back({{"device", d.device},
+                       {"idle_ns", d.idle_ns},
+                       {"gap_count", d.gap_count},
+                       {"gaps", std::move(gaps)}});
+  }
+  return devices;
+}
+
+TableSection GapsTable(const analysis::TimelineReport& report, analysis::TraceSet traces,
+                       Format format, size_t name_width) {
+  Cells c(format);
+  TableSection t;
+  t.headers = {c.Header("Device", "device"),     c.Header("Start", "start_ns"),
+               c.Header("Duration", "duration_ns"), c.Header("Cause", "cause"),
+               c.Header("Before", "before"),     c.Header("After", "after")};
+  t.right = {true, true, true, false, false, false};
+  t.empty_note = "no gaps listed";
+  for (size_t d = 0; d < report.gaps.size(); ++d) {
+    const analysis::DeviceGaps& device = report.gaps[d];
+    uint64_t origin = report.devices[d].first_ns;
+    for (const analysis::Gap& g : device.gaps) {
+      // Offsets from the device's first operation read better than raw clock values.
+      std::string start =
+          c.human() ? "+" + FormatDuration(g.start_ns - origin) : std::to_string(g.start_ns);
+      t.rows.push_back({c.Count(device.device), start, c.Duration(g.duration_ns()),
+                        analysis::GapCauseName(g.cause),
+                        Name(analysis::DescribeOp(traces, g.before), c, name_width),
+                        Name(analysis::DescribeOp(traces, g.after), c, name_width)});
+    }
+  }
+  return t;
+}
+
+json RangesJson(const analysis::NvtxReport& report) {
+  json ranges = json::array();
+  for (const analysis::NvtxRow& r : report.ranges)
+    ranges.push_back({{"domain", r.domain},
+                      {"name", r.name},
+                      {"depth", r.depth},
+                      {"gpu_range", r.gpu_range},
+                      {"count", r.count},
+                      {"cpu_total_ns", r.cpu_total_ns},
+                      {"cpu_avg_ns", RoundNs(r.cpu_avg_ns)},
+                      {"cpu_min_ns", r.cpu_min_ns},
+                      {"cpu_max_ns", r.cpu_max_ns},
+                      {"gpu_total_ns", r.gpu_total_ns},
+                      {"gpu_ops", r.gpu_ops},
+                      {"gpu_ranges", r.gpu_ranges}});
+  return ranges;
+}
+
+TableSection RangesTable(const analysis::NvtxReport& report, Format format, size_t name_width) {
+  Cells c(format);
+  TableSection t;
+  t.headers = {c.Header("CPU total", "cpu_total_ns"), c.Header("Count", "count"),
+               c.Header("CPU avg", "cpu_avg_ns"),     c.Header("CPU min", "cpu_min_ns"),
+               c.Header("CPU max", "cpu_max_ns"),     c.Header("GPU total", "gpu_total_ns"),
+               c.Header("GPU ops", "gpu_ops"),        c.Header("Depth", "depth"),
+               c.Header("Domain", "domain"),          c.Header("Name", "name")};
+  t.right = {true, true, true, true, true, true, true, true, false, false};
+  if (!c.human()) {
+    t.headers.push_back("gpu_range");
+    t.right.push_back(false);
+  }
+  t.empty_note = "no NVTX ranges";
+  for (const analysis::NvtxRow& r : report.ranges) {
+    // GPU-side annotations have no CPU time; say so instead of printing zeros.
+    auto cpu = [&](uint64_t ns) { return r.gpu_range && c.human() ? "-" : c.Duration(ns); };
+    std::string name = Name(r.name, c, name_width);
+    if (r.gpu_range && c.human()) name += " [gpu]";
+    std::vector<std::string> row = {cpu(r.cpu_total_ns),  c.Count(r.count),
+                                    r.gpu_range && c.human() ? "-" : c.Duration(r.cpu_avg_ns),
+                                    cpu(r.cpu_min_ns),    cpu(r.cpu_max_ns),
+                                    c.Duration(r.gpu_total_ns), c.Count(r.gpu_ops),
+                                    c.Count(r.depth),     r.domain, name};
+    if (!c.human()) row.push_back(r.gpu_range ? "true" : "false");
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+json ApiJson(const analysis::ApiReport& report) {
+  json calls = json::array();
+  for (const analysis::ApiStats& a : report.api_calls)
+    calls.push_back({{"name", a.name},
+                     {"domain", a.domain},
+                     {"count", a.count},
+                     {"total_ns", a.total_ns},
+                     {"avg_ns", RoundNs(a.avg_ns)},
+                     {"min_ns", a.min_ns},
+                     {"max_ns", a.max_ns},
+                     {"errors", a.errors}});
+  return calls;
+}
+
+TableSection ApiTable(const analysis::ApiReport& report, Format format) {
+  Cells c(format);
+  TableSection t;
+  t.headers = {c.Header("Total", "total_ns"), c.Header("Count", "count"),
+               c.Header("Avg", "avg_ns"),     c.Header("Min", "min_ns"),
+               c.Header("Max", "max_ns"),     c.Header("Errors", "errors"),
+               c.Header("Domain", "domain"),  c.Header("Name", "name")};
+  t.right = {true, true, true, true, true, true, false, false};
+  t.empty_note = "no API calls";
+  for (const analysis::ApiStats& a : report.api_calls)
+    t.rows.push_back({c.Duration(a.total_ns), c.Count(a.count), c.Duration(a.avg_ns),
+                      c.Duration(a.min_ns), c.Duration(a.max_ns), c.Count(a.errors), a.domain,
+                      a.name});
+  return t;
+}
+
+}  // namespace cutrace::cli

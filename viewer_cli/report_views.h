@@ -1,0 +1,45 @@
+// The JSON objects and tables of each analysis report, shared by the report
+// commands and by `summary` (which shows them all). JSON field names follow
+// docs/json-reports.md exactly; times are integer ns (averages and standard
+// deviations rounded to the nearest ns), pct and gbps are reals.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/api_stats.h"
+#include "analysis/copy_stats.h"
+#include "analysis/device_timeline.h"
+#include "analysis/kernel_stats.h"
+#include "analysis/nvtx_stats.h"
+#include "viewer_cli/report_common.h"
+
+namespace cutrace::cli {
+
+// Arrays for the report keys "kernels", "copies", "devices" (overlap),
+// "devices" (gaps), "ranges" and "api_calls".
+nlohmann::json KernelsJson(const analysis::KernelReport& report);
+nlohmann::json CopiesJson(const analysis::CopyReport& report);
+nlohmann::json OverlapJson(const analysis::TimelineReport& report);
+nlohmann::json GapsJson(const analysis::TimelineReport& report, analysis::TraceSet traces);
+nlohmann::json RangesJson(const analysis::NvtxReport& report);
+nlohmann::json ApiJson(const analysis::ApiReport& report);
+
+// Tables in the same order. `name_width` > 0 shortens names in table form.
+TableSection KernelsTable(const analysis::KernelReport& report, Format format,
+                          size_t name_width = 0);
+TableSection CopiesTable(const analysis::CopyReport& report, Format format);
+TableSection OverlapTable(const analysis::TimelineReport& report, Format format);
+// One table for all devices' listed gaps (with a device column); starts are
+// offsets from the device's first operation in table form, absolute in CSV.
+TableSection GapsTable(const analysis::TimelineReport& report, analysis::TraceSet traces,
+                       Format format, size_t name_width = 0);
+TableSection RangesTable(const analysis::NvtxReport& report, Format format,
+                         size_t name_width = 0);
+TableSection ApiTable(const analysis::ApiReport& report, Format format);
+
+// Rounds a non-negative real number of ns to an integer for JSON.
+uint64_t RoundNs(double ns);
+
+}  // namespace cutrace::cli
