@@ -171,7 +171,9 @@ void PrintText(const TraceData& t) {
   std::string command;
   for (const std::string& arg : h.command_line()) {
     if (!command.empty()) command += ' ';
-    command += arg;
+    // Quote what a shell would split or drop, so the line reads unambiguously.
+    bool quote = arg.empty() || arg.find_first_of(" \t'\"") != std::string::npos;
+    command += quote ? "'" + arg + "'" : arg;
   }
   PrintKv("command", Or(command));
   PrintKv("rank", Or(h.rank()));
@@ -220,8 +222,14 @@ void PrintText(const TraceData& t) {
     fmt::print("  (none recorded)\n");
   } else {
     const proto::Statistics& s = *t.statistics;
-    PrintKv("dropped", fmt::format("{} by CUPTI, {} queue full", s.records_dropped_by_cupti(),
-                                   s.records_dropped_queue_full()));
+    PrintKv("seen", fmt::format("{} kernels, {} memcpys, {} memsets, {} ranges, {} API calls, "
+                                "{} syncs",
+                                s.kernels(), s.memcpys(), s.memsets(), s.ranges(), s.api_calls(),
+                                s.syncs()));
+    uint64_t dropped = s.records_dropped_by_cupti() + s.records_dropped_queue_full();
+    PrintKv("dropped", fmt::format("{} by CUPTI, {} queue full{}", s.records_dropped_by_cupti(),
+                                   s.records_dropped_queue_full(),
+                                   dropped ? ": reports undercount" : ""));
     uint64_t invalid = 0;
     for (const auto& i : s.invalid()) invalid += i.count();
     PrintKv("invalid", std::to_string(invalid));
