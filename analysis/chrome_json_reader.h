@@ -21,21 +21,10 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/chrome_time.h"
 #include "collector/status.h"
 
 namespace cutrace {
-
-// Timestamps and durations must stay below this many ns (about 146 years):
-// beyond it the value is absurd, and differences would overflow int64.
-inline constexpr int64_t kMaxImportNs = int64_t{1} << 62;
-
-// A time field (ts or dur) of one event.
-struct ChromeTime {
-  enum class State : uint8_t { kAbsent, kOk, kNotNumber, kOutOfRange };
-  State state = State::kAbsent;
-  int64_t ns = 0;    // valid when kOk (may be negative)
-  std::string text;  // the value as written, for messages (not kOk only)
-};
 
 // pid or tid: Kineto writes integers, some tools strings ("Spans").
 struct ChromeId {
@@ -111,9 +100,5 @@ using ChromeEventCallback = std::function<Status(ChromeEvent& event)>;
 // array: not a Chrome trace", or whatever the callback returned.
 Status ReadChromeTrace(std::string_view text, const ChromeEventCallback& on_event,
                        ChromeTraceMetadata* metadata);
-
-// Converts the text of a JSON number of microseconds ("12.3456", "7",
-// "1.5e3") to nanoseconds, rounding half away from zero. Exposed for tests.
-ChromeTime::State MicrosTextToNanos(std::string_view text, int64_t* ns);
 
 }  // namespace cutrace

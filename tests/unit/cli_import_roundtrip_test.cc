@@ -17,7 +17,9 @@
 namespace cutrace {
 namespace {
 
-std::string FixturePath() { return std::string(CUTRACE_SOURCE_DIR) + "/tests/data/kineto_small.json"; }
+std::string FixturePath() {
+  return std::string(CUTRACE_SOURCE_DIR) + "/tests/data/kineto_small.json";
+}
 
 void ExpectMatchesFixture(const TraceData& data) {
   EXPECT_EQ(data.header.magic(), "cutrace");
