@@ -98,9 +98,9 @@ int Run(const Options& o) {
   // writer's O_EXCL still guards against a race.
   struct stat st;
   if (lstat(o.output.c_str(), &st) == 0) {
-    PrintError(fmt::format("{} exists: cutrace import never overwrites; remove it or choose "
+    PrintError(fmt::format("{} {}: cutrace import never overwrites; remove it or choose "
                            "another -o",
-                           o.output));
+                           o.output, S_ISLNK(st.st_mode) ? "is a symlink" : "exists"));
     return 1;
   }
   ChromeImportOptions import_options;
