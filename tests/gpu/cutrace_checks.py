@@ -105,9 +105,15 @@ def check_info(info: dict, label: str = "") -> list[Check]:
     checks = []
     clean = f.get("clean_shutdown")
     truncated = f.get("truncated")
-    checks.append(Check(prefix + "clean shutdown", clean is True and truncated is not True,
-                        f"clean_shutdown={clean} truncated={truncated}",
-                        {"clean_shutdown": clean, "truncated": truncated}))
+    lost = _num(f.get("lost_bytes", 0))
+    problems = f.get("problems") or []
+    detail = f"clean_shutdown={clean} truncated={truncated} lost_bytes={lost}"
+    if problems:
+        detail += f"; problems: {'; '.join(str(p) for p in problems[:3])}"
+    checks.append(Check(prefix + "clean shutdown",
+                        clean is True and truncated is not True and lost == 0, detail,
+                        {"clean_shutdown": clean, "truncated": truncated, "lost_bytes": lost,
+                         "problems": len(problems)}))
     stats = f.get("statistics")
     if not isinstance(stats, dict):
         checks.append(Check(prefix + "zero drops", False, "info has no statistics object"))
@@ -209,6 +215,8 @@ def check_copies(truth_copies: dict[str, dict], truth_memsets: dict,
 def nvtx_rows(nvtx_report: dict) -> dict[tuple[str, str, int], dict]:
     rows: dict[tuple[str, str, int], dict] = {}
     for row in nvtx_report.get("ranges", []):
+        if row.get("gpu_range"):  # imported GPU annotations, not ranges the program opened
+            continue
         key = (norm_domain(row.get("domain")), row.get("name", ""), _num(row.get("depth", 0)))
         acc = rows.setdefault(key, {"count": 0, "gpu_ops": 0})
         acc["count"] += _num(row.get("count", 0))

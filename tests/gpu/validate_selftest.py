@@ -9,6 +9,7 @@ FAIL, and the defect-free run must PASS. A validator that cannot fail is a defec
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import subprocess
@@ -126,6 +127,90 @@ class ChecksTest(unittest.TestCase):
         r = validate.run(["sh", "-c", "sleep 30"], env, 0.5)
         self.assertTrue(r.timed_out)
         self.assertEqual(r.status, -1)
+
+
+def _kineto(events: list[dict]) -> dict:
+    return {"schemaVersion": 1, "traceEvents": [
+        {"name": "process_name", "ph": "M", "ts": 0, "pid": 0, "tid": 0, "args": {"name": "GPU 0"}},
+        *events]}
+
+
+@unittest.skipUnless(os.environ.get("CUTRACE_BIN"), "CUTRACE_BIN (the built cutrace) not set")
+class RealCutraceTest(unittest.TestCase):
+    """The checks against the real `cutrace` reports, on a trace imported from a hand-made
+    Kineto JSON whose content is known: catches drift between docs/json-reports.md as
+    implemented and what the validator parses."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        host = {"pid": 10, "tid": 1}
+        gpu = {"pid": 0, "tid": 7}
+
+        def x(cat, name, ts, dur, where, **args):
+            return {"ph": "X", "cat": cat, "name": name, "ts": ts, "dur": dur, **where,
+                    "args": args}
+
+        k = "k(int*, int)"
+        events = [
+            x("user_annotation", "outer", 1000, 100, host),
+            x("user_annotation", "inner", 1010, 40, host),
+            x("cuda_runtime", "cudaLaunchKernel", 1012, 2, host, correlation=1),
+            x("cuda_runtime", "cudaLaunchKernel", 1060, 2, host, correlation=2),
+            x("cuda_runtime", "cudaMemcpyAsync", 1064, 2, host, correlation=6),
+            x("cuda_runtime", "cudaMemcpyAsync", 1070, 2, host, correlation=3),
+            x("cuda_runtime", "cudaMemsetAsync", 1150, 2, host, correlation=4),
+            x("cuda_runtime", "cudaLaunchKernel", 59990, 2, host, correlation=5),
+            x("kernel", k, 1020, 20, gpu, device=0, stream=7, correlation=1),
+            x("kernel", k, 1090, 20, gpu, device=0, stream=7, correlation=2),
+            x("gpu_memcpy", "Memcpy DtoH (Device -> Pinned)", 1095, 10, gpu, device=0,
+              stream=8, correlation=6, bytes=1024),
+            x("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 1130, 10, gpu, device=0,
+              stream=7, correlation=3, bytes=4096),
+            x("gpu_memset", "Memset (Device)", 1200, 5, gpu, device=0, stream=7,
+              correlation=4, bytes=256),
+            x("kernel", k, 60000, 20, gpu, device=0, stream=7, correlation=5),
+        ]
+        src = Path(self.tmp.name) / "k.json"
+        src.write_text(json.dumps(_kineto(events)))
+        self.trace = Path(self.tmp.name) / "k.trace"
+        r = subprocess.run([os.environ["CUTRACE_BIN"], "import", str(src), "-o", str(self.trace)],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.truth = {
+            "pid": 0, "kernels": {k: 3},
+            "copies": {"HtoD": {"count": 1, "bytes": 4096, "pageable_count": 1},
+                       "DtoH": {"count": 1, "bytes": 1024, "pageable_count": 0}},
+            "memsets": {"count": 1, "bytes": 256},
+            "nvtx": [{"domain": "default", "name": "outer", "depth": 0, "count": 1, "gpu_ops": 4},
+                     {"domain": "default", "name": "inner", "depth": 1, "count": 1, "gpu_ops": 1}],
+            "timed_kernels": [{"name": k, "count": 3, "event_avg_ns": 20000,
+                               "event_min_ns": 20000, "event_max_ns": 20000}],
+            "gaps": {"count": 1, "sleep_ns": 50_000_000},
+            "overlap": {"min_fraction_of_copy": 0.3},
+        }
+
+    def reports(self):
+        case = validate.Case("x", gaps=True)
+        return validate.collect_reports(os.environ["CUTRACE_BIN"], self.trace, self.truth, case,
+                                        Path(self.tmp.name))
+
+    def test_known_trace_passes_every_check(self):
+        reports = self.reports()
+        checks = cc.check_info(reports["info"]) + cc.check_truth(self.truth, reports)
+        failed = [f"{c.name}: {c.detail}" for c in checks if c.verdict != "PASS"]
+        self.assertEqual(failed, [])
+        self.assertGreaterEqual(len(checks), 12)
+
+    def test_known_trace_fails_a_wrong_truth(self):
+        reports = self.reports()
+        for key, value in (("kernels", {"k(int*, int)": 4}),
+                           ("memsets", {"count": 1, "bytes": 255}),
+                           ("gaps", {"count": 2, "sleep_ns": 50_000_000}),
+                           ("overlap", {"min_fraction_of_copy": 0.9})):
+            with self.subTest(key=key):
+                truth = dict(self.truth, **{key: value})
+                self.assertIn("FAIL", verdicts(cc.check_truth(truth, reports)).values())
 
 
 class EndToEndTest(unittest.TestCase):
