@@ -29,6 +29,8 @@ start=$SECONDS
 cutrace=$bundle/bin/cutrace
 tests=$bundle/tests/gpu
 export LD_LIBRARY_PATH=/usr/local/cuda/targets/x86_64-linux/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# Shared libraries make-gpu-bundle.sh carried because the binaries need them.
+if [[ -d $bundle/lib/deps ]]; then export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$bundle/lib/deps; fi
 export PYTHONDONTWRITEBYTECODE=1
 
 # Results, one line each: NAME<TAB>VERDICT<TAB>figures
@@ -36,6 +38,11 @@ results=$work/results.tsv
 : > "$results"
 
 left() { echo $((budget - (SECONDS - start))); }
+
+# The python steps decide for themselves (exit 77); this is for the others.
+gpu=false
+if [[ -e /dev/nvidia0 ]] && timeout 30 nvidia-smi -L > /dev/null 2>&1; then gpu=true; fi
+if [[ ${CUTRACE_VALIDATE_ASSUME_GPU:-} == 1 ]]; then gpu=true; fi  # validate_selftest's fakes
 
 # step_timeout WANTED: WANTED seconds, or what the budget has left (0: no time).
 step_timeout() {
@@ -55,17 +62,21 @@ versions() {
   echo "driver: $(timeout 30 nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>&1 | head -1)"
   echo "cuda:   $(timeout 30 nvidia-smi 2>/dev/null | sed -n 's/.*CUDA Version: *\([0-9.]*\).*/\1/p' | head -1) (driver API)," \
        "toolkit $(/usr/local/cuda/bin/nvcc --version 2>/dev/null | sed -n 's/.*release \([0-9.]*\).*/\1/p')"
-  echo "cupti:  $(find /usr/local/cuda/targets/x86_64-linux/lib -maxdepth 1 -name 'libcupti.so*' -printf '%f ' 2>/dev/null)(API version: see the demo trace's info)"
+  echo "cupti:  $(find -H /usr/local/cuda/targets/x86_64-linux/lib/ -maxdepth 1 -name 'libcupti.so*' -printf '%f ' 2>/dev/null)(API version: see the demo trace's info)"
   echo "os:     $(sed -n 's/^PRETTY_NAME=//p' /etc/os-release 2>/dev/null | tr -d '"'), glibc $(ldd --version 2>/dev/null | head -1 | awk '{print $NF}')"
-  local nf
-  nf=$(ldd "$bundle/lib/libcutrace_injection.so" 2>&1 | grep -c "not found")
-  echo "libcutrace_injection.so: $(ldd "$bundle/lib/libcutrace_injection.so" 2>&1 | awk '{print $1}' | tr '\n' ' ')"
-  ((nf == 0)) || echo "WARNING: libcutrace_injection.so has $nf unresolved NEEDED entries"
+  local f nf
+  echo "libcutrace_injection.so needs: $(ldd "$bundle/lib/libcutrace_injection.so" 2>&1 | awk '{print $1}' | tr '\n' ' ')"
+  [[ -d $bundle/lib/deps ]] && echo "carried libraries: $(find "$bundle/lib/deps" -type f -printf '%f ')"
+  for f in "$bundle/bin"/* "$bundle/lib/libcutrace_injection.so"; do
+    nf=$(ldd "$f" 2>&1 | grep -c "not found")
+    ((nf == 0)) || echo "WARNING: $(basename "$f") has $nf unresolved libraries: $(ldd "$f" 2>&1 | grep "not found" | awk '{print $1}' | tr '\n' ' ')"
+  done
 }
 
 demo_profile() {
   section "demo: cutrace run + cutrace summary"
   local t dir=$work/demo traces
+  if ! $gpu; then record demo_profile SKIP "skipped: no GPU"; return; fi
   t=$(step_timeout 120)
   if ((t == 0)); then record demo_profile "NOT RUN" "no time left"; return; fi
   mkdir -p "$dir"

@@ -39,6 +39,21 @@ cp -p "$build/bin/cutrace" "$build/bin"/ct_* "$bundle/bin/"
 cp -p "$build/lib/libcutrace_injection.so" "$bundle/lib/"
 cp -p "$root"/tests/gpu/*.py "$bundle/tests/gpu/"
 cp -p "$root/scripts/gpu-suite.sh" "$bundle/scripts/"
+# Shared libraries beyond the C/C++ runtime that the binaries were linked with
+# here (e.g. libfmt for cutrace) may be missing on the GPU machine: carry them
+# in lib/deps, which gpu-suite.sh puts on LD_LIBRARY_PATH.
+base='^(linux-vdso|libc|libm|libstdc\+\+|libgcc_s|ld-linux-x86-64|libpthread|libdl|librt|libcuda)\.so'
+for bin in "$bundle/bin"/* "$bundle/lib/libcutrace_injection.so"; do
+  while read -r name _ path _; do
+    [[ $name =~ $base || -z ${path:-} || ! -f $path ]] && continue
+    mkdir -p "$bundle/lib/deps"
+    if [[ ! -f $bundle/lib/deps/$name ]]; then
+      cp -L "$path" "$bundle/lib/deps/$name"
+      echo "make-gpu-bundle: carrying $name (needed by $(basename "$bin"); link it statically to drop this)"
+    fi
+  done < <(ldd "$bin" 2>/dev/null | grep '=>')
+done
+
 {
   echo "commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)$(
     git -C "$root" diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
