@@ -26,7 +26,8 @@ from pathlib import Path
 
 BUGS = ("kernel_count", "extra_kernel", "bytes", "pageable", "memset", "nvtx_depth",
         "nvtx_extra", "gpu_ops", "duration", "gap_short", "overlap_zero", "drops", "unclean",
-        "no_trace", "stdout", "status", "hang", "stray_trace", "no_child_trace", "graph_ids")
+        "no_trace", "stdout", "status", "hang", "stray_trace", "same_pid", "no_child_trace",
+        "graph_ids")
 
 
 def bug() -> str:
@@ -219,6 +220,9 @@ def write_traces(out_dir: Path, truth: dict) -> None:
             sub = {"pid": child["pid"], "kernels": child["kernels"]}
             (out_dir / f"cutrace-fake-{child['pid']}.trace").write_text(
                 json.dumps(reports_for(sub)))
+    if bug() == "same_pid":
+        (out_dir / "cutrace-fake-dup.trace").write_text(json.dumps(reports_for(
+            {"pid": truth["pid"], "kernels": {}})))
     if bug() == "stray_trace":
         stray = {"pid": 999999, "kernels": {}}
         (out_dir / "cutrace-fake-999999.trace").write_text(json.dumps(reports_for(stray)))

@@ -245,6 +245,10 @@ def validate_mode(mode: str, args, case: Case, app: str, bare: Result, rep: Repo
         if pid is None:
             rep.fail(mode, f"info {t.name}", "no pid in the header")
             continue
+        if pid in by_pid:  # e.g. a forked child writing under its parent's cached pid
+            rep.fail(mode, "one trace per pid", f"{by_pid[pid][0].name} and {t.name} both "
+                     f"have pid {pid} in their header")
+            continue
         by_pid[pid] = (t, info)
 
     main = by_pid.pop(int(truth["pid"]), None)

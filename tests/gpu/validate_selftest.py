@@ -274,6 +274,7 @@ class EndToEndTest(unittest.TestCase):
             "gap_short": "gaps", "overlap_zero": "overlap", "drops": "zero drops",
             "unclean": "clean shutdown", "no_trace": "trace written", "stdout": "stdout",
             "status": "exit status", "hang": "finished", "stray_trace": "unexpected traces",
+            "same_pid": "one trace per pid",
             "no_child_trace": "child exec", "graph_ids": "graph kernels"}
         self.assertEqual(set(failing_check), set(fake_tools.BUGS))
         for bug, (rc, out) in runs.items():
