@@ -1,0 +1,92 @@
+// A stand-in CUDA program for the lifecycle tests: it does what the CUDA
+// driver does at cuInit (dlopen CUDA_INJECTION64_PATH, call
+// InitializeInjection), "launches" kernels through the fake libcupti named by
+// CUTRACE_CUPTI_PATH, prints a line, and then ends the way argv[1] says:
+//   return          return 0 from main
+//   exit-thread     exit(7) from a second thread while main sleeps
+//   sigterm         raise(SIGTERM) with the default disposition (dies of it)
+//   sigint-handler  its own SIGINT handler, installed before cuInit; then return 0
+//   sigterm-ignored SIGTERM ignored before cuInit; raise it; then return 0
+//   fork            fork(); the child prints and exit(0)s; the parent waits, returns 0
+#include <dlfcn.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+namespace {
+
+volatile sig_atomic_t g_handled = 0;
+void OnSigint(int) { g_handled = 1; }
+
+// The library named by `env`, or nullptr if it is unset or does not load.
+void* Open(const char* env) {
+  const char* path = std::getenv(env);
+  return path == nullptr ? nullptr : dlopen(path, RTLD_NOW | RTLD_LOCAL);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const char* mode = argc > 1 ? argv[1] : "return";
+  if (std::strcmp(mode, "sigint-handler") == 0) signal(SIGINT, &OnSigint);
+  if (std::strcmp(mode, "sigterm-ignored") == 0) signal(SIGTERM, SIG_IGN);
+
+  // What the driver does at cuInit.
+  void* injection = Open("CUDA_INJECTION64_PATH");
+  if (injection == nullptr) return 91;
+  auto init = reinterpret_cast<int (*)()>(dlsym(injection, "InitializeInjection"));
+  if (init == nullptr) return 92;
+  init();
+  init();  // a second call must be harmless
+
+  // Without the fake libcupti (a test of a missing CUPTI) there is no GPU work.
+  if (void* cupti = Open("CUTRACE_CUPTI_PATH")) {
+    auto launch = reinterpret_cast<void (*)(const char*, int)>(dlsym(cupti, "fake_cupti_launch"));
+    auto deliver = reinterpret_cast<void (*)()>(dlsym(cupti, "fake_cupti_deliver"));
+    if (launch == nullptr || deliver == nullptr) return 93;
+    launch("_Z6kernelv", 5);
+    deliver();
+    launch("_Z5otherv", 3);  // still with "CUPTI" at exit: needs the final flush
+  }
+
+  std::printf("app output %s\n", mode);
+  std::fflush(stdout);
+
+  if (std::strcmp(mode, "exit-thread") == 0) {
+    std::thread([] { std::exit(7); }).detach();
+    sleep(30);
+    return 94;
+  }
+  if (std::strcmp(mode, "sigterm") == 0) {
+    raise(SIGTERM);
+    sleep(30);
+    return 95;
+  }
+  if (std::strcmp(mode, "sigint-handler") == 0) {
+    raise(SIGINT);
+    std::printf("handled %d\n", static_cast<int>(g_handled));
+    return g_handled ? 0 : 96;
+  }
+  if (std::strcmp(mode, "sigterm-ignored") == 0) {
+    raise(SIGTERM);
+    std::printf("still here\n");
+    return 0;
+  }
+  if (std::strcmp(mode, "fork") == 0) {
+    std::fflush(stdout);
+    pid_t child = fork();
+    if (child == 0) {
+      std::printf("child\n");
+      std::exit(0);  // runs the inherited atexit handlers: must not hang or write
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 97;
+  }
+  return 0;
+}

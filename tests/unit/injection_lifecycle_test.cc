@@ -1,0 +1,236 @@
+// The injected library's process life, without a GPU: a stand-in CUDA
+// program (injection/testing/lifecycle_app.cc) loads the real
+// libcutrace_injection.so the way the driver does, against a stand-in
+// libcupti (injection/testing/fake_libcupti.cc), and ends in each way a
+// process can. Every exit path must leave a complete trace with the
+// clean-shutdown marker and the program's own output and exit status; every
+// failure must leave the program alone with one line on stderr.
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "collector/trace_loader.h"
+
+namespace cutrace::injection {
+namespace {
+
+const std::string kBin = CUTRACE_BINARY_DIR;
+
+struct RunResult {
+  int status = -1;
+  std::string out;
+  std::string err;
+  std::vector<std::string> traces;  // full paths
+};
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+int CountLines(const std::string& text) {
+  int n = 0;
+  for (char c : text) n += c == '\n';
+  return n;
+}
+
+class InjectionLifecycleTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/cutrace-lifecycle-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    ASSERT_EQ(::mkdir((dir_ + "/out").c_str(), 0700), 0);
+    for (const char* tool : {"/bin/injection_lifecycle_app", "/lib/libcutrace_injection.so",
+                             "/lib/libcutrace_fake_cupti.so"}) {
+      ASSERT_EQ(::access((kBin + tool).c_str(), R_OK), 0) << kBin + tool << " is not built";
+    }
+  }
+  void TearDown() override {
+    std::string cmd = "rm -rf '" + dir_ + "'";
+    ASSERT_EQ(std::system(cmd.c_str()), 0);
+  }
+
+  RunResult Run(const std::string& mode, std::map<std::string, std::string> env = {}) {
+    std::map<std::string, std::string> vars = {
+        {"PATH", "/usr/bin:/bin"},
+        {"CUDA_INJECTION64_PATH", kBin + "/lib/libcutrace_injection.so"},
+        {"CUTRACE_CUPTI_PATH", kBin + "/lib/libcutrace_fake_cupti.so"},
+        {"CUTRACE_OUTPUT", dir_ + "/out/"},
+    };
+    for (auto& [k, v] : env) vars[k] = v;
+    std::vector<std::string> strings;
+    for (auto& [k, v] : vars) strings.push_back(k + "=" + v);
+    std::vector<char*> envp;
+    for (auto& s : strings) envp.push_back(s.data());
+    envp.push_back(nullptr);
+    std::string app = kBin + "/bin/injection_lifecycle_app";
+    std::vector<char*> argv = {app.data(), const_cast<char*>(mode.c_str()), nullptr};
+    std::string out_path = dir_ + "/stdout", err_path = dir_ + "/stderr";
+
+    RunResult r;
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      ::dup2(out, 1);
+      ::dup2(err, 2);
+      ::execve(app.c_str(), argv.data(), envp.data());
+      ::_exit(127);
+    }
+    ::waitpid(pid, &r.status, 0);
+    r.out = ReadFile(out_path);
+    r.err = ReadFile(err_path);
+    DIR* d = ::opendir((dir_ + "/out").c_str());
+    while (struct dirent* e = ::readdir(d)) {
+      if (e->d_name[0] != '.') r.traces.push_back(dir_ + "/out/" + e->d_name);
+    }
+    ::closedir(d);
+    return r;
+  }
+
+  // The one trace of a run: clean, with every kernel the app launched.
+  void ExpectCompleteTrace(const RunResult& r, const std::string& reason) {
+    ASSERT_EQ(r.traces.size(), 1u) << r.err;
+    auto t = LoadTrace(r.traces[0]);
+    ASSERT_TRUE(t.ok()) << t.status().message();
+    EXPECT_TRUE(t->clean_shutdown()) << r.traces[0];
+    if (t->end) {
+      EXPECT_EQ(t->end->reason(), reason);
+    }
+    EXPECT_EQ(t->records.kernels.size(), 8u) << "5 delivered early + 3 at the final flush";
+    ASSERT_TRUE(t->statistics.has_value());
+    EXPECT_EQ(t->statistics->kernels(), 8u);
+    EXPECT_EQ(t->header.clock(), proto::CLOCK_DOMAIN_MONOTONIC);
+    EXPECT_FALSE(t->read.truncated);
+  }
+
+  std::string dir_;
+};
+
+TEST_F(InjectionLifecycleTest, ReturnFromMain) {
+  RunResult r = Run("return");
+  ASSERT_TRUE(WIFEXITED(r.status));
+  EXPECT_EQ(WEXITSTATUS(r.status), 0);
+  EXPECT_EQ(r.out, "app output return\n");
+  EXPECT_EQ(r.err, "") << "no problem, no output";
+  ExpectCompleteTrace(r, "exit");
+}
+
+TEST_F(InjectionLifecycleTest, ExitFromAnotherThread) {
+  RunResult r = Run("exit-thread");
+  ASSERT_TRUE(WIFEXITED(r.status));
+  EXPECT_EQ(WEXITSTATUS(r.status), 7);
+  EXPECT_EQ(r.out, "app output exit-thread\n");
+  ExpectCompleteTrace(r, "exit");
+}
+
+TEST_F(InjectionLifecycleTest, SigtermStillKillsButTheTraceIsComplete) {
+  RunResult r = Run("sigterm");
+  ASSERT_TRUE(WIFSIGNALED(r.status)) << "status " << r.status;
+  EXPECT_EQ(WTERMSIG(r.status), SIGTERM);
+  EXPECT_EQ(r.out, "app output sigterm\n");
+  ExpectCompleteTrace(r, "SIGTERM");
+}
+
+TEST_F(InjectionLifecycleTest, ProgramSigintHandlerIsChained) {
+  RunResult r = Run("sigint-handler");
+  ASSERT_TRUE(WIFEXITED(r.status));
+  EXPECT_EQ(WEXITSTATUS(r.status), 0);
+  EXPECT_EQ(r.out, "app output sigint-handler\nhandled 1\n");
+  ExpectCompleteTrace(r, "exit");
+}
+
+TEST_F(InjectionLifecycleTest, IgnoredSigtermStaysIgnored) {
+  RunResult r = Run("sigterm-ignored");
+  ASSERT_TRUE(WIFEXITED(r.status));
+  EXPECT_EQ(WEXITSTATUS(r.status), 0);
+  EXPECT_EQ(r.out, "app output sigterm-ignored\nstill here\n");
+  ExpectCompleteTrace(r, "exit");
+}
+
+TEST_F(InjectionLifecycleTest, ForkedChildStaysSilentAndNeverHangs) {
+  RunResult r = Run("fork");
+  ASSERT_TRUE(WIFEXITED(r.status));
+  EXPECT_EQ(WEXITSTATUS(r.status), 0);
+  EXPECT_EQ(r.out, "app output fork\nchild\n");
+  EXPECT_EQ(r.err, "");
+  ExpectCompleteTrace(r, "exit");
+}
+
+TEST_F(InjectionLifecycleTest, AnotherCuptiClientMeansOneLineAndNoTrace) {
+  RunResult r = Run("return", {{"FAKE_CUPTI_OTHER_SUBSCRIBER", "CUPTI for Nsight Compute"}});
+  ASSERT_TRUE(WIFEXITED(r.status));
+  EXPECT_EQ(WEXITSTATUS(r.status), 0);
+  EXPECT_EQ(r.out, "app output return\n");
+  EXPECT_EQ(CountLines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("cutrace: another CUPTI client is active (CUPTI for Nsight Compute)"),
+            std::string::npos) << r.err;
+  EXPECT_TRUE(r.traces.empty());
+}
+
+TEST_F(InjectionLifecycleTest, MissingCuptiMeansOneLineAndNoTrace) {
+  RunResult r = Run("return", {{"CUTRACE_CUPTI_PATH", dir_ + "/no/libcupti.so.13"}});
+  ASSERT_TRUE(WIFEXITED(r.status));
+  EXPECT_EQ(WEXITSTATUS(r.status), 0);
+  EXPECT_EQ(r.out, "app output return\n");
+  EXPECT_EQ(CountLines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("cutrace: cannot load libcupti"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.traces.empty());
+}
+
+TEST_F(InjectionLifecycleTest, WrongCuptiVersionMeansOneLineAndNoTrace) {
+  RunResult r = Run("return", {{"FAKE_CUPTI_VERSION", "26"}});
+  ASSERT_TRUE(WIFEXITED(r.status));
+  EXPECT_EQ(WEXITSTATUS(r.status), 0);
+  EXPECT_EQ(CountLines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("API version 26"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.traces.empty());
+}
+
+TEST_F(InjectionLifecycleTest, UnwritableOutputMeansOneLine) {
+  RunResult r = Run("sigterm", {{"CUTRACE_OUTPUT", dir_ + "/missing/"}});
+  ASSERT_TRUE(WIFSIGNALED(r.status));
+  EXPECT_EQ(WTERMSIG(r.status), SIGTERM);
+  EXPECT_EQ(r.out, "app output sigterm\n");
+  EXPECT_EQ(CountLines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("CUTRACE_OUTPUT"), std::string::npos) << r.err;
+}
+
+TEST_F(InjectionLifecycleTest, BadValueIsOneLineAndTracingGoesOn) {
+  RunResult r = Run("return", {{"CUTRACE_BUFFER_SIZE", "99M"}});
+  ASSERT_TRUE(WIFEXITED(r.status));
+  EXPECT_EQ(WEXITSTATUS(r.status), 0);
+  EXPECT_EQ(r.err, "cutrace: CUTRACE_BUFFER_SIZE=99M: must be 1M..8M; using 2M\n");
+  ExpectCompleteTrace(r, "exit");
+}
+
+TEST_F(InjectionLifecycleTest, DisabledDoesNothing) {
+  RunResult r = Run("return", {{"CUTRACE_DISABLE", "1"}});
+  ASSERT_TRUE(WIFEXITED(r.status));
+  EXPECT_EQ(WEXITSTATUS(r.status), 0);
+  EXPECT_EQ(r.err, "");
+  EXPECT_TRUE(r.traces.empty());
+}
+
+TEST_F(InjectionLifecycleTest, DebugLogSaysWhatHappened) {
+  RunResult r = Run("return", {{"CUTRACE_LOG", "debug"}});
+  ASSERT_TRUE(WIFEXITED(r.status));
+  EXPECT_NE(r.err.find("cutrace: loaded "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("cutrace: tracing to "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("cutrace: wrote "), std::string::npos) << r.err;
+  ExpectCompleteTrace(r, "exit");
+}
+
+}  // namespace
+}  // namespace cutrace::injection
