@@ -35,6 +35,12 @@ void ActivityProcessor::Process(uint8_t* buffer, size_t valid_bytes, RecordBatch
   if (buffer == nullptr || valid_bytes == 0) return;
   // Held for the whole buffer: see the header for why this cannot deadlock.
   std::lock_guard<std::mutex> lock(mu_);
+  // Counted once per buffer from the batch sizes, not per record: an atomic
+  // add per record would cost as much as the conversion.
+  const size_t kernels = batch->kernels.size(), memcpys = batch->memcpys.size(),
+               memsets = batch->memsets.size(), api_calls = batch->api_calls.size(),
+               syncs = batch->syncs.size();
+  other_records_ = 0;
   CUpti_Activity* record = nullptr;
   for (;;) {
     CUptiResult r = api_->ActivityGetNextRecord(buffer, valid_bytes, &record);
@@ -49,6 +55,12 @@ void ActivityProcessor::Process(uint8_t* buffer, size_t valid_bytes, RecordBatch
     }
     ProcessRecord(record, batch, devices);
   }
+  stats_->AddRecords(RecordFamily::kKernel, batch->kernels.size() - kernels);
+  stats_->AddRecords(RecordFamily::kMemcpy, batch->memcpys.size() - memcpys);
+  stats_->AddRecords(RecordFamily::kMemset, batch->memsets.size() - memsets);
+  stats_->AddRecords(RecordFamily::kApi, batch->api_calls.size() - api_calls);
+  stats_->AddRecords(RecordFamily::kSync, batch->syncs.size() - syncs);
+  stats_->AddOther(other_records_);
 }
 
 void ActivityProcessor::ProcessRecord(const CUpti_Activity* record, RecordBatch* batch,
@@ -62,7 +74,6 @@ void ActivityProcessor::ProcessRecord(const CUpti_Activity* record, RecordBatch*
         stats_->AddInvalid(RecordFamily::kKernel, *bad);
       } else {
         batch->kernels.push_back(k);
-        stats_->AddRecords(RecordFamily::kKernel);
       }
       break;
     }
@@ -72,7 +83,6 @@ void ActivityProcessor::ProcessRecord(const CUpti_Activity* record, RecordBatch*
         stats_->AddInvalid(RecordFamily::kMemcpy, *bad);
       } else {
         batch->memcpys.push_back(m);
-        stats_->AddRecords(RecordFamily::kMemcpy);
       }
       break;
     }
@@ -82,7 +92,6 @@ void ActivityProcessor::ProcessRecord(const CUpti_Activity* record, RecordBatch*
         stats_->AddInvalid(RecordFamily::kMemcpy, *bad);
       } else {
         batch->memcpys.push_back(m);
-        stats_->AddRecords(RecordFamily::kMemcpy);
       }
       break;
     }
@@ -92,7 +101,6 @@ void ActivityProcessor::ProcessRecord(const CUpti_Activity* record, RecordBatch*
         stats_->AddInvalid(RecordFamily::kMemset, *bad);
       } else {
         batch->memsets.push_back(m);
-        stats_->AddRecords(RecordFamily::kMemset);
       }
       break;
     }
@@ -129,7 +137,6 @@ void ActivityProcessor::ProcessRecord(const CUpti_Activity* record, RecordBatch*
         stats_->AddInvalid(RecordFamily::kApi, *bad);
       } else {
         batch->api_calls.push_back(a);
-        stats_->AddRecords(RecordFamily::kApi);
       }
       break;
     }
@@ -141,7 +148,6 @@ void ActivityProcessor::ProcessRecord(const CUpti_Activity* record, RecordBatch*
         stats_->AddInvalid(RecordFamily::kSync, *bad);
       } else {
         batch->syncs.push_back(s);
-        stats_->AddRecords(RecordFamily::kSync);
       }
       break;
     }
@@ -157,7 +163,7 @@ void ActivityProcessor::ProcessRecord(const CUpti_Activity* record, RecordBatch*
       break;
     }
     default:
-      stats_->AddOther();
+      ++other_records_;
       break;
   }
 }

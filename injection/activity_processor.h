@@ -79,6 +79,7 @@ class ActivityProcessor {
   std::vector<ApiName> runtime_names_;                     // guarded by mu_: by cbid
   std::vector<ApiName> driver_names_;                      // guarded by mu_: by cbid
   std::vector<NameSlot> name_cache_;                       // guarded by mu_
+  uint64_t other_records_ = 0;                             // guarded by mu_: this buffer's
 };
 
 }  // namespace cutrace::injection

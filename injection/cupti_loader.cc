@@ -163,11 +163,17 @@ class DlCuptiApi final : public CuptiApi {
     return version;
   }
   int RuntimeVersion() override {
-    // Only a dynamically linked cudart is visible; a static one reports 0.
+    // Only a dynamically linked cudart is visible (globally, or loaded
+    // locally as libcudart.so.13, as PyTorch does); a static one reports 0.
     int version = 0;
-    if (auto fn = reinterpret_cast<VersionIntFn>(::dlsym(RTLD_DEFAULT, "cudaRuntimeGetVersion"))) {
-      if (fn(&version) != 0) version = 0;
+    auto fn = reinterpret_cast<VersionIntFn>(::dlsym(RTLD_DEFAULT, "cudaRuntimeGetVersion"));
+    void* cudart = nullptr;
+    if (fn == nullptr) {
+      cudart = ::dlopen("libcudart.so.13", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+      if (cudart != nullptr) fn = reinterpret_cast<VersionIntFn>(::dlsym(cudart, "cudaRuntimeGetVersion"));
     }
+    if (fn != nullptr && fn(&version) != 0) version = 0;
+    if (cudart != nullptr) ::dlclose(cudart);
     return version;
   }
 

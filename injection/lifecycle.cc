@@ -56,7 +56,39 @@ void FinalizeSession(const char* reason) {
   }
 }
 
-void AtExit() { FinalizeSession("exit"); }
+// Non-zero while OnSignal runs the program's own handler: such a handler
+// often calls exit(), and then AtExit runs inside a signal handler, where
+// finishing inline could wait forever on a lock the interrupted code holds.
+std::atomic<int> g_chained_signal{0};
+
+// Hands the shutdown to the watcher thread and waits for it, boundedly.
+// Async-signal-safe. Returns false if this process has no watcher.
+bool FinalizeViaWatcher(int sig) {
+  if (g_watcher_pid.load() != ::getpid()) return false;
+  if (!g_finalize_requested.exchange(true)) {
+    g_finalize_signal.store(sig);
+    sem_post(&g_finalize_request);
+  }
+  struct timespec deadline;
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  const uint32_t ms = g_signal_wait_ms.load();
+  deadline.tv_sec += ms / 1000;
+  deadline.tv_nsec += static_cast<long>(ms % 1000) * 1000000L;
+  if (deadline.tv_nsec >= 1000000000L) {
+    deadline.tv_sec += 1;
+    deadline.tv_nsec -= 1000000000L;
+  }
+  while (sem_timedwait(&g_finalize_done, &deadline) != 0 && errno == EINTR) {
+  }
+  sem_post(&g_finalize_done);  // let a second waiter through as well
+  return true;
+}
+
+void AtExit() {
+  int sig = g_chained_signal.load();
+  if (sig != 0 && FinalizeViaWatcher(sig)) return;
+  FinalizeSession("exit");
+}
 
 void* WatcherMain(void*) {
   for (;;) {
@@ -103,11 +135,13 @@ void OnSignal(int sig, siginfo_t* info, void* context) {
   const struct sigaction& old = g_old_actions[SignalIndex(sig)];
   if (IsProgramHandler(old)) {
     // The program decides what the signal means; if it exits, atexit finishes the trace.
+    int outer = g_chained_signal.exchange(sig);
     if (old.sa_flags & SA_SIGINFO) {
       old.sa_sigaction(sig, info, context);
     } else {
       old.sa_handler(sig);
     }
+    g_chained_signal.store(outer);
     errno = saved_errno;
     return;
   }
@@ -117,24 +151,7 @@ void OnSignal(int sig, siginfo_t* info, void* context) {
   }
   // SIG_DFL: the process is about to die. Finish the trace first, if this
   // process has a watcher (a forked child that never traced has none).
-  if (g_watcher_pid.load() == ::getpid()) {
-    if (!g_finalize_requested.exchange(true)) {
-      g_finalize_signal.store(sig);
-      sem_post(&g_finalize_request);
-    }
-    struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    const uint32_t ms = g_signal_wait_ms.load();
-    deadline.tv_sec += ms / 1000;
-    deadline.tv_nsec += static_cast<long>(ms % 1000) * 1000000L;
-    if (deadline.tv_nsec >= 1000000000L) {
-      deadline.tv_sec += 1;
-      deadline.tv_nsec -= 1000000000L;
-    }
-    while (sem_timedwait(&g_finalize_done, &deadline) != 0 && errno == EINTR) {
-    }
-    sem_post(&g_finalize_done);  // let a second signalled thread through as well
-  }
+  FinalizeViaWatcher(sig);
   // Die of the signal, as the program would have without cutrace.
   struct sigaction dfl;
   std::memset(&dfl, 0, sizeof(dfl));

@@ -174,6 +174,12 @@ void Session::Finalize(const char* reason) {
         api_->ResultString(r).c_str());
   }
   processor_->CountUnclosedRanges();
+  size_t dropped = 0;
+  if (api_->ActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS && dropped > 0) {
+    stats_.AddDroppedByCupti(dropped);
+    Log(LogLevel::kWarn, "CUPTI dropped %zu activity records at shutdown (counted in the trace)",
+        dropped);
+  }
   // The writer thread's CPU time can only be read on that thread.
   writer_->Post([this](TraceWriter&, StringInterner&) {
     writer_cpu_ns_.store(ThreadCpuNs(), std::memory_order_relaxed);

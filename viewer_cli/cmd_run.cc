@@ -282,8 +282,11 @@ int Run(const Options& o) {
   // Absolute, so a program that changes directory still writes where asked.
   std::string output = o.output.empty() ? "." : o.output;
   if (output[0] != '/') output = Cwd() + "/" + output;
-  if (output.back() == '/' && !MakeDirs(output)) {
-    PrintError("cannot create the output directory " + output + ": " + std::strerror(errno));
+  // A directory named with a trailing '/', or the directory of a file
+  // pattern (when it has no % in it), is created if missing.
+  std::string dir = output.back() == '/' ? output : output.substr(0, output.rfind('/') + 1);
+  if (dir.find('%') == std::string::npos && !IsDirectory(dir) && !MakeDirs(dir)) {
+    PrintError("cannot create the output directory " + dir + ": " + std::strerror(errno));
     return 1;
   }
   auto check = ExpandOutputPattern(output, "host", 1, ProcessEnv());

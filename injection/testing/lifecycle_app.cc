@@ -6,6 +6,7 @@
 //   exit-thread     exit(7) from a second thread while main sleeps
 //   sigterm         raise(SIGTERM) with the default disposition (dies of it)
 //   sigint-handler  its own SIGINT handler, installed before cuInit; then return 0
+//   exit-in-handler its own SIGTERM handler, which calls exit(3)
 //   sigterm-ignored SIGTERM ignored before cuInit; raise it; then return 0
 //   fork            fork(); the child prints and exit(0)s; the parent waits, returns 0
 #include <dlfcn.h>
@@ -22,6 +23,7 @@ namespace {
 
 volatile sig_atomic_t g_handled = 0;
 void OnSigint(int) { g_handled = 1; }
+void ExitOnSigterm(int) { std::exit(3); }
 
 // The library named by `env`, or nullptr if it is unset or does not load.
 void* Open(const char* env) {
@@ -35,6 +37,7 @@ int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "return";
   if (std::strcmp(mode, "sigint-handler") == 0) signal(SIGINT, &OnSigint);
   if (std::strcmp(mode, "sigterm-ignored") == 0) signal(SIGTERM, SIG_IGN);
+  if (std::strcmp(mode, "exit-in-handler") == 0) signal(SIGTERM, &ExitOnSigterm);
 
   // What the driver does at cuInit.
   void* injection = Open("CUDA_INJECTION64_PATH");
@@ -66,6 +69,11 @@ int main(int argc, char** argv) {
     raise(SIGTERM);
     sleep(30);
     return 95;
+  }
+  if (std::strcmp(mode, "exit-in-handler") == 0) {
+    raise(SIGTERM);
+    sleep(30);
+    return 98;
   }
   if (std::strcmp(mode, "sigint-handler") == 0) {
     raise(SIGINT);

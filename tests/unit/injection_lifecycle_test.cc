@@ -151,6 +151,16 @@ TEST_F(InjectionLifecycleTest, ProgramSigintHandlerIsChained) {
   ExpectCompleteTrace(r, "exit");
 }
 
+TEST_F(InjectionLifecycleTest, ExitInsideTheProgramsSignalHandler) {
+  RunResult r = Run("exit-in-handler");
+  ASSERT_TRUE(WIFEXITED(r.status)) << "status " << r.status;
+  EXPECT_EQ(WEXITSTATUS(r.status), 3);
+  EXPECT_EQ(r.out, "app output exit-in-handler\n");
+  EXPECT_EQ(r.err, "");
+  // Finished by the watcher thread, not inside the signal handler.
+  ExpectCompleteTrace(r, "SIGTERM");
+}
+
 TEST_F(InjectionLifecycleTest, IgnoredSigtermStaysIgnored) {
   RunResult r = Run("sigterm-ignored");
   ASSERT_TRUE(WIFEXITED(r.status));
