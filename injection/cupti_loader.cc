@@ -8,6 +8,8 @@
 
 #include <cstring>
 
+#include "injection/log.h"
+
 namespace cutrace::injection {
 namespace {
 
@@ -233,10 +235,37 @@ std::optional<std::string> FindCuptiLibrary(std::string_view override_path) {
   return std::nullopt;
 }
 
+namespace {
+
+// The file a dlopen() handle came from ("" if unknown).
+std::string LoadedFrom(void* handle) {
+  struct link_map* map = nullptr;
+  if (::dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr && map->l_name != nullptr) {
+    return map->l_name;
+  }
+  return "";
+}
+
+}  // namespace
+
 StatusOr<std::unique_ptr<CuptiApi>> LoadCupti(std::string_view override_path,
                                               std::string* loaded_path) {
   std::optional<std::string> path = FindCuptiLibrary(override_path);
   std::string what = path ? *path : std::string(kCuptiSoname);
+  // A program may already carry its own libcupti (PyTorch's wheels do). A
+  // path is loaded as its own copy even if the soname matches, and NVTX
+  // follows NVTX_INJECTION64_PATH to the same path, so cutrace stays on the
+  // searched one; say so, because two copies are worth knowing about.
+  if (void* other = ::dlopen(kCuptiSoname, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD)) {
+    std::string other_path = LoadedFrom(other);
+    char a[PATH_MAX], b[PATH_MAX];
+    if (path && ::realpath(other_path.c_str(), a) && ::realpath(path->c_str(), b) &&
+        std::strcmp(a, b) != 0) {
+      Log(LogLevel::kDebug, "the program already loaded %s; cutrace uses %s (set "
+          "CUTRACE_CUPTI_PATH to choose)", other_path.c_str(), path->c_str());
+    }
+    ::dlclose(other);  // drops only the reference RTLD_NOLOAD added
+  }
   ::dlerror();
   void* handle = ::dlopen(what.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
@@ -246,11 +275,7 @@ StatusOr<std::unique_ptr<CuptiApi>> LoadCupti(std::string_view override_path,
   }
   if (!path) {
     // Found through the loader's cache: ask where it came from.
-    struct link_map* map = nullptr;
-    if (::dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr && map->l_name != nullptr &&
-        map->l_name[0] != '\0') {
-      what = map->l_name;
-    }
+    if (std::string from = LoadedFrom(handle); !from.empty()) what = from;
   }
   if (loaded_path != nullptr) *loaded_path = what;
   auto api = std::make_unique<DlCuptiApi>(handle);
