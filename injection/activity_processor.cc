@@ -14,6 +14,7 @@ constexpr size_t kNameCacheSlots = 256;
 constexpr uint32_t kMaxCbid = 1u << 16;
 
 std::atomic<bool> g_bad_record_logged{false};
+std::atomic<bool> g_first_marker_logged{false};
 
 template <typename T>
 const T& As(const CUpti_Activity* record) {
@@ -110,11 +111,17 @@ void ActivityProcessor::ProcessRecord(const CUpti_Activity* record, RecordBatch*
       e.timestamp = in.timestamp;
       e.id = in.id;
       e.flags = static_cast<uint32_t>(in.flags);
-      e.process_scoped = in.objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS;
       if (in.objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ||
           in.objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS) {
         e.thread_id = in.objectId.pt.threadId;
       }
+      // Only a record with no thread at all cannot sit on a thread's stack;
+      // otherwise the pairer's LIFO rule decides (marker_pairer.h).
+      e.process_scoped = in.objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS && e.thread_id == 0;
+      LogOnce(g_first_marker_logged, LogLevel::kDebug,
+              "first NVTX marker: flags 0x%x, object kind %d, thread %llu, domain %s",
+              static_cast<unsigned>(in.flags), static_cast<int>(in.objectKind),
+              static_cast<unsigned long long>(e.thread_id), in.domain ? in.domain : "(default)");
       if (in.name != nullptr) e.name_id = interner_->Intern(in.name);
       if (in.domain != nullptr) e.domain_id = InternName(in.domain);
       markers_.OnMarker(e, &batch->ranges, stats_);

@@ -4,8 +4,8 @@
 // MARKER_DATA colors.
 //
 // How the kind is decided, since CUPTI's records do not say push/pop or
-// start/end: a range whose start record is scoped to the process (not a
-// thread) is start/end; a range that ends on another thread than it started,
+// start/end: a range whose start record names no thread (process scope,
+// thread 0) is start/end; a range that ends on another thread than it started,
 // or that ends while a range opened after it on its thread is still open, is
 // start/end; every other range is push/pop. Depth counts the push/pop ranges
 // open on the same thread in the same domain when the range started (0 =
@@ -31,7 +31,7 @@ struct MarkerEvent {
   uint64_t timestamp = 0;
   uint32_t id = 0;
   uint32_t flags = 0;  // CUPTI_ACTIVITY_FLAG_MARKER_*
-  bool process_scoped = false;  // objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS
+  bool process_scoped = false;  // CUPTI_ACTIVITY_OBJECT_PROCESS with no thread id
   uint64_t thread_id = 0;
   uint32_t name_id = 0;    // start and instantaneous markers
   uint32_t domain_id = 0;  // 0 = default domain
