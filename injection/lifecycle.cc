@@ -219,11 +219,14 @@ int InitializeFromDriver() {
       return 1;
     }
     Log(LogLevel::kDebug, "loaded %s", cupti_path.c_str());
-    // Leaked on purpose, whatever happens: CUPTI may call back at any time.
+    // Leaked on purpose once started: CUPTI may call back at any time. A
+    // session that failed to start is unreachable from CUPTI's callbacks
+    // (Session::Active() is not it), so it can go.
     auto* session = new Session(std::move(config), &GetProcessEnv);
     Status started = session->Start(std::move(api).value());
     if (!started.ok()) {
       Log(LogLevel::kWarn, "%s", started.message().c_str());
+      delete session;
       return 1;
     }
     g_session.store(session, std::memory_order_release);

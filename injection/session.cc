@@ -92,15 +92,15 @@ Status Session::Start(std::unique_ptr<CuptiApi> api) {
                          " (CUDA 13); set CUTRACE_CUPTI_PATH to CUDA 13's libcupti.so.13");
   }
   if (Status s = Subscribe(); !s.ok()) return s;
-  ConfigureActivity();
-  if (Status s = OpenTrace(); !s.ok()) {
-    api_->Unsubscribe(subscriber_);
-    return s;
-  }
   pool_ = std::make_unique<BufferPool>(config_.buffer_count, config_.buffer_bytes);
   if (pool_->capacity() == 0) {
     api_->Unsubscribe(subscriber_);
     return Status::Error("cannot allocate activity buffers; lower CUTRACE_BUFFER_SIZE");
+  }
+  ConfigureActivity();
+  if (Status s = OpenTrace(); !s.ok()) {
+    api_->Unsubscribe(subscriber_);
+    return s;
   }
   processor_ = std::make_unique<ActivityProcessor>(api_.get(), &interner_, &stats_);
   if (Status s = writer_->Start(); !s.ok()) {
@@ -136,7 +136,8 @@ Status Session::Subscribe() {
                                         : other) +
                          "); cutrace stays out of its way, no trace is written");
   }
-  return Status::Error("cuptiSubscribe failed: " + api_->ResultString(r));
+  return Status::Error("cuptiSubscribe failed: " + api_->ResultString(r) +
+                       "; the program runs untraced");
 }
 
 void Session::ConfigureActivity() {
