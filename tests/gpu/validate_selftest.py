@@ -96,6 +96,19 @@ class ChecksTest(unittest.TestCase):
         slow = {"kernels": [dict(ok["kernels"][0], avg_ns=1_100_000, max_ns=1_120_000)]}
         self.assertEqual(verdicts(cc.check_timed_kernels(timed, slow))["durations k()"], "FAIL")
 
+    def test_durations_loose_bracket_with_floor(self):
+        # Events also timed an ~85 us host launch: the trace may be shorter, not longer,
+        # and never shorter than the kernel's known spin time.
+        timed = [{"name": "k()", "count": 2, "event_avg_ns": 1_086_000, "event_min_ns": 1_060_000,
+                  "event_max_ns": 1_200_000, "floor_ns": 1_000_000}]
+        ok = {"kernels": [{"name": "k()", "count": 2, "avg_ns": 1_000_600, "min_ns": 1_000_500,
+                           "max_ns": 1_000_700}]}
+        self.assertEqual(verdicts(cc.check_timed_kernels(timed, ok))["durations k()"], "PASS")
+        short = {"kernels": [dict(ok["kernels"][0], min_ns=900_000)]}
+        self.assertEqual(verdicts(cc.check_timed_kernels(timed, short))["durations k()"], "FAIL")
+        long = {"kernels": [dict(ok["kernels"][0], avg_ns=1_300_000, max_ns=1_300_000)]}
+        self.assertEqual(verdicts(cc.check_timed_kernels(timed, long))["durations k()"], "FAIL")
+
     def test_gaps_count_and_floor(self):
         truth = {"count": 2, "sleep_ns": 50_000_000}
         gaps = lambda ds: {"devices": [{"device": 0, "gaps": [{"duration_ns": d} for d in ds]}]}
