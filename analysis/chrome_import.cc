@@ -78,6 +78,7 @@ class Importer {
   Importer(const ChromeImportOptions& options, ImportedTrace* out) : options_(options), out_(out) {}
   Status OnEvent(ChromeEvent& e);
   void Finish(const ChromeTraceMetadata& meta);
+  Status AddBase(int64_t base_ns);
 
  private:
   Status Error(const ChromeEvent& e, const std::string& what) const {
@@ -364,6 +365,31 @@ void Importer::Finish(const ChromeTraceMetadata& meta) {
   out_->bare_array = meta.bare_array;
 }
 
+// Moves every record by the exporter's base time (see chrome_import.h).
+Status Importer::AddBase(int64_t base_ns) {
+  const uint64_t base = static_cast<uint64_t>(base_ns);
+  const uint64_t limit = static_cast<uint64_t>(kMaxImportNs) - base;
+  bool ok = true;
+  auto shift = [&](auto& records) {
+    for (auto& r : records) {
+      if (r.end_ns >= limit) ok = false;
+      r.start_ns += base;
+      r.end_ns += base;
+    }
+  };
+  RecordBatch& rec = out_->records;
+  shift(rec.kernels);
+  shift(rec.memcpys);
+  shift(rec.memsets);
+  shift(rec.ranges);
+  shift(rec.api_calls);
+  shift(rec.syncs);
+  if (!ok)
+    return Status::Error("cutraceBaseTimeNanoseconds " + std::to_string(base_ns) +
+                         " pushes timestamps past 2^62 ns");
+  return Status::Ok();
+}
+
 }  // namespace
 
 StatusOr<ImportedTrace> ImportChromeJson(std::string_view text,
@@ -375,6 +401,8 @@ StatusOr<ImportedTrace> ImportChromeJson(std::string_view text,
       text, [&](ChromeEvent& e) { return importer.OnEvent(e); }, &meta);
   if (!s.ok()) return s;
   importer.Finish(meta);
+  if (meta.cutrace_base_ns > 0)
+    if (Status b = importer.AddBase(meta.cutrace_base_ns); !b.ok()) return b;
   return trace;
 }
 

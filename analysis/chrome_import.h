@@ -17,11 +17,17 @@
 // (never "External id", which links CPU ops, another id space).
 // Everything else (metadata "M", flow "s"/"f", instants, counters, cpu_op,
 // python_function, ...) is counted as skipped, never an error.
+// Times are taken as written, except in files written by `cutrace export`
+// (analysis/chrome_export.h), whose top-level "cutraceBaseTimeNanoseconds"
+// is added back to every timestamp, so a round trip keeps absolute times.
+// (Kineto's own "baseTimeNanoseconds" is not applied: reports of imported
+// Kineto traces keep the times the file shows.)
 //
 // Errors (one line, the whole import fails): invalid JSON, no traceEvents;
 // on any "X" event, a dur that is negative, not a number or out of range
 // (>= 2^62 ns); on an imported event, the same for ts, a missing ts or dur,
-// an absurd args.device (>= 2^20) or args.stream. These are real corruption
+// an absurd args.device (>= 2^20) or args.stream; a timestamp that the
+// cutrace base time pushes past 2^62 ns. These are real corruption
 // (Kineto clamps its own negative durations to 0), so the import stops
 // rather than produce a trace with silently missing work.
 //

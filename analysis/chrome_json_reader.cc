@@ -127,7 +127,9 @@ void TakeString(const Scalar& v, std::string* out, size_t limit) {
   }
 }
 
-enum class TopKey : uint8_t { kOther, kTraceEvents, kDeviceProperties, kDistributedInfo };
+enum class TopKey : uint8_t {
+  kOther, kTraceEvents, kDeviceProperties, kDistributedInfo, kCutraceBase
+};
 enum class Field : uint8_t { kOther, kPh, kCat, kName, kTs, kDur, kPid, kTid, kArgs };
 enum class PropKey : uint8_t { kOther, kId, kName, kMem, kMajor, kMinor, kSms, kThreads, kWarp };
 
@@ -281,6 +283,8 @@ bool Handler::key(json::string_t& k) {
       top_key_ = TopKey::kDeviceProperties;
     else if (k == "distributedInfo")
       top_key_ = TopKey::kDistributedInfo;
+    else if (k == "cutraceBaseTimeNanoseconds")
+      top_key_ = TopKey::kCutraceBase;
     else
       top_key_ = TopKey::kOther;
   }
@@ -443,6 +447,10 @@ bool Handler::OnScalar(const Scalar& v) {
       TakeString(v, &meta_->rank, kMaxShortBytes);
     else if (v.kind == Scalar::Kind::kInt || v.kind == Scalar::Kind::kUint)
       meta_->rank = Shown(v);
+  } else if (d == 1 && top_is_object_ && top_key_ == TopKey::kCutraceBase) {
+    int64_t n = 0;
+    if (v.kind != Scalar::Kind::kFloat && ToInt(v, &n) && n >= 0 && n < kMaxImportNs)
+      meta_->cutrace_base_ns = n;
   } else if (d == 1 && top_is_object_ && top_key_ == TopKey::kTraceEvents) {
     return Fail("\"traceEvents\" is not an array: not a Chrome trace");
   }

@@ -88,6 +88,9 @@ struct ChromeTraceMetadata {
   uint64_t non_object_events = 0;  // elements of traceEvents that are not objects
   std::vector<ChromeDeviceProperties> devices;  // at most kMaxDeviceProperties
   std::string rank;                              // distributedInfo.rank, if any
+  // Top-level "cutraceBaseTimeNanoseconds", written by `cutrace export`: its
+  // "ts" values count from this instant. Negative when absent or invalid.
+  int64_t cutrace_base_ns = -1;
 };
 inline constexpr size_t kMaxDeviceProperties = 1024;
 

@@ -60,4 +60,56 @@ SyncKind ParseSyncName(std::string_view name) {
   return SyncKind::kUnknown;
 }
 
+const char* CopyKindText(CopyKind kind) {
+  switch (kind) {
+    case CopyKind::kHtoD: return "HtoD";
+    case CopyKind::kDtoH: return "DtoH";
+    case CopyKind::kHtoA: return "HtoA";
+    case CopyKind::kAtoH: return "AtoH";
+    case CopyKind::kAtoA: return "AtoA";
+    case CopyKind::kAtoD: return "AtoD";
+    case CopyKind::kDtoA: return "DtoA";
+    case CopyKind::kDtoD: return "DtoD";
+    case CopyKind::kHtoH: return "HtoH";
+    case CopyKind::kPtoP: return "PtoP";
+    case CopyKind::kUnknown: break;
+  }
+  return "Unknown";
+}
+
+const char* MemoryKindText(MemoryKind kind) {
+  switch (kind) {
+    case MemoryKind::kPageable: return "Pageable";
+    case MemoryKind::kPinned: return "Pinned";
+    case MemoryKind::kDevice: return "Device";
+    case MemoryKind::kArray: return "Array";
+    case MemoryKind::kManaged: return "Managed";
+    case MemoryKind::kDeviceStatic: return "Device Static";
+    case MemoryKind::kManagedStatic: return "Managed Static";
+    case MemoryKind::kUnknown: break;
+  }
+  return "Unknown";
+}
+
+std::string MemcpyName(const MemcpyRecord& r) {
+  return std::string("Memcpy ") + CopyKindText(r.copy_kind) + " (" +
+         MemoryKindText(r.src_kind) + " -> " + MemoryKindText(r.dst_kind) + ")";
+}
+
+std::string MemsetName(MemoryKind kind) {
+  return std::string("Memset (") + MemoryKindText(kind) + ")";
+}
+
+const char* SyncName(SyncKind kind) {
+  switch (kind) {
+    case SyncKind::kEventSynchronize: return "Event Sync";
+    case SyncKind::kStreamWaitEvent: return "Stream Wait Event";
+    case SyncKind::kStreamSynchronize: return "Stream Sync";
+    case SyncKind::kContextSynchronize: return "Context Sync";
+    case SyncKind::kFence:
+    case SyncKind::kUnknown: break;
+  }
+  return "Unknown Sync";
+}
+
 }  // namespace cutrace

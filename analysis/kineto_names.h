@@ -1,11 +1,12 @@
 // How Kineto (torch.profiler) names GPU activities in its Chrome traces,
-// read back into CUPTI's enums: "Memcpy HtoD (Pageable -> Device)" (its
+// read back into CUPTI's enums (and, for the Chrome exporter, written): "Memcpy HtoD (Pageable -> Device)" (its
 // memcpyKindString/memoryKindString), "Memset (Device)", and the sync names
 // of syncTypeString ("Stream Sync", "Event Sync", ...).
 //
 // Pure functions; call from any thread.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "collector/records.h"
@@ -24,5 +25,16 @@ MemoryKind ParseMemsetName(std::string_view name);
 
 // "Stream Sync", "Event Sync", "Stream Wait Event", "Context Sync".
 SyncKind ParseSyncName(std::string_view name);
+
+// The inverses, as Kineto spells them: "HtoD", "Pageable", "Device Static",
+// "Unknown" for kinds it has no name for.
+const char* CopyKindText(CopyKind kind);
+const char* MemoryKindText(MemoryKind kind);
+// "Memcpy HtoD (Pageable -> Device)", "Memset (Device)", "Stream Sync"
+// ("Unknown Sync" for kinds Kineto does not name). Each parses back to the
+// same kinds with the functions above.
+std::string MemcpyName(const MemcpyRecord& r);
+std::string MemsetName(MemoryKind kind);
+const char* SyncName(SyncKind kind);
 
 }  // namespace cutrace

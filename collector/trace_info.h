@@ -13,7 +13,13 @@
 namespace cutrace {
 
 // Mirrors proto ClockDomain.
-enum class ClockDomain : uint8_t { kUnspecified = 0, kCupti = 1, kMonotonic = 2, kImported = 3 };
+enum class ClockDomain : uint8_t {
+  kUnspecified = 0,
+  kCupti = 1,
+  kMonotonic = 2,
+  kImported = 3,
+  kRealtime = 4,
+};
 
 struct ClockAnchorInfo {
   int64_t trace_ns = 0;

@@ -1,0 +1,40 @@
+// Rank imbalance: for a report over several files (one per rank or process),
+// how unevenly each kernel's time is spread over them. In a data-parallel job
+// every rank waits for the slowest at the next collective, so the time the
+// slowest rank spends beyond the typical one is time every other rank idles.
+//
+// Per kernel name (demangled, as in kernel_stats.h): its total time in each
+// file (0 in a file where it never ran), the slowest file, and the median of
+// the per-file totals over all files (for an even count, the mean of the two
+// middle values, rounded half up to a whole ns). ratio = slowest / median;
+// 0 when the median is 0 (the kernel ran in fewer than half of the files),
+// which callers print as "no median" rather than as infinity.
+// Sorted by slowest - median (the time others wait), descending; ties by name.
+//
+// Pure function; call from any thread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/trace_set.h"
+
+namespace cutrace::analysis {
+
+struct KernelImbalance {
+  std::string name;
+  size_t slowest_file = 0;   // index in the TraceSet
+  std::string slowest_path;  // that file's path
+  uint64_t slowest_ns = 0;
+  uint64_t median_ns = 0;
+  double ratio = 0;  // slowest_ns / median_ns; 0 when median_ns is 0
+
+  uint64_t excess_ns() const { return slowest_ns - median_ns; }
+};
+
+// Empty for fewer than two files. `top` > 0 keeps only the first `top` rows.
+std::vector<KernelImbalance> ComputeRankImbalance(TraceSet traces, size_t top = 0);
+
+}  // namespace cutrace::analysis

@@ -1,0 +1,82 @@
+// Per-device utilization in time bins: see timeline_bins.h.
+#include "analysis/timeline_bins.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+#include "analysis/intervals.h"
+
+namespace cutrace::analysis {
+namespace {
+
+// Adds the length of each merged interval's part in each bin to `covered`.
+void Spread(const std::vector<Interval>& merged, uint64_t start, uint64_t bin_ns,
+            std::vector<uint64_t>* covered) {
+  for (const Interval& iv : merged) {
+    uint64_t s = iv.start;
+    while (s < iv.end) {
+      size_t bin = static_cast<size_t>((s - start) / bin_ns);
+      uint64_t bin_end = start + (bin + 1) * bin_ns;
+      uint64_t e = std::min(iv.end, bin_end);
+      (*covered)[bin] += e - s;
+      s = e;
+    }
+  }
+}
+
+}  // namespace
+
+TimelineBins ComputeTimelineBins(TraceSet traces, size_t bins) {
+  struct Ops {
+    std::vector<Interval> kernels, copies;
+  };
+  std::map<uint32_t, Ops> devices;
+  TimelineBins out;
+  uint64_t first = std::numeric_limits<uint64_t>::max(), last = 0;
+  auto add = [&](std::vector<Interval>& to, uint64_t s, uint64_t e) {
+    e = SafeEnd(s, e);
+    to.push_back({s, e});
+    first = std::min(first, s);
+    last = std::max(last, e);
+  };
+  for (const TraceData* t : traces) {
+    for (const KernelRecord& k : t->records.kernels)
+      add(devices[k.device_id].kernels, k.start_ns, k.end_ns);
+    for (const MemcpyRecord& m : t->records.memcpys)
+      add(devices[m.device_id].copies, m.start_ns, m.end_ns);
+    for (const MemsetRecord& m : t->records.memsets)
+      add(devices[m.device_id].copies, m.start_ns, m.end_ns);
+  }
+  if (devices.empty() || bins == 0) return out;
+  out.start_ns = first;
+  out.end_ns = last;
+  const uint64_t span = last - first;
+  out.bin_ns = std::max<uint64_t>(1, (span + bins - 1) / bins);
+  out.bins = span == 0 ? 1 : static_cast<size_t>((span + out.bin_ns - 1) / out.bin_ns);
+
+  for (auto& [id, ops] : devices) {
+    std::vector<Interval> compute = Merge(std::move(ops.kernels));
+    std::vector<Interval> copy = Merge(std::move(ops.copies));
+    std::vector<Interval> busy = Unite(compute, copy);
+    std::vector<uint64_t> c(out.bins, 0), m(out.bins, 0), b(out.bins, 0);
+    Spread(compute, first, out.bin_ns, &c);
+    Spread(copy, first, out.bin_ns, &m);
+    Spread(busy, first, out.bin_ns, &b);
+    DeviceBins d;
+    d.device = id;
+    for (size_t i = 0; i < out.bins; ++i) {
+      uint64_t bin_start = first + i * out.bin_ns;
+      uint64_t len = std::min(out.bin_ns, last - bin_start);
+      // A zero-length span (only instants) is one bin of nothing: all idle.
+      double denom = len ? static_cast<double>(len) : 1.0;
+      d.compute.push_back(static_cast<double>(c[i]) / denom);
+      d.copy.push_back(static_cast<double>(m[i]) / denom);
+      d.idle.push_back(1.0 - static_cast<double>(b[i]) / denom);
+    }
+    out.devices.push_back(std::move(d));
+  }
+  return out;
+}
+
+}  // namespace cutrace::analysis

@@ -1,0 +1,43 @@
+// Utilization over time, per device, in equal time bins: what `cutrace
+// timeline` draws in the terminal. All devices share one time axis, from the
+// first start to the last end of any device's operations, so columns line up
+// between devices.
+//
+// bin_ns = ceil(span / requested bins) (at least 1 ns), and as many bins as
+// cover the span (possibly fewer than requested; the last may be shorter).
+// For bin i = [start + i*bin_ns, min(start + (i+1)*bin_ns, end)):
+//   compute[i] = |union of kernels ∩ bin| / |bin|
+//   copy[i]    = |union of memcpys and memsets ∩ bin| / |bin|
+//   idle[i]    = 1 - |union of all operations ∩ bin| / |bin|
+// with the union definitions of analysis/device_timeline.h (overlap is not
+// double-counted: compute + copy may exceed 1 - idle only by the overlap).
+//
+// Pure function; call from any thread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "analysis/trace_set.h"
+
+namespace cutrace::analysis {
+
+struct DeviceBins {
+  uint32_t device = 0;
+  std::vector<double> compute;
+  std::vector<double> copy;
+  std::vector<double> idle;
+};
+
+struct TimelineBins {
+  uint64_t start_ns = 0;
+  uint64_t end_ns = 0;
+  uint64_t bin_ns = 0;
+  size_t bins = 0;
+  std::vector<DeviceBins> devices;  // by device id
+};
+
+TimelineBins ComputeTimelineBins(TraceSet traces, size_t bins);
+
+}  // namespace cutrace::analysis

@@ -1,0 +1,89 @@
+// Kernel and device differences between two runs: see trace_diff.h.
+#include "analysis/trace_diff.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "analysis/device_timeline.h"
+#include "analysis/kernel_stats.h"
+
+namespace cutrace::analysis {
+
+const char* DiffStatusName(DiffStatus status) {
+  switch (status) {
+    case DiffStatus::kAdded: return "added";
+    case DiffStatus::kRemoved: return "removed";
+    case DiffStatus::kFaster: return "faster";
+    case DiffStatus::kSlower: return "slower";
+    case DiffStatus::kUnchanged: break;
+  }
+  return "unchanged";
+}
+
+DiffReport DiffTraces(TraceSet a, TraceSet b, double threshold) {
+  DiffReport report;
+  KernelReport ka = ComputeKernelStats(a), kb = ComputeKernelStats(b);
+  report.total_ns_a = ka.total_ns;
+  report.total_ns_b = kb.total_ns;
+  std::map<std::string, KernelDiff> by_name;
+  for (const KernelStats& k : ka.kernels) {
+    KernelDiff& d = by_name[k.name];
+    d.count_a = k.count;
+    d.total_ns_a = k.total_ns;
+  }
+  for (const KernelStats& k : kb.kernels) {
+    KernelDiff& d = by_name[k.name];
+    d.count_b = k.count;
+    d.total_ns_b = k.total_ns;
+  }
+  for (auto& [name, d] : by_name) {
+    d.name = name;
+    d.delta_ns = static_cast<int64_t>(d.total_ns_b) - static_cast<int64_t>(d.total_ns_a);
+    if (d.count_a == 0) {
+      d.status = DiffStatus::kAdded;
+    } else if (d.count_b == 0) {
+      d.status = DiffStatus::kRemoved;
+    } else {
+      double change = std::fabs(static_cast<double>(d.delta_ns));
+      if (change <= threshold * static_cast<double>(d.total_ns_a))
+        d.status = DiffStatus::kUnchanged;
+      else
+        d.status = d.delta_ns > 0 ? DiffStatus::kSlower : DiffStatus::kFaster;
+    }
+    d.ratio = d.total_ns_a ? static_cast<double>(d.total_ns_b) / static_cast<double>(d.total_ns_a)
+                           : 0.0;
+    report.kernels.push_back(std::move(d));
+  }
+  std::sort(report.kernels.begin(), report.kernels.end(),
+            [](const KernelDiff& x, const KernelDiff& y) {
+              uint64_t ax = static_cast<uint64_t>(std::llabs(x.delta_ns));
+              uint64_t ay = static_cast<uint64_t>(std::llabs(y.delta_ns));
+              if (ax != ay) return ax > ay;
+              return x.name < y.name;
+            });
+
+  // Only the totals are needed: list no gaps, so memory stays bounded.
+  GapOptions no_listing;
+  no_listing.min_gap_ns = UINT64_MAX;
+  std::map<uint32_t, DeviceDiff> devices;
+  for (const DeviceOverlap& o : AnalyzeTimeline(a, no_listing).devices) {
+    DeviceDiff& d = devices[o.device];
+    d.busy_ns_a = o.busy_ns;
+    d.idle_ns_a = o.idle_ns;
+    d.overlap_ns_a = o.overlap_ns;
+  }
+  for (const DeviceOverlap& o : AnalyzeTimeline(b, no_listing).devices) {
+    DeviceDiff& d = devices[o.device];
+    d.busy_ns_b = o.busy_ns;
+    d.idle_ns_b = o.idle_ns;
+    d.overlap_ns_b = o.overlap_ns;
+  }
+  for (auto& [id, d] : devices) {
+    d.device = id;
+    report.devices.push_back(d);
+  }
+  return report;
+}
+
+}  // namespace cutrace::analysis

@@ -1,0 +1,59 @@
+// Diff of two runs (`cutrace diff A B`): what changed per kernel and per
+// device after the user changed one thing.
+//
+// Kernels, grouped by demangled name over each side's files:
+//   added      in B only;           removed    in A only;
+//   unchanged  |total_b - total_a| <= threshold * total_a;
+//   slower     total_b above that;  faster     total_b below it.
+// delta_ns = total_b - total_a; ratio = total_b / total_a (0 when the kernel
+// is added: A has no time to compare with). Sorted by |delta_ns| descending,
+// ties by name.
+// Devices (by id, over each side's files): busy, idle and overlap of each
+// side, with the definitions of analysis/device_timeline.h; a device present
+// on one side only has zeros on the other.
+//
+// Pure function; call from any thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/trace_set.h"
+
+namespace cutrace::analysis {
+
+enum class DiffStatus : uint8_t { kAdded, kRemoved, kFaster, kSlower, kUnchanged };
+
+// "added", "removed", "faster", "slower", "unchanged".
+const char* DiffStatusName(DiffStatus status);
+
+struct KernelDiff {
+  std::string name;
+  DiffStatus status = DiffStatus::kUnchanged;
+  uint64_t count_a = 0;
+  uint64_t count_b = 0;
+  uint64_t total_ns_a = 0;
+  uint64_t total_ns_b = 0;
+  int64_t delta_ns = 0;
+  double ratio = 0;
+};
+
+struct DeviceDiff {
+  uint32_t device = 0;
+  uint64_t busy_ns_a = 0, busy_ns_b = 0;
+  uint64_t idle_ns_a = 0, idle_ns_b = 0;
+  uint64_t overlap_ns_a = 0, overlap_ns_b = 0;
+};
+
+struct DiffReport {
+  std::vector<KernelDiff> kernels;
+  std::vector<DeviceDiff> devices;  // by device id
+  uint64_t total_ns_a = 0;          // all kernel time of each side
+  uint64_t total_ns_b = 0;
+};
+
+// `threshold` is a fraction (0.05 for 5%).
+DiffReport DiffTraces(TraceSet a, TraceSet b, double threshold);
+
+}  // namespace cutrace::analysis
