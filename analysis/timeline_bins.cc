@@ -65,6 +65,9 @@ TimelineBins ComputeTimelineBins(TraceSet traces, size_t bins) {
     Spread(busy, first, out.bin_ns, &b);
     DeviceBins d;
     d.device = id;
+    d.compute_ns = Measure(compute);
+    d.copy_ns = Measure(copy);
+    d.busy_ns = Measure(busy);
     for (size_t i = 0; i < out.bins; ++i) {
       uint64_t bin_start = first + i * out.bin_ns;
       uint64_t len = std::min(out.bin_ns, last - bin_start);

@@ -25,6 +25,10 @@ namespace cutrace::analysis {
 
 struct DeviceBins {
   uint32_t device = 0;
+  // Over the whole axis: |union of kernels|, |union of copies|, |union of all|.
+  uint64_t compute_ns = 0;
+  uint64_t copy_ns = 0;
+  uint64_t busy_ns = 0;
   std::vector<double> compute;
   std::vector<double> copy;
   std::vector<double> idle;

@@ -1,11 +1,14 @@
 // `cutrace kernels FILE...`: per-kernel totals grouped by demangled name
 // (analysis/kernel_stats.h), sorted by total time unless --sort says otherwise.
+// Over several files the aggregate adds each kernel's rank imbalance
+// (analysis/rank_imbalance.h).
 #include <map>
 #include <memory>
 
 #include <fmt/core.h>
 
 #include "analysis/kernel_stats.h"
+#include "analysis/rank_imbalance.h"
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/report_common.h"
 #include "viewer_cli/report_views.h"
@@ -27,13 +30,21 @@ int Run(const Options& options) {
                      analysis::KernelReport report =
                          analysis::ComputeKernelStats(traces, kernel_options);
                      Rendered r;
+                     // Over several files: how unevenly each kernel's time
+                     // is spread over them (JSON and table; CSV stays one table).
+                     std::vector<analysis::KernelImbalance> imbalance;
+                     if (traces.size() >= 2 && format != Format::kCsv)
+                       imbalance = analysis::ComputeRankImbalance(traces, options.top);
                      if (format == Format::kJson) {
                        r.json["kernels"] = KernelsJson(report);
+                       if (traces.size() >= 2) r.json["imbalance"] = ImbalanceJson(imbalance);
                      } else {
                        r.tables.push_back(KernelsTable(report, format));
                        if (format == Format::kTable && report.kernels.size() < report.distinct)
                          r.tables.back().title = fmt::format(
                              "top {} of {} kernels", report.kernels.size(), report.distinct);
+                       if (format == Format::kTable && traces.size() >= 2)
+                         r.tables.push_back(ImbalanceTable(imbalance, traces.size(), format));
                      }
                      return r;
                    });

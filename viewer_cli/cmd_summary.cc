@@ -1,11 +1,13 @@
 // `cutrace summary FILE...`: everything at a glance, one screen in table
 // form: who ran (program, host, pid, duration), warnings (drops, invalid
 // records, truncation), then devices, top kernels, copies, longest gaps, top
-// NVTX ranges and top API calls (analysis/summary.h).
+// NVTX ranges and top API calls (analysis/summary.h); over several files, the
+// kernels most unevenly spread over them (analysis/rank_imbalance.h).
 #include <memory>
 
 #include <fmt/core.h>
 
+#include "analysis/rank_imbalance.h"
 #include "analysis/summary.h"
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/report_common.h"
@@ -16,6 +18,8 @@ namespace {
 
 // Table form keeps names to this width so the summary fits a terminal.
 constexpr size_t kNameWidth = 90;
+// Kernels listed in the rank imbalance of several files.
+constexpr size_t kTopImbalance = 10;
 
 struct Options {
   std::vector<std::string> files;
@@ -101,6 +105,8 @@ Rendered Render(analysis::TraceSet traces, Format format) {
     r.json["gaps"] = GapsJson(s.timeline, traces);
     r.json["ranges"] = RangesJson(s.nvtx);
     r.json["api_calls"] = ApiJson(s.api);
+    if (traces.size() >= 2)
+      r.json["imbalance"] = ImbalanceJson(analysis::ComputeRankImbalance(traces, kTopImbalance));
     return r;
   }
   if (format == Format::kTable && s.traces.size() == 1) {
@@ -147,6 +153,11 @@ Rendered Render(analysis::TraceSet traces, Format format) {
   r.tables.push_back(ApiTable(s.api, format));
   r.tables.back().title = fmt::format("top API calls ({} calls, {} total)", s.api.call_count,
                                       FormatDuration(s.api.total_ns));
+  // CSV sections must match between the files and the aggregate, so the
+  // imbalance (an aggregate-only table) is shown in table form only.
+  if (format == Format::kTable && traces.size() >= 2)
+    r.tables.push_back(ImbalanceTable(analysis::ComputeRankImbalance(traces, kTopImbalance),
+                                      traces.size(), format, kNameWidth / 2));
   return r;
 }
 

@@ -237,4 +237,34 @@ TableSection ApiTable(const analysis::ApiReport& report, Format format) {
   return t;
 }
 
+json ImbalanceJson(const std::vector<analysis::KernelImbalance>& rows) {
+  json out = json::array();
+  for (const analysis::KernelImbalance& k : rows)
+    out.push_back({{"name", k.name},
+                   {"slowest_file", k.slowest_path},
+                   {"slowest_ns", k.slowest_ns},
+                   {"median_ns", k.median_ns},
+                   {"ratio", k.median_ns ? json(k.ratio) : json()}});
+  return out;
+}
+
+TableSection ImbalanceTable(const std::vector<analysis::KernelImbalance>& rows, size_t files,
+                            Format format, size_t name_width) {
+  Cells c(format);
+  TableSection t;
+  t.title = fmt::format("rank imbalance: per kernel, the slowest file's total vs the median "
+                        "over {} files",
+                        files);
+  t.headers = {c.Header("Excess", "excess_ns"),   c.Header("Ratio", "ratio"),
+               c.Header("Slowest", "slowest_ns"), c.Header("Median", "median_ns"),
+               c.Header("Slowest file", "slowest_file"), c.Header("Name", "name")};
+  t.right = {true, true, true, true, false, false};
+  t.empty_note = "no kernels";
+  for (const analysis::KernelImbalance& k : rows)
+    t.rows.push_back({c.Duration(k.excess_ns()), k.median_ns ? c.Real(k.ratio, 2) : "-",
+                      c.Duration(k.slowest_ns), c.Duration(k.median_ns), k.slowest_path,
+                      Name(k.name, c, name_width)});
+  return t;
+}
+
 }  // namespace cutrace::cli

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +14,7 @@
 #include "analysis/device_timeline.h"
 #include "analysis/kernel_stats.h"
 #include "analysis/nvtx_stats.h"
+#include "analysis/rank_imbalance.h"
 #include "viewer_cli/report_common.h"
 
 namespace cutrace::cli {
@@ -38,6 +40,13 @@ TableSection GapsTable(const analysis::TimelineReport& report, analysis::TraceSe
 TableSection RangesTable(const analysis::NvtxReport& report, Format format,
                          size_t name_width = 0);
 TableSection ApiTable(const analysis::ApiReport& report, Format format);
+
+// Rank imbalance over several files (analysis/rank_imbalance.h): the
+// "imbalance" array of `kernels` and `summary`, and its table. A ratio
+// without a median (0) is null in JSON and "-" in the table.
+nlohmann::json ImbalanceJson(const std::vector<analysis::KernelImbalance>& rows);
+TableSection ImbalanceTable(const std::vector<analysis::KernelImbalance>& rows, size_t files,
+                            Format format, size_t name_width = 0);
 
 // Rounds a non-negative real number of ns to an integer for JSON.
 uint64_t RoundNs(double ns);

@@ -1,0 +1,246 @@
+// The interop commands end to end with the built `cutrace` binary: export
+// (chrome, perfetto, csv; never overwriting), import of the export giving
+// the same reports, merge (and its refusal without anchors), diff, timeline,
+// and the rank imbalance of `kernels` over several files.
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "collector/string_interner.h"
+#include "collector/trace_loader.h"
+#include "collector/trace_writer.h"
+
+namespace cutrace {
+namespace {
+
+using nlohmann::json;
+
+struct Result {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class CliInteropTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/cutrace_cli_interop_XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+    binary_ = std::string(CUTRACE_BINARY_DIR) + "/bin/cutrace";
+    struct stat st;
+    ASSERT_EQ(stat(binary_.c_str(), &st), 0) << "build the cutrace target first: " << binary_;
+  }
+  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
+
+  // Device 0: "_Z4stepv" [1000,1100) and [1300,1400) (x `slow`), an HtoD copy
+  // [1050,1250), each launched by an API call on thread 5; anchored so that
+  // trace time 0 is realtime 10^18 + `skew`.
+  std::string WriteTrace(const std::string& name, uint64_t slow = 1, bool anchors = true,
+                         int64_t skew = 0) {
+    std::string path = dir_ + "/" + name;
+    auto writer = TraceWriter::Create(path);
+    EXPECT_TRUE(writer.ok()) << writer.status().message();
+    if (!writer.ok()) return path;
+    StringInterner strings;
+    HeaderInfo header;
+    header.producer = "cli_interop_test";
+    header.host = "host-" + name;
+    header.pid = 4000;
+    header.clock = ClockDomain::kMonotonic;
+    if (anchors) header.start_anchor = {0, 1'000'000'000'000'000'000 + skew, 0};
+    EXPECT_TRUE((*writer)->WriteHeader(header).ok());
+    RecordBatch batch;
+    uint64_t correlation = 0;
+    auto launch = [&](uint64_t at) {
+      ApiRecord a;
+      a.name_id = strings.Intern("cudaLaunchKernel");
+      a.start_ns = at - 20;
+      a.end_ns = at - 10;
+      a.thread_id = 5;
+      a.correlation_id = ++correlation;
+      batch.api_calls.push_back(a);
+      return correlation;
+    };
+    for (uint64_t start : {1000, 1300}) {
+      KernelRecord k;
+      k.name_id = strings.Intern("_Z4stepv");
+      k.start_ns = start;
+      k.end_ns = start + 100 * slow;
+      k.stream_id = 7;
+      k.correlation_id = launch(start);
+      batch.kernels.push_back(k);
+    }
+    MemcpyRecord m;
+    m.start_ns = 1050;
+    m.end_ns = 1250;
+    m.bytes = 4096;
+    m.copy_kind = CopyKind::kHtoD;
+    m.src_kind = MemoryKind::kPinned;
+    m.dst_kind = MemoryKind::kDevice;
+    m.correlation_id = launch(1050);
+    batch.memcpys.push_back(m);
+    EXPECT_TRUE((*writer)->WriteBatch(batch, strings).ok());
+    EXPECT_TRUE((*writer)->WriteEnd(EndInfo{}).ok());
+    EXPECT_TRUE((*writer)->Close().ok());
+    return path;
+  }
+
+  Result Run(const std::vector<std::string>& args) {
+    std::string command = "'" + binary_ + "'";
+    for (const std::string& arg : args) command += " '" + arg + "'";
+    std::string out = dir_ + "/stdout", err = dir_ + "/stderr";
+    command += " >'" + out + "' 2>'" + err + "'";
+    Result result;
+    int status = std::system(command.c_str());
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    result.out = Slurp(out);
+    result.err = Slurp(err);
+    return result;
+  }
+
+  json RunJson(const std::vector<std::string>& args) {
+    Result r = Run(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    json parsed = json::parse(r.out, nullptr, /*allow_exceptions=*/false);
+    EXPECT_FALSE(parsed.is_discarded()) << r.out;
+    return parsed;
+  }
+
+  std::string dir_;
+  std::string binary_;
+};
+
+TEST_F(CliInteropTest, ChromeExportReimportsToTheSameReportsAndNeverOverwrites) {
+  std::string trace = WriteTrace("a.trace");
+  std::string exported = dir_ + "/a.json";
+  Result r = Run({"export", trace, "--format", "chrome", "-o", exported});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("exported 6 events"), std::string::npos) << r.out;
+  std::string before = Slurp(exported);
+
+  r = Run({"export", trace, "--format", "chrome", "-o", exported});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "cutrace: " + exported +
+                       " exists: cutrace never overwrites; remove it or choose another -o\n");
+  EXPECT_EQ(Slurp(exported), before);
+
+  std::string back = dir_ + "/back.trace";
+  ASSERT_EQ(Run({"import", exported, "-o", back}).exit_code, 0);
+  for (const char* report : {"kernels", "gaps", "overlap"})
+    EXPECT_EQ(RunJson({report, "--format", "json", trace}),
+              RunJson({report, "--format", "json", back}))
+        << report;
+}
+
+TEST_F(CliInteropTest, PerfettoAndCsvExports) {
+  std::string trace = WriteTrace("a.trace");
+  ASSERT_EQ(Run({"export", trace, "--format", "perfetto", "-o", dir_ + "/a.pftrace"}).exit_code, 0);
+  std::string pf = Slurp(dir_ + "/a.pftrace");
+  ASSERT_FALSE(pf.empty());
+  EXPECT_EQ(pf[0], '\x0a');  // Trace.packet, length-delimited
+  ASSERT_EQ(Run({"export", trace, "--format", "csv", "-o", dir_ + "/csv"}).exit_code, 0);
+  std::string kernels = Slurp(dir_ + "/csv/kernels.csv");
+  EXPECT_EQ(std::count(kernels.begin(), kernels.end(), '\n'), 3);
+  EXPECT_NE(kernels.find(",step(),_Z4stepv,"), std::string::npos) << kernels;
+  // A second export into the same directory refuses and leaves it as it was.
+  Result again = Run({"export", trace, "--format", "csv", "-o", dir_ + "/csv"});
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_NE(again.err.find("kernels.csv exists"), std::string::npos) << again.err;
+  EXPECT_EQ(Slurp(dir_ + "/csv/kernels.csv"), kernels);
+  EXPECT_EQ(Run({"export", trace, "--format", "svg", "-o", dir_ + "/x"}).exit_code, 2);
+}
+
+TEST_F(CliInteropTest, MergeAlignsByAnchorsAndRefusesWithoutThem) {
+  // b's trace time 0 is 5000 ns later in realtime than a's.
+  std::string a = WriteTrace("a.trace");
+  std::string b = WriteTrace("b.trace", 1, true, 5000);
+  std::string merged = dir_ + "/merged.trace";
+  Result r = Run({"merge", a, b, "-o", merged});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("device 0 -> 1"), std::string::npos) << r.out;
+  auto m = LoadTrace(merged);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  ASSERT_EQ(m->records.kernels.size(), 4u);
+  EXPECT_EQ(m->records.kernels[0].start_ns, 1'000'000'000'000'001'000u);
+  EXPECT_EQ(m->records.kernels[2].start_ns, 1'000'000'000'000'006'000u);
+  EXPECT_EQ(m->records.kernels[2].device_id, 1u);
+  EXPECT_EQ(Run({"merge", a, b, "-o", merged}).exit_code, 1);  // never overwritten
+
+  std::string bare = WriteTrace("bare.trace", 1, /*anchors=*/false);
+  r = Run({"merge", a, bare, "-o", dir_ + "/m2.trace"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err.rfind("cutrace: " + bare + ": no clock anchor", 0), 0u) << r.err;
+  EXPECT_EQ(Run({"merge", a, "-o", dir_ + "/m3.trace"}).exit_code, 2);
+}
+
+TEST_F(CliInteropTest, DiffTimelineAndImbalance) {
+  std::string a = WriteTrace("a.trace");
+  std::string b = WriteTrace("b.trace", /*slow=*/2);
+  json d = RunJson({"diff", a, b, "--format", "json"});
+  ASSERT_EQ(d["kernels"].size(), 1u);
+  const json& k = d["kernels"][0];
+  EXPECT_EQ(k["name"], "step()");
+  EXPECT_EQ(k["status"], "slower");
+  EXPECT_EQ(k["total_ns_a"], 200);
+  EXPECT_EQ(k["total_ns_b"], 400);
+  EXPECT_EQ(k["delta_ns"], 200);
+  EXPECT_EQ(k["ratio"], 2.0);
+  for (const char* key : {"count_a", "count_b"}) EXPECT_EQ(k[key], 2) << key;
+  ASSERT_EQ(d["devices"].size(), 1u);
+  // A: busy [1000,1250) + [1300,1400) = 350 of 400, overlap [1050,1100);
+  // B: [1000,1250) + [1300,1500) = 450 of 500, overlap [1050,1200).
+  EXPECT_EQ(d["devices"][0]["busy_ns_a"], 350);
+  EXPECT_EQ(d["devices"][0]["idle_ns_a"], 50);
+  EXPECT_EQ(d["devices"][0]["busy_ns_b"], 450);
+  EXPECT_EQ(d["devices"][0]["idle_ns_b"], 50);
+  EXPECT_EQ(d["devices"][0]["overlap_ns_a"], 50);
+  EXPECT_EQ(d["devices"][0]["overlap_ns_b"], 150);
+  EXPECT_EQ(Run({"diff", a, b, "--threshold", "lots"}).exit_code, 2);
+  Result table = Run({"diff", a, b});
+  EXPECT_EQ(table.exit_code, 0);
+  EXPECT_NE(table.out.find("slower"), std::string::npos) << table.out;
+
+  // Timeline over [1000,1400) in 4 bins of 100.
+  json t = RunJson({"timeline", a, "--bins", "4", "--format", "json"});
+  ASSERT_EQ(t["devices"].size(), 1u);
+  EXPECT_EQ(t["devices"][0]["bin_ns"], 100);
+  EXPECT_EQ(t["devices"][0]["compute"], json::array({1.0, 0.0, 0.0, 1.0}));
+  EXPECT_EQ(t["devices"][0]["copy"], json::array({0.5, 1.0, 0.5, 0.0}));
+  EXPECT_EQ(t["devices"][0]["idle"], json::array({0.0, 0.0, 0.5, 0.0}));
+  Result drawn = Run({"timeline", a, "--width", "30"});
+  EXPECT_EQ(drawn.exit_code, 0);
+  EXPECT_NE(drawn.out.find("compute |"), std::string::npos) << drawn.out;
+  EXPECT_NE(drawn.out.find("█"), std::string::npos) << drawn.out;
+
+  json kernels = RunJson({"kernels", "--format", "json", a, b});
+  ASSERT_EQ(kernels["imbalance"].size(), 1u);
+  const json& i = kernels["imbalance"][0];
+  EXPECT_EQ(i["name"], "step()");
+  EXPECT_EQ(i["slowest_file"], b);
+  EXPECT_EQ(i["slowest_ns"], 400);
+  EXPECT_EQ(i["median_ns"], 300);
+  EXPECT_DOUBLE_EQ(i["ratio"].get<double>(), 400.0 / 300.0);
+  EXPECT_FALSE(kernels["files"][0].contains("imbalance"));
+  EXPECT_TRUE(RunJson({"summary", "--format", "json", a, b}).contains("imbalance"));
+  EXPECT_FALSE(RunJson({"kernels", "--format", "json", a}).contains("imbalance"));
+}
+
+}  // namespace
+}  // namespace cutrace

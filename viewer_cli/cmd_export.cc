@@ -1,0 +1,107 @@
+// `cutrace export FILE... --format chrome|perfetto|csv -o OUT`: writes traces
+// in formats other tools read (analysis/chrome_export.h, perfetto_export.h,
+// csv_export.h). Several files are first placed on one timeline by their
+// clock anchors (analysis/trace_placement.h). Never overwrites anything.
+#include <sys/stat.h>
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include <fmt/core.h>
+
+#include "analysis/chrome_export.h"
+#include "analysis/csv_export.h"
+#include "analysis/export_sink.h"
+#include "analysis/perfetto_export.h"
+#include "analysis/trace_placement.h"
+#include "viewer_cli/command_registry.h"
+#include "viewer_cli/report_common.h"
+
+namespace cutrace::cli {
+namespace {
+
+enum class ExportFormat { kChrome, kPerfetto, kCsv };
+
+struct Options {
+  std::vector<std::string> files;
+  ExportFormat format = ExportFormat::kChrome;
+  std::string output;
+};
+
+StatusOr<analysis::ExportCounts> ExportToFile(analysis::TraceSet traces, const Options& o) {
+  if (o.format == ExportFormat::kCsv) return analysis::ExportCsvDirectory(traces, o.output);
+  auto file = analysis::FileSink::Create(o.output);
+  if (!file.ok()) return file.status();
+  StatusOr<analysis::ExportCounts> counts =
+      o.format == ExportFormat::kChrome ? analysis::ExportChromeTrace(traces, file->get())
+                                        : analysis::ExportPerfettoTrace(traces, file->get());
+  if (!counts.ok()) return counts;
+  if (Status s = (*file)->Commit(); !s.ok()) return s;
+  return counts;
+}
+
+int Run(const Options& o) {
+  // Say so before loading large files when the answer is already known (the
+  // sinks' O_EXCL still guards against a race).
+  struct stat st;
+  if (o.format != ExportFormat::kCsv && lstat(o.output.c_str(), &st) == 0) {
+    PrintError(fmt::format("{} {}: cutrace never overwrites; remove it or choose another -o",
+                           o.output, S_ISLNK(st.st_mode) ? "is a symlink" : "exists"));
+    return 1;
+  }
+  LoadedTraces loaded;
+  if (!LoadTraces(o.files, &loaded)) return 1;
+  analysis::TraceSet traces(loaded.all);
+  analysis::PlacedTraces placed;
+  std::vector<const TraceData*> placed_set;
+  if (loaded.all.size() > 1) {
+    StatusOr<analysis::PlacedTraces> p = analysis::PlaceTraces(traces);
+    if (!p.ok()) {
+      PrintError(p.status().message() + " (export them one at a time instead)");
+      return 1;
+    }
+    placed = std::move(p).value();
+    for (const TraceData& t : placed.traces) placed_set.push_back(&t);
+    traces = analysis::TraceSet(placed_set);
+  }
+  StatusOr<analysis::ExportCounts> counts = ExportToFile(traces, o);
+  if (!counts.ok()) {
+    PrintError(counts.status().message());
+    return 1;
+  }
+  const analysis::ExportCounts& c = *counts;
+  fmt::print("exported {} events ({} kernels, {} memcpys, {} memsets, {} NVTX ranges, {} API "
+             "calls, {} syncs; {} flows) from {} file{} to {} ({})\n",
+             c.events(), c.kernels, c.memcpys, c.memsets, c.ranges, c.api_calls, c.syncs,
+             c.flows, loaded.all.size(), loaded.all.size() == 1 ? "" : "s", o.output,
+             FormatBytes(c.bytes));
+  return 0;
+}
+
+void Register(CLI::App& app, int* exit_code) {
+  auto options = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand(
+      "export", "Write traces as Chrome JSON (Kineto-shaped), Perfetto protobuf or CSV");
+  cmd->add_option("files", options->files,
+                  "Trace files (several are placed on one timeline by their clock anchors)")
+      ->required();
+  static const std::map<std::string, ExportFormat> kFormats = {
+      {"chrome", ExportFormat::kChrome},
+      {"perfetto", ExportFormat::kPerfetto},
+      {"csv", ExportFormat::kCsv}};
+  cmd->add_option("--format", options->format,
+                  "chrome (JSON for Perfetto UI, chrome://tracing, HTA), perfetto (.pftrace), "
+                  "or csv (a directory of one CSV per event kind)")
+      ->transform(CLI::CheckedTransformer(kFormats, CLI::ignore_case))
+      ->default_str("chrome");
+  cmd->add_option("-o,--output", options->output,
+                  "The file to create (a directory for csv); never overwritten")
+      ->required();
+  cmd->callback([options, exit_code] { *exit_code = Run(*options); });
+}
+
+const CommandRegistration kRegistration("export", 85, Register);
+
+}  // namespace
+}  // namespace cutrace::cli

@@ -1,0 +1,143 @@
+// `cutrace timeline FILE...`: per-device utilization over time, drawn in the
+// terminal as one row each for compute, copy and idle, with a shade per time
+// bin (" ░▒▓█": none, up to a quarter, a half, three quarters, more), and a
+// time axis below (analysis/timeline_bins.h). --format json gives the
+// fractions; csv one row per device and bin.
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+
+#include <fmt/core.h>
+
+#include "analysis/timeline_bins.h"
+#include "viewer_cli/command_registry.h"
+#include "viewer_cli/report_common.h"
+
+namespace cutrace::cli {
+namespace {
+
+constexpr size_t kLabelWidth = 8;  // "compute " before the bar
+constexpr size_t kMinBins = 10;
+constexpr size_t kDefaultWidth = 100;
+
+struct Options {
+  std::vector<std::string> files;
+  Format format = Format::kTable;
+  size_t width = 0;  // 0: $COLUMNS, else kDefaultWidth
+  size_t bins = 0;   // 0: as many as the width allows
+};
+
+// The shade of a fraction: ' ' for nothing, then one step per quarter, so
+// any activity at all shows. Rounding dust (1 - 1) counts as nothing.
+const char* Shade(double fraction) {
+  static const char* const kShades[] = {" ", "░", "▒", "▓", "█"};
+  if (!(fraction > 1e-9)) return kShades[0];
+  int level = static_cast<int>(std::ceil(std::min(fraction, 1.0) * 4 - 1e-9));
+  return kShades[std::clamp(level, 1, 4)];
+}
+
+std::string Bar(const std::vector<double>& fractions) {
+  std::string bar;
+  for (double f : fractions) bar += Shade(f);
+  return bar;
+}
+
+// "0", the middle and the end of the axis, under a bar of `bins` columns.
+std::string Axis(uint64_t span_ns, size_t bins) {
+  std::string line(bins, ' ');
+  auto put = [&](size_t column, const std::string& text) {
+    for (size_t i = 0; i < text.size() && column + i < line.size(); ++i) line[column + i] = text[i];
+  };
+  std::string end = FormatDuration(span_ns), mid = FormatDuration(span_ns / 2);
+  put(0, "0");
+  if (bins >= mid.size() + 8) put(bins / 2 - mid.size() / 2, mid);
+  if (bins >= end.size() + 2) put(bins - end.size(), end);
+  return line;
+}
+
+std::string Percent(uint64_t part, uint64_t whole) {
+  return fmt::format("{:.1f}%", whole ? 100.0 * static_cast<double>(part) / whole : 0.0);
+}
+
+Rendered Render(analysis::TraceSet traces, Format format, size_t bins) {
+  analysis::TimelineBins t = analysis::ComputeTimelineBins(traces, bins);
+  Rendered r;
+  if (format == Format::kJson) {
+    nlohmann::json devices = nlohmann::json::array();
+    for (const analysis::DeviceBins& d : t.devices)
+      devices.push_back({{"device", d.device},
+                         {"start_ns", t.start_ns},
+                         {"bin_ns", t.bin_ns},
+                         {"compute", d.compute},
+                         {"copy", d.copy},
+                         {"idle", d.idle}});
+    r.json["devices"] = std::move(devices);
+    return r;
+  }
+  if (format == Format::kCsv) {
+    TableSection s;
+    s.headers = {"device", "bin", "start_ns", "end_ns", "compute", "copy", "idle"};
+    for (const analysis::DeviceBins& d : t.devices)
+      for (size_t i = 0; i < t.bins; ++i) {
+        uint64_t start = t.start_ns + i * t.bin_ns;
+        s.rows.push_back({std::to_string(d.device), std::to_string(i), std::to_string(start),
+                          std::to_string(std::min(start + t.bin_ns, t.end_ns)),
+                          fmt::format("{:.6f}", d.compute[i]), fmt::format("{:.6f}", d.copy[i]),
+                          fmt::format("{:.6f}", d.idle[i])});
+      }
+    r.tables.push_back(std::move(s));
+    return r;
+  }
+  if (t.devices.empty()) {
+    r.lines.push_back("no GPU activity");
+    return r;
+  }
+  const uint64_t span = t.end_ns - t.start_ns;
+  r.lines.push_back(fmt::format("{} bins of {} each; shades \" ░▒▓█\" = none, <=25%, <=50%, "
+                                "<=75%, more of the bin",
+                                t.bins, FormatDuration(t.bin_ns)));
+  for (const analysis::DeviceBins& d : t.devices) {
+    r.lines.push_back("");
+    r.lines.push_back(fmt::format("GPU {}: busy {}, compute {}, copy {} of {}", d.device,
+                                  Percent(d.busy_ns, span), Percent(d.compute_ns, span),
+                                  Percent(d.copy_ns, span), FormatDuration(span)));
+    r.lines.push_back(fmt::format("{:<{}}|{}|", "compute", kLabelWidth, Bar(d.compute)));
+    r.lines.push_back(fmt::format("{:<{}}|{}|", "copy", kLabelWidth, Bar(d.copy)));
+    r.lines.push_back(fmt::format("{:<{}}|{}|", "idle", kLabelWidth, Bar(d.idle)));
+    r.lines.push_back(fmt::format("{:<{}} {}", "", kLabelWidth, Axis(span, t.bins)));
+  }
+  return r;
+}
+
+int Run(const Options& o) {
+  size_t width = o.width;
+  if (width == 0) {
+    const char* columns = std::getenv("COLUMNS");
+    width = columns ? std::strtoul(columns, nullptr, 10) : 0;
+    if (width == 0) width = kDefaultWidth;
+  }
+  size_t bins = o.bins;
+  if (bins == 0) bins = width > kLabelWidth + 2 + kMinBins ? width - kLabelWidth - 2 : kMinBins;
+  return RunReport(o.files, o.format, [bins](analysis::TraceSet traces, Format format) {
+    return Render(traces, format, bins);
+  });
+}
+
+void Register(CLI::App& app, int* exit_code) {
+  auto options = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand(
+      "timeline", "Per-device utilization over time (compute, copy, idle) in the terminal");
+  cmd->add_option("files", options->files, "Trace files")->required();
+  AddFormatOption(cmd, &options->format);
+  cmd->add_option("--width", options->width, "Terminal width in characters (default: $COLUMNS "
+                                             "or 100)");
+  cmd->add_option("--bins", options->bins, "Time bins (default: as many as the width allows)")
+      ->check(CLI::Range(size_t{1}, size_t{100000}));
+  cmd->callback([options, exit_code] { *exit_code = Run(*options); });
+}
+
+const CommandRegistration kRegistration("timeline", 55, Register);
+
+}  // namespace
+}  // namespace cutrace::cli
