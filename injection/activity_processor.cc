@@ -31,6 +31,19 @@ void ActivityProcessor::set_filter_api(bool filter) {
   filter_api_ = filter;
 }
 
+void ActivityProcessor::set_now(NowFn now) {
+  std::lock_guard<std::mutex> lock(mu_);
+  now_ = now;
+}
+
+std::optional<InvalidReason> ActivityProcessor::CheckGpu(uint64_t end_ns,
+                                                         uint64_t correlation) const {
+  if (end_ns > delivery_limit_) return InvalidReason::kAfterDelivery;
+  const uint64_t launch = launches_.Start(correlation);
+  if (launch != 0 && end_ns < launch) return InvalidReason::kEndsBeforeLaunch;
+  return std::nullopt;
+}
+
 void ActivityProcessor::Process(uint8_t* buffer, size_t valid_bytes, RecordBatch* batch,
                                 std::vector<DeviceInfo>* devices) {
   if (buffer == nullptr || valid_bytes == 0) return;
@@ -42,6 +55,12 @@ void ActivityProcessor::Process(uint8_t* buffer, size_t valid_bytes, RecordBatch
                memsets = batch->memsets.size(), api_calls = batch->api_calls.size(),
                syncs = batch->syncs.size();
   other_records_ = 0;
+  // Every record in the buffer was complete before CUPTI handed it over.
+  delivery_limit_ = UINT64_MAX;
+  if (now_ != nullptr) {
+    const uint64_t now = now_(api_);
+    if (now != 0 && now < UINT64_MAX - kDeliverySlackNs) delivery_limit_ = now + kDeliverySlackNs;
+  }
   CUpti_Activity* record = nullptr;
   for (;;) {
     CUptiResult r = api_->ActivityGetNextRecord(buffer, valid_bytes, &record);
@@ -71,7 +90,9 @@ void ActivityProcessor::ProcessRecord(const CUpti_Activity* record, RecordBatch*
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
       const auto& in = As<CUpti_ActivityKernel10>(record);
       KernelRecord k;
-      if (auto bad = ConvertKernel(in, InternName(in.name), &k)) {
+      auto bad = ConvertKernel(in, InternName(in.name), &k);
+      if (!bad) bad = CheckGpu(k.end_ns, k.correlation_id);
+      if (bad) {
         stats_->AddInvalid(RecordFamily::kKernel, *bad);
       } else {
         batch->kernels.push_back(k);
@@ -80,7 +101,9 @@ void ActivityProcessor::ProcessRecord(const CUpti_Activity* record, RecordBatch*
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       MemcpyRecord m;
-      if (auto bad = ConvertMemcpy(As<CUpti_ActivityMemcpy6>(record), &m)) {
+      auto bad = ConvertMemcpy(As<CUpti_ActivityMemcpy6>(record), &m);
+      if (!bad) bad = CheckGpu(m.end_ns, m.correlation_id);
+      if (bad) {
         stats_->AddInvalid(RecordFamily::kMemcpy, *bad);
       } else {
         batch->memcpys.push_back(m);
@@ -89,7 +112,9 @@ void ActivityProcessor::ProcessRecord(const CUpti_Activity* record, RecordBatch*
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY2: {
       MemcpyRecord m;
-      if (auto bad = ConvertPeerCopy(As<CUpti_ActivityMemcpyPtoP4>(record), &m)) {
+      auto bad = ConvertPeerCopy(As<CUpti_ActivityMemcpyPtoP4>(record), &m);
+      if (!bad) bad = CheckGpu(m.end_ns, m.correlation_id);
+      if (bad) {
         stats_->AddInvalid(RecordFamily::kMemcpy, *bad);
       } else {
         batch->memcpys.push_back(m);
@@ -98,7 +123,9 @@ void ActivityProcessor::ProcessRecord(const CUpti_Activity* record, RecordBatch*
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
       MemsetRecord m;
-      if (auto bad = ConvertMemset(As<CUpti_ActivityMemset4>(record), &m)) {
+      auto bad = ConvertMemset(As<CUpti_ActivityMemset4>(record), &m);
+      if (!bad) bad = CheckGpu(m.end_ns, m.correlation_id);
+      if (bad) {
         stats_->AddInvalid(RecordFamily::kMemset, *bad);
       } else {
         batch->memsets.push_back(m);
@@ -140,9 +167,12 @@ void ActivityProcessor::ProcessRecord(const CUpti_Activity* record, RecordBatch*
       const ApiName& name = ResolveApi(in.kind, in.cbid);
       if (filter_api_ && !name.traced) break;  // not a call we record; not counted
       ApiRecord a;
-      if (auto bad = ConvertApi(in, name.name_id, &a)) {
+      auto bad = ConvertApi(in, name.name_id, &a);
+      if (!bad && a.end_ns > delivery_limit_) bad = InvalidReason::kAfterDelivery;
+      if (bad) {
         stats_->AddInvalid(RecordFamily::kApi, *bad);
       } else {
+        launches_.Note(a.correlation_id, a.start_ns);
         batch->api_calls.push_back(a);
       }
       break;
@@ -151,7 +181,9 @@ void ActivityProcessor::ProcessRecord(const CUpti_Activity* record, RecordBatch*
       const auto& in = As<CUpti_ActivitySynchronization2>(record);
       auto it = context_device_.find(in.contextId);
       SyncRecord s;
-      if (auto bad = ConvertSync(in, it == context_device_.end() ? 0 : it->second, &s)) {
+      auto bad = ConvertSync(in, it == context_device_.end() ? 0 : it->second, &s);
+      if (!bad && s.end_ns > delivery_limit_) bad = InvalidReason::kAfterDelivery;
+      if (bad) {
         stats_->AddInvalid(RecordFamily::kSync, *bad);
       } else {
         batch->syncs.push_back(s);

@@ -6,6 +6,13 @@
 // pool), pairs NVTX markers into ranges, and counts everything in
 // ActivityStats.
 //
+// Validation beyond convert.h's (zero and inverted times): a record that
+// ends later than the moment its buffer was delivered (plus kDeliverySlackNs
+// for clock interpolation) is "after_delivery"; a kernel, copy or memset that
+// ends before the API call that issued it began (joined by correlation id,
+// injection/launch_index.h) is "ends_before_launch". Both are counted and
+// kept out of the trace.
+//
 // Threads: Process() may be called from CUPTI's buffer thread and, during
 // cuptiActivityFlushAll, from the flushing thread at the same time; mu_
 // serializes them (it guards the marker state, the context map and the name
@@ -16,6 +23,7 @@
 
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -26,12 +34,18 @@
 #include "injection/activity_stats.h"
 #include "injection/config.h"
 #include "injection/cupti_api.h"
+#include "injection/launch_index.h"
 #include "injection/marker_pairer.h"
 
 namespace cutrace::injection {
 
 class ActivityProcessor {
  public:
+  // Reads "now" on the trace's clock (Header.clock).
+  using NowFn = uint64_t (*)(CuptiApi* api);
+  // Slack for records timed by interpolating GPU clocks onto the host's.
+  static constexpr uint64_t kDeliverySlackNs = 1000000000ull;
+
   // All pointers must outlive the processor.
   ActivityProcessor(CuptiApi* api, StringInterner* interner, ActivityStats* stats);
 
@@ -39,6 +53,10 @@ class ActivityProcessor {
   // cuptiActivityEnableRuntimeApi), every call is recorded and this filter
   // keeps only the traced ones (injection/api_filter.h).
   void set_filter_api(bool filter);
+
+  // Enables the after-delivery check (off until set: tests of conversion
+  // alone use arbitrary times).
+  void set_now(NowFn now);
 
   // Converts the records in buffer[0, valid_bytes) and appends them to
   // *batch; DEVICE records become *devices entries.
@@ -66,6 +84,8 @@ class ActivityProcessor {
   void ProcessRecord(const CUpti_Activity* record, RecordBatch* batch,
                      std::vector<DeviceInfo>* devices);
   uint32_t InternName(const char* name);
+  // After-delivery and ends-before-launch checks for GPU work.
+  std::optional<InvalidReason> CheckGpu(uint64_t end_ns, uint64_t correlation) const;
   const ApiName& ResolveApi(CUpti_ActivityKind kind, uint32_t cbid);
 
   CuptiApi* api_;
@@ -74,6 +94,9 @@ class ActivityProcessor {
 
   std::mutex mu_;
   bool filter_api_ = false;                                // guarded by mu_
+  NowFn now_ = nullptr;                                    // guarded by mu_
+  uint64_t delivery_limit_ = UINT64_MAX;                   // guarded by mu_: this buffer's
+  LaunchIndex launches_;                                   // guarded by mu_
   MarkerPairer markers_;                                   // guarded by mu_
   std::unordered_map<uint32_t, uint32_t> context_device_;  // guarded by mu_: contextId -> deviceId
   std::vector<ApiName> runtime_names_;                     // guarded by mu_: by cbid

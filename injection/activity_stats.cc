@@ -22,6 +22,8 @@ std::string_view ReasonName(InvalidReason reason) {
     case InvalidReason::kZeroTimestamp: return "zero_timestamp";
     case InvalidReason::kInverted: return "inverted";
     case InvalidReason::kEndsBeforeQueued: return "ends_before_queued";
+    case InvalidReason::kEndsBeforeLaunch: return "ends_before_launch";
+    case InvalidReason::kAfterDelivery: return "after_delivery";
     case InvalidReason::kEndWithoutStart: return "end_without_start";
     case InvalidReason::kUnclosed: return "unclosed";
     case InvalidReason::kTooManyOpen: return "too_many_open";

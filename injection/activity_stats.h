@@ -22,6 +22,8 @@ enum class InvalidReason : int {
   kZeroTimestamp,     // start or end is 0 (CUPTI could not time it)
   kInverted,          // end < start
   kEndsBeforeQueued,  // a kernel that ends before it was queued
+  kEndsBeforeLaunch,  // GPU work that ends before the API call that issued it began
+  kAfterDelivery,     // a timestamp later than the moment CUPTI handed the record over
   kEndWithoutStart,   // an NVTX end marker whose start was never seen
   kUnclosed,          // an NVTX range still open at shutdown
   kTooManyOpen,       // an NVTX start refused: too many ranges open at once

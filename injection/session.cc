@@ -103,6 +103,14 @@ Status Session::Start(std::unique_ptr<CuptiApi> api) {
     return s;
   }
   processor_ = std::make_unique<ActivityProcessor>(api_.get(), &interner_, &stats_);
+  if (clock_ == ClockDomain::kMonotonic) {
+    processor_->set_now([](CuptiApi*) { return MonotonicNs(); });
+  } else {
+    processor_->set_now([](CuptiApi* api) {
+      uint64_t t = 0;
+      return api->GetTimestamp(&t) == CUPTI_SUCCESS ? t : 0;
+    });
+  }
   if (Status s = writer_->Start(); !s.ok()) {
     api_->Unsubscribe(subscriber_);
     ::unlink(path_.c_str());
@@ -213,7 +221,11 @@ Status Session::OpenTrace() {
   h.source_format = "cupti";
   h.enabled_kinds = config_.kinds.Names();
   h.mode = "trace";
-  if (Status s = file->WriteHeader(h); !s.ok()) {
+  // The header goes to the file at once (not after the first megabyte), so
+  // even a process killed with SIGKILL leaves a file that says what it is.
+  Status written = file->WriteHeader(h);
+  if (written.ok()) written = file->Flush();
+  if (Status s = written; !s.ok()) {
     static_cast<void>(file->Close());  // the write error is the one to report
     ::unlink(path_.c_str());
     return Status::Error("cannot write " + path_ + ": " + s.message());

@@ -7,6 +7,8 @@
 //   sigterm         raise(SIGTERM) with the default disposition (dies of it)
 //   sigint-handler  its own SIGINT handler, installed before cuInit; then return 0
 //   exit-in-handler its own SIGTERM handler, which calls exit(3)
+//   kill            raise(SIGKILL): no handler runs, the trace is cut short
+//   abort           abort(): likewise, with SIGABRT
 //   sigterm-ignored SIGTERM ignored before cuInit; raise it; then return 0
 //   fork            fork(); the child prints and exit(0)s; the parent waits, returns 0
 #include <dlfcn.h>
@@ -70,6 +72,8 @@ int main(int argc, char** argv) {
     sleep(30);
     return 95;
   }
+  if (std::strcmp(mode, "kill") == 0) raise(SIGKILL);
+  if (std::strcmp(mode, "abort") == 0) std::abort();
   if (std::strcmp(mode, "exit-in-handler") == 0) {
     raise(SIGTERM);
     sleep(30);
