@@ -1,6 +1,7 @@
 // See batch_decoder.h.
 #include "collector/batch_decoder.h"
 
+#include <algorithm>
 #include <string_view>
 
 namespace cutrace {
@@ -52,6 +53,13 @@ struct Correlations {
     return prev;
   }
 };
+
+// Room for n more records. Exact reserves would reallocate (and copy every
+// record so far) for each batch appended to a whole trace's vectors.
+template <typename R>
+void Grow(std::vector<R>* v, size_t n) {
+  if (v->capacity() - v->size() < n) v->reserve(std::max(v->size() + n, 2 * v->capacity()));
+}
 
 template <typename E>
 E Enum(uint64_t v, uint64_t limit, E fallback) {
@@ -151,6 +159,23 @@ bool Validate(const proto::EventBatch& b, std::string* problem) {
 
 }  // namespace
 
+void BatchDecoder::AddShape(const proto::KernelShape& shape) {
+  ShapeFields f;
+  f.name_id = shape.name_id();
+  f.grid[0] = shape.grid_x();
+  f.grid[1] = shape.grid_y();
+  f.grid[2] = shape.grid_z();
+  f.block[0] = shape.block_x();
+  f.block[1] = shape.block_y();
+  f.block[2] = shape.block_z();
+  f.registers_per_thread = shape.registers_per_thread();
+  f.static_shared_bytes = shape.static_shared_bytes();
+  f.dynamic_shared_bytes = shape.dynamic_shared_bytes();
+  f.local_bytes_per_thread = shape.local_bytes_per_thread();
+  f.launch_type = static_cast<uint8_t>(shape.launch_type());
+  shapes_.Set(shape.id(), f);
+}
+
 bool BatchDecoder::Decode(const proto::EventBatch& b, RecordBatch* out, std::string* problem) {
   if (!Validate(b, problem)) return false;
   const uint64_t base = static_cast<uint64_t>(b.base_ns());
@@ -159,14 +184,14 @@ bool BatchDecoder::Decode(const proto::EventBatch& b, RecordBatch* out, std::str
     const auto& c = b.kernels();
     Starts starts{base};
     Correlations corr;
-    out->kernels.reserve(out->kernels.size() + c.count());
+    Grow(&out->kernels, c.count());
     for (size_t i = 0; i < c.count(); ++i) {
       KernelRecord k;
       k.start_ns = starts.Next(c.start_delta_ns(), i);
       k.end_ns = k.start_ns + At(c.duration_ns(), i);  // modulo 2^64, as encoded
       k.correlation_id = corr.Next(c.correlation_delta(), i);
       if (k.end_ns < k.start_ns) {
-        ++inverted_dropped_;
+        ++counts_.inverted_dropped;
         continue;
       }
       k.device_id = static_cast<uint32_t>(At(c.device_id(), i));
@@ -177,23 +202,19 @@ bool BatchDecoder::Decode(const proto::EventBatch& b, RecordBatch* out, std::str
       k.queued_ns = At(c.queued_ns(), i);
       k.channel_id = static_cast<uint32_t>(At(c.channel_id(), i));
       const uint32_t shape_id = static_cast<uint32_t>(At(c.shape_id(), i));
-      auto it = shapes_.find(shape_id);
-      if (it != shapes_.end()) {
-        const proto::KernelShape& s = it->second;
-        k.name_id = s.name_id();
-        k.grid[0] = s.grid_x();
-        k.grid[1] = s.grid_y();
-        k.grid[2] = s.grid_z();
-        k.block[0] = s.block_x();
-        k.block[1] = s.block_y();
-        k.block[2] = s.block_z();
-        k.registers_per_thread = s.registers_per_thread();
-        k.static_shared_bytes = s.static_shared_bytes();
-        k.dynamic_shared_bytes = s.dynamic_shared_bytes();
-        k.local_bytes_per_thread = s.local_bytes_per_thread();
-        k.launch_type = static_cast<uint8_t>(s.launch_type());
+      if (const ShapeFields* shape = shapes_.Find(shape_id)) {
+        k.name_id = shape->name_id;
+        for (int d = 0; d < 3; ++d) {
+          k.grid[d] = shape->grid[d];
+          k.block[d] = shape->block[d];
+        }
+        k.registers_per_thread = shape->registers_per_thread;
+        k.static_shared_bytes = shape->static_shared_bytes;
+        k.dynamic_shared_bytes = shape->dynamic_shared_bytes;
+        k.local_bytes_per_thread = shape->local_bytes_per_thread;
+        k.launch_type = shape->launch_type;
       } else {
-        ++unknown_shapes_;
+        ++counts_.unknown_shapes;
       }
       out->kernels.push_back(k);
     }
@@ -203,14 +224,14 @@ bool BatchDecoder::Decode(const proto::EventBatch& b, RecordBatch* out, std::str
     const auto& c = b.memcpys();
     Starts starts{base};
     Correlations corr;
-    out->memcpys.reserve(out->memcpys.size() + c.count());
+    Grow(&out->memcpys, c.count());
     for (size_t i = 0; i < c.count(); ++i) {
       MemcpyRecord m;
       m.start_ns = starts.Next(c.start_delta_ns(), i);
       m.end_ns = m.start_ns + At(c.duration_ns(), i);  // modulo 2^64, as encoded
       m.correlation_id = corr.Next(c.correlation_delta(), i);
       if (m.end_ns < m.start_ns) {
-        ++inverted_dropped_;
+        ++counts_.inverted_dropped;
         continue;
       }
       m.copy_kind = Enum(At(c.copy_kind(), i), kCopyKindCount, CopyKind::kUnknown);
@@ -233,14 +254,14 @@ bool BatchDecoder::Decode(const proto::EventBatch& b, RecordBatch* out, std::str
     const auto& c = b.memsets();
     Starts starts{base};
     Correlations corr;
-    out->memsets.reserve(out->memsets.size() + c.count());
+    Grow(&out->memsets, c.count());
     for (size_t i = 0; i < c.count(); ++i) {
       MemsetRecord m;
       m.start_ns = starts.Next(c.start_delta_ns(), i);
       m.end_ns = m.start_ns + At(c.duration_ns(), i);  // modulo 2^64, as encoded
       m.correlation_id = corr.Next(c.correlation_delta(), i);
       if (m.end_ns < m.start_ns) {
-        ++inverted_dropped_;
+        ++counts_.inverted_dropped;
         continue;
       }
       m.bytes = At(c.bytes(), i);
@@ -258,13 +279,13 @@ bool BatchDecoder::Decode(const proto::EventBatch& b, RecordBatch* out, std::str
   if (b.has_ranges()) {
     const auto& c = b.ranges();
     Starts starts{base};
-    out->ranges.reserve(out->ranges.size() + c.count());
+    Grow(&out->ranges, c.count());
     for (size_t i = 0; i < c.count(); ++i) {
       RangeRecord r;
       r.start_ns = starts.Next(c.start_delta_ns(), i);
       r.end_ns = r.start_ns + At(c.duration_ns(), i);  // modulo 2^64, as encoded
       if (r.end_ns < r.start_ns) {
-        ++inverted_dropped_;
+        ++counts_.inverted_dropped;
         continue;
       }
       r.name_id = static_cast<uint32_t>(At(c.name_id(), i));
@@ -283,14 +304,14 @@ bool BatchDecoder::Decode(const proto::EventBatch& b, RecordBatch* out, std::str
     const auto& c = b.api_calls();
     Starts starts{base};
     Correlations corr;
-    out->api_calls.reserve(out->api_calls.size() + c.count());
+    Grow(&out->api_calls, c.count());
     for (size_t i = 0; i < c.count(); ++i) {
       ApiRecord a;
       a.start_ns = starts.Next(c.start_delta_ns(), i);
       a.end_ns = a.start_ns + At(c.duration_ns(), i);  // modulo 2^64, as encoded
       a.correlation_id = corr.Next(c.correlation_delta(), i);
       if (a.end_ns < a.start_ns) {
-        ++inverted_dropped_;
+        ++counts_.inverted_dropped;
         continue;
       }
       a.name_id = static_cast<uint32_t>(At(c.name_id(), i));
@@ -306,14 +327,14 @@ bool BatchDecoder::Decode(const proto::EventBatch& b, RecordBatch* out, std::str
     const auto& c = b.syncs();
     Starts starts{base};
     Correlations corr;
-    out->syncs.reserve(out->syncs.size() + c.count());
+    Grow(&out->syncs, c.count());
     for (size_t i = 0; i < c.count(); ++i) {
       SyncRecord s;
       s.start_ns = starts.Next(c.start_delta_ns(), i);
       s.end_ns = s.start_ns + At(c.duration_ns(), i);  // modulo 2^64, as encoded
       s.correlation_id = corr.Next(c.correlation_delta(), i);
       if (s.end_ns < s.start_ns) {
-        ++inverted_dropped_;
+        ++counts_.inverted_dropped;
         continue;
       }
       s.kind = Enum(At(c.sync_kind(), i), 6, SyncKind::kUnknown);

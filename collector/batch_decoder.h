@@ -7,8 +7,9 @@
 
 #include <cstdint>
 #include <string>
-#include <unordered_map>
+#include <string_view>
 
+#include "collector/event_decoder.h"
 #include "collector/records.h"
 #include "proto/cutrace.pb.h"
 
@@ -17,7 +18,7 @@ namespace cutrace {
 class BatchDecoder {
  public:
   // Remembers a shape for later batches (a later definition of an id wins).
-  void AddShape(const proto::KernelShape& shape) { shapes_[shape.id()] = shape; }
+  void AddShape(const proto::KernelShape& shape);
 
   // Appends the batch's records to *out. If a column breaks the rules (a
   // column with neither 0, 1 nor `count` values; start deltas not exactly
@@ -28,13 +29,20 @@ class BatchDecoder {
   // counted in unknown_shapes().
   bool Decode(const proto::EventBatch& batch, RecordBatch* out, std::string* problem);
 
-  uint64_t inverted_dropped() const { return inverted_dropped_; }
-  uint64_t unknown_shapes() const { return unknown_shapes_; }
+  // The same from the EventBatch's wire bytes, without libprotobuf
+  // (collector/event_decoder.h). False when the bytes are not in the form
+  // the fast path reads; then nothing was appended, and the caller parses
+  // them and calls Decode().
+  bool DecodeWire(std::string_view body, RecordBatch* out) {
+    return DecodeEventBatchWire(body, shapes_, out, &counts_) == WireDecode::kOk;
+  }
+
+  uint64_t inverted_dropped() const { return counts_.inverted_dropped; }
+  uint64_t unknown_shapes() const { return counts_.unknown_shapes; }
 
  private:
-  std::unordered_map<uint32_t, proto::KernelShape> shapes_;
-  uint64_t inverted_dropped_ = 0;
-  uint64_t unknown_shapes_ = 0;
+  ShapeTable shapes_;
+  DecodeCounts counts_;
 };
 
 }  // namespace cutrace

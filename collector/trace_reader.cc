@@ -54,6 +54,8 @@ void QuietUtf8Complaints() {
 
 std::string Bytes(uint64_t n) { return std::to_string(n) + (n == 1 ? " byte" : " bytes"); }
 
+std::string At(uint64_t offset) { return " at offset " + std::to_string(offset); }
+
 }  // namespace
 
 StatusOr<std::unique_ptr<FileBytes>> FileBytes::Open(const std::string& path) {
@@ -118,7 +120,7 @@ void TraceReader::Stop(uint64_t lost, bool truncated, std::string problem) {
   report_.problems.push_back(std::move(problem));
 }
 
-bool TraceReader::Next(proto::TracePacket* packet) {
+bool TraceReader::NextRaw(std::string_view* body) {
   if (done_) return false;
   const uint64_t start = pos_;
   const uint64_t left = bytes_.size() - start;
@@ -126,44 +128,62 @@ bool TraceReader::Next(proto::TracePacket* packet) {
     done_ = true;
     return false;
   }
-  const std::string at = " at offset " + std::to_string(start);
   uint64_t pos = start;
   uint64_t tag = 0;
   int r = ReadVarint(bytes_, &pos, &tag);
   if (r == 0) {
-    Stop(left, true, "truncated: the file ends inside a packet header" + at + " (" +
+    Stop(left, true, "truncated: the file ends inside a packet header" + At(start) + " (" +
                          Bytes(left) + " lost)");
     return false;
   }
   if (r < 0 || tag != 0x0A) {
-    Stop(left, false, "corrupt: not a trace packet" + at + "; ignoring the last " + Bytes(left));
+    Stop(left, false,
+         "corrupt: not a trace packet" + At(start) + "; ignoring the last " + Bytes(left));
     return false;
   }
   uint64_t length = 0;
   r = ReadVarint(bytes_, &pos, &length);
   if (r == 0) {
-    Stop(left, true, "truncated: the file ends inside a packet header" + at + " (" +
+    Stop(left, true, "truncated: the file ends inside a packet header" + At(start) + " (" +
                          Bytes(left) + " lost)");
     return false;
   }
   if (r < 0 || length > kMaxPacketBytes) {
-    Stop(left, false, "corrupt: packet" + at + " claims an impossible length; ignoring the last " +
-                          Bytes(left));
+    Stop(left, false, "corrupt: packet" + At(start) +
+                          " claims an impossible length; ignoring the last " + Bytes(left));
     return false;
   }
   const uint64_t body_left = bytes_.size() - pos;
   if (length > body_left) {
-    Stop(left, true, "truncated: the last packet" + at + " needs " + Bytes(length) + ", " +
+    Stop(left, true, "truncated: the last packet" + At(start) + " needs " + Bytes(length) + ", " +
                          std::to_string(body_left) + " present (" + Bytes(left) + " lost)");
     return false;
   }
-  if (!packet->ParseFromArray(bytes_.data() + pos, static_cast<int>(length))) {
-    Stop(left, false, "corrupt: packet" + at + " does not parse; ignoring the last " + Bytes(left));
-    return false;
-  }
+  *body = bytes_.substr(pos, length);
+  last_ = start;
   pos_ = pos + length;
   report_.packets += 1;
   report_.bytes_used = pos_;
+  return true;
+}
+
+void TraceReader::Reject() {
+  // Undo the packet's accounting: it is not a complete, valid packet.
+  const uint64_t left = bytes_.size() - last_;
+  report_.packets -= 1;
+  report_.bytes_used = last_;
+  pos_ = last_;
+  Stop(left, false,
+       "corrupt: packet" + At(last_) + " does not parse; ignoring the last " + Bytes(left));
+}
+
+bool TraceReader::Next(proto::TracePacket* packet) {
+  std::string_view body;
+  if (!NextRaw(&body)) return false;
+  if (!packet->ParseFromArray(body.data(), static_cast<int>(body.size()))) {
+    Reject();
+    return false;
+  }
   return true;
 }
 

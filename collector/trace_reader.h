@@ -53,6 +53,13 @@ class TraceReader {
   // the first problem; report() then says which.
   bool Next(proto::TracePacket* packet);
 
+  // The next packet's body (a TracePacket's bytes), framed but not parsed,
+  // for callers that decode some packets themselves (collector/trace_pass.h).
+  // A caller that then finds the body does not parse calls Reject(), which
+  // stops the reader exactly as Next() would have.
+  bool NextRaw(std::string_view* body);
+  void Reject();
+
   // What was read so far; final once Next() returned false.
   const ReadReport& report() const { return report_; }
   // Offset of the next packet's framing.
@@ -63,6 +70,7 @@ class TraceReader {
 
   std::string_view bytes_;
   uint64_t pos_ = 0;
+  uint64_t last_ = 0;  // offset of the packet NextRaw() returned last
   bool done_ = false;
   ReadReport report_;
 };

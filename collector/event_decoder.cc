@@ -1,0 +1,406 @@
+// See event_decoder.h. Column rules: proto/cutrace.proto (top comment);
+// record construction mirrors collector/batch_decoder.cc field for field.
+#include "collector/event_decoder.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "collector/wire_fields.h"
+
+namespace cutrace {
+
+void ShapeTable::Set(uint32_t id, const ShapeFields& shape) {
+  if (id >= kDenseLimit) {
+    sparse_[id] = shape;
+    return;
+  }
+  if (id >= dense_.size()) {
+    dense_.resize(id + 1);
+    present_.resize(id + 1, false);
+  }
+  dense_[id] = shape;
+  present_[id] = true;
+}
+
+namespace {
+
+// How a column's varints become the value BatchDecoder sees: libprotobuf
+// truncates uint32 fields to 32 bits and zigzag-decodes sint64 ones, and
+// BatchDecoder widens either to uint64.
+enum class ColType : uint8_t { kU32, kU64, kS64 };
+
+inline uint64_t Convert(uint64_t raw, ColType type) {
+  switch (type) {
+    case ColType::kU32: return static_cast<uint32_t>(raw);
+    case ColType::kS64: return (raw >> 1) ^ (~(raw & 1) + 1);
+    case ColType::kU64: break;
+  }
+  return raw;
+}
+
+// A varint of at most ten bytes (libprotobuf's limit; bits past 64 are
+// dropped, as libprotobuf does). False when it is longer or runs out.
+inline bool ReadVarint(const uint8_t*& p, const uint8_t* end, uint64_t* value) {
+  uint64_t result = 0;
+  for (int shift = 0; shift < 70; shift += 7) {
+    if (p >= end) return false;
+    const uint8_t b = *p++;
+    result |= static_cast<uint64_t>(b & 0x7f) << shift;
+    if ((b & 0x80) == 0) {
+      *value = result;
+      return true;
+    }
+  }
+  return false;
+}
+
+struct Column {
+  const uint8_t* p = nullptr;
+  const uint8_t* end = nullptr;
+  uint64_t values = 0;    // varints in the packed field
+  uint64_t constant = 0;  // the converted value when values <= 1
+  bool seen = false;
+  ColType type = ColType::kU64;
+};
+
+// Reads the next value of a column with `count` values. Every varint of a
+// packed field ends inside it (its terminators were counted), so only the
+// ten-byte limit can fail; `bad` collects that.
+inline uint64_t Take(Column& c, bool* bad) {
+  if (c.values <= 1) return c.constant;
+  const uint8_t b = *c.p;
+  if (b < 0x80) {
+    ++c.p;
+    return Convert(b, c.type);
+  }
+  uint64_t raw = 0;
+  if (!ReadVarint(c.p, c.end, &raw)) {
+    *bad = true;
+    c.values = 0;  // stop reading this column; the batch is rejected anyway
+    return 0;
+  }
+  return Convert(raw, c.type);
+}
+
+// Skips a field of wire type `wt`. Groups and invalid wire types are not
+// ours: the caller falls back.
+bool SkipField(const uint8_t*& p, const uint8_t* end, uint32_t wt) {
+  uint64_t v = 0;
+  switch (wt) {
+    case 0: return ReadVarint(p, end, &v);
+    case 1:
+      if (end - p < 8) return false;
+      p += 8;
+      return true;
+    case 2:
+      if (!ReadVarint(p, end, &v) || v > static_cast<uint64_t>(end - p)) return false;
+      p += v;
+      return true;
+    case 5:
+      if (end - p < 4) return false;
+      p += 4;
+      return true;
+    default: return false;
+  }
+}
+
+// Reads the tag of the next field; false at a tag libprotobuf rejects
+// (field 0, or more than 32 bits).
+inline bool ReadTag(const uint8_t*& p, const uint8_t* end, uint32_t* field, uint32_t* wt) {
+  uint64_t tag = 0;
+  if (!ReadVarint(p, end, &tag) || tag > std::numeric_limits<uint32_t>::max()) return false;
+  *field = static_cast<uint32_t>(tag >> 3);
+  *wt = static_cast<uint32_t>(tag & 7);
+  return *field != 0;
+}
+
+constexpr int kMaxColumns = 17;  // MemcpyColumns, the widest, ends at field 16
+
+// One *Columns message: `count` and its packed columns (by field number),
+// checked against the 0/1/count rule.
+struct Columns {
+  uint32_t count = 0;
+  Column col[kMaxColumns];
+
+  // `types` lists the column types of fields 2..(1 + ntypes).
+  bool Parse(std::string_view bytes, const ColType* types, int ntypes) {
+    const uint8_t* p = reinterpret_cast<const uint8_t*>(bytes.data());
+    const uint8_t* end = p + bytes.size();
+    bool count_seen = false;
+    while (p < end) {
+      uint32_t field = 0, wt = 0;
+      if (!ReadTag(p, end, &field, &wt)) return false;
+      if (field == 1) {
+        uint64_t v = 0;
+        if (wt != 0 || count_seen || !ReadVarint(p, end, &v)) return false;
+        count = static_cast<uint32_t>(v);
+        count_seen = true;
+      } else if (field >= 2 && field < 2u + static_cast<uint32_t>(ntypes)) {
+        Column& c = col[field];
+        uint64_t len = 0;
+        if (wt != 2 || c.seen || !ReadVarint(p, end, &len) ||
+            len > static_cast<uint64_t>(end - p))
+          return false;
+        c.seen = true;
+        c.type = types[field - 2];
+        c.p = p;
+        c.end = p + len;
+        p += len;
+        if (len > 0 && (c.end[-1] & 0x80)) return false;  // the last varint never ends
+        uint64_t n = 0;
+        for (const uint8_t* q = c.p; q < c.end; ++q) n += *q < 0x80;
+        c.values = n;
+      } else if (!SkipField(p, end, wt)) {
+        return false;
+      }
+    }
+    if (col[2].values != count) return false;  // start deltas: exactly `count`
+    for (int f = 2; f < 2 + ntypes; ++f) {
+      Column& c = col[f];
+      if (c.values != 0 && c.values != 1 && c.values != count) return false;
+      // One value: the same for every event (or the only event's own).
+      if (c.values == 1) {
+        const uint8_t* q = c.p;
+        uint64_t raw = 0;
+        if (!ReadVarint(q, c.end, &raw)) return false;
+        c.constant = Convert(raw, c.type);
+      }
+    }
+    return true;
+  }
+};
+
+using T = ColType;
+constexpr ColType kKernelTypes[] = {T::kS64, T::kU64, T::kU32, T::kU32, T::kU32, T::kU32,
+                                    T::kS64, T::kU32, T::kU64, T::kU64, T::kU32};
+constexpr ColType kMemcpyTypes[] = {T::kS64, T::kU64, T::kU32, T::kU64, T::kU32,
+                                    T::kU32, T::kU32, T::kU32, T::kU32, T::kS64,
+                                    T::kU32, T::kU32, T::kU32, T::kU64, T::kU32};
+constexpr ColType kMemsetTypes[] = {T::kS64, T::kU64, T::kU64, T::kU32, T::kU32, T::kU32,
+                                    T::kU32, T::kU32, T::kS64, T::kU32, T::kU64};
+constexpr ColType kRangeTypes[] = {T::kS64, T::kU64, T::kU32, T::kU32, T::kU64,
+                                   T::kU32, T::kU32, T::kU64, T::kU32, T::kU32};
+constexpr ColType kApiTypes[] = {T::kS64, T::kU64, T::kU32, T::kU32,
+                                 T::kU32, T::kU64, T::kS64, T::kU32};
+constexpr ColType kSyncTypes[] = {T::kS64, T::kU64, T::kU32, T::kU32,
+                                  T::kU32, T::kU32, T::kS64, T::kU32};
+constexpr int N(const auto& a) { return static_cast<int>(sizeof a / sizeof a[0]); }
+
+// The EventBatch: base_ns and the byte ranges of its column messages
+// (index = field number; 2 kernels ... 7 syncs).
+struct BatchFields {
+  uint64_t base = 0;
+  std::string_view kinds[8];
+  bool has[8] = {};
+
+  bool Parse(std::string_view body) {
+    const uint8_t* p = reinterpret_cast<const uint8_t*>(body.data());
+    const uint8_t* end = p + body.size();
+    bool base_seen = false;
+    while (p < end) {
+      uint32_t field = 0, wt = 0;
+      if (!ReadTag(p, end, &field, &wt)) return false;
+      if (field == wire::EventBatch::kBaseNs) {
+        if (wt != 0 || base_seen || !ReadVarint(p, end, &base)) return false;
+        base_seen = true;
+      } else if (field >= wire::EventBatch::kKernels && field <= wire::EventBatch::kSyncs) {
+        uint64_t len = 0;
+        if (wt != 2 || has[field] || !ReadVarint(p, end, &len) ||
+            len > static_cast<uint64_t>(end - p))
+          return false;
+        has[field] = true;
+        kinds[field] = std::string_view(reinterpret_cast<const char*>(p), len);
+        p += len;
+      } else if (!SkipField(p, end, wt)) {
+        return false;
+      }
+    }
+    return true;
+  }
+};
+
+template <typename E>
+E Enum(uint64_t v, uint64_t limit, E fallback) {
+  return v < limit ? static_cast<E>(v) : fallback;
+}
+
+// Decodes one kind's columns with `make(i, start, end, corr, record&)`.
+// Drops inverted records; returns false when a varint was over-long.
+template <typename R, typename Fill>
+bool DecodeKind(Columns& c, uint64_t base, int corr_field, std::vector<R>* out,
+                DecodeCounts* counts, Fill fill) {
+  bool bad = false;
+  uint64_t start = base, corr = 0;
+  // Geometric growth: exact reserves would copy a whole trace's records for
+  // each batch that LoadTrace() appends.
+  if (out->capacity() - out->size() < c.count)
+    out->reserve(std::max<size_t>(out->size() + c.count, 2 * out->capacity()));
+  for (uint32_t i = 0; i < c.count; ++i) {
+    start += Take(c.col[2], &bad);
+    const uint64_t end = start + Take(c.col[3], &bad);  // modulo 2^64, as encoded
+    if (corr_field != 0) corr += Take(c.col[corr_field], &bad);
+    if (end < start) {
+      // Keep every column in step: read this event's remaining values.
+      for (int f = 4; f < kMaxColumns; ++f)
+        if (f != corr_field && c.col[f].values > 1) Take(c.col[f], &bad);
+      ++counts->inverted_dropped;
+      continue;
+    }
+    R& r = out->emplace_back();
+    r.start_ns = start;
+    r.end_ns = end;
+    fill(c, r, corr, &bad);
+  }
+  return !bad;
+}
+
+}  // namespace
+
+WireDecode DecodeEventBatchWire(std::string_view body, const ShapeTable& shapes,
+                                RecordBatch* out, DecodeCounts* counts) {
+  BatchFields b;
+  if (!b.Parse(body)) return WireDecode::kFallback;
+  Columns cols[8];
+  const ColType* types[8] = {nullptr,      nullptr,      kKernelTypes, kMemcpyTypes,
+                             kMemsetTypes, kRangeTypes,  kApiTypes,    kSyncTypes};
+  const int ntypes[8] = {0, 0, N(kKernelTypes), N(kMemcpyTypes), N(kMemsetTypes),
+                         N(kRangeTypes), N(kApiTypes), N(kSyncTypes)};
+  for (int k = 2; k < 8; ++k)
+    if (b.has[k] && !cols[k].Parse(b.kinds[k], types[k], ntypes[k])) return WireDecode::kFallback;
+
+  const size_t sizes[6] = {out->kernels.size(),  out->memcpys.size(),   out->memsets.size(),
+                           out->ranges.size(),   out->api_calls.size(), out->syncs.size()};
+  const DecodeCounts before = *counts;
+  bool ok = true;
+  if (b.has[2]) {
+    ok &= DecodeKind(cols[2], b.base, 8, &out->kernels, counts,
+                     [&](Columns& c, KernelRecord& k, uint64_t corr, bool* bad) {
+                       k.correlation_id = corr;
+                       const uint32_t shape_id = static_cast<uint32_t>(Take(c.col[4], bad));
+                       k.device_id = static_cast<uint32_t>(Take(c.col[5], bad));
+                       k.context_id = static_cast<uint32_t>(Take(c.col[6], bad));
+                       k.stream_id = static_cast<uint32_t>(Take(c.col[7], bad));
+                       k.graph_id = static_cast<uint32_t>(Take(c.col[9], bad));
+                       k.graph_node_id = Take(c.col[10], bad);
+                       k.queued_ns = Take(c.col[11], bad);
+                       k.channel_id = static_cast<uint32_t>(Take(c.col[12], bad));
+                       if (const ShapeFields* s = shapes.Find(shape_id)) {
+                         k.name_id = s->name_id;
+                         for (int d = 0; d < 3; ++d) {
+                           k.grid[d] = s->grid[d];
+                           k.block[d] = s->block[d];
+                         }
+                         k.registers_per_thread = s->registers_per_thread;
+                         k.static_shared_bytes = s->static_shared_bytes;
+                         k.dynamic_shared_bytes = s->dynamic_shared_bytes;
+                         k.local_bytes_per_thread = s->local_bytes_per_thread;
+                         k.launch_type = s->launch_type;
+                       } else {
+                         ++counts->unknown_shapes;
+                       }
+                     });
+  }
+  if (b.has[3]) {
+    ok &= DecodeKind(cols[3], b.base, 11, &out->memcpys, counts,
+                     [&](Columns& c, MemcpyRecord& m, uint64_t corr, bool* bad) {
+                       m.correlation_id = corr;
+                       m.copy_kind = Enum(Take(c.col[4], bad), kCopyKindCount, CopyKind::kUnknown);
+                       m.bytes = Take(c.col[5], bad);
+                       m.src_kind = Enum(Take(c.col[6], bad), 8, MemoryKind::kUnknown);
+                       m.dst_kind = Enum(Take(c.col[7], bad), 8, MemoryKind::kUnknown);
+                       m.device_id = static_cast<uint32_t>(Take(c.col[8], bad));
+                       m.context_id = static_cast<uint32_t>(Take(c.col[9], bad));
+                       m.stream_id = static_cast<uint32_t>(Take(c.col[10], bad));
+                       m.src_device_id = static_cast<uint32_t>(Take(c.col[12], bad));
+                       m.dst_device_id = static_cast<uint32_t>(Take(c.col[13], bad));
+                       m.graph_id = static_cast<uint32_t>(Take(c.col[14], bad));
+                       m.graph_node_id = Take(c.col[15], bad);
+                       m.flags = static_cast<uint8_t>(Take(c.col[16], bad));
+                     });
+  }
+  if (b.has[4]) {
+    ok &= DecodeKind(cols[4], b.base, 10, &out->memsets, counts,
+                     [&](Columns& c, MemsetRecord& m, uint64_t corr, bool* bad) {
+                       m.correlation_id = corr;
+                       m.bytes = Take(c.col[4], bad);
+                       m.value = static_cast<uint32_t>(Take(c.col[5], bad));
+                       m.memory_kind = Enum(Take(c.col[6], bad), 8, MemoryKind::kUnknown);
+                       m.device_id = static_cast<uint32_t>(Take(c.col[7], bad));
+                       m.context_id = static_cast<uint32_t>(Take(c.col[8], bad));
+                       m.stream_id = static_cast<uint32_t>(Take(c.col[9], bad));
+                       m.graph_id = static_cast<uint32_t>(Take(c.col[11], bad));
+                       m.graph_node_id = Take(c.col[12], bad);
+                     });
+  }
+  if (b.has[5]) {
+    ok &= DecodeKind(cols[5], b.base, 0, &out->ranges, counts,
+                     [&](Columns& c, RangeRecord& r, uint64_t, bool* bad) {
+                       r.name_id = static_cast<uint32_t>(Take(c.col[4], bad));
+                       r.domain_id = static_cast<uint32_t>(Take(c.col[5], bad));
+                       r.thread_id = Take(c.col[6], bad);
+                       r.depth = static_cast<uint32_t>(Take(c.col[7], bad));
+                       r.kind = Enum(Take(c.col[8], bad), 4, RangeKind::kPushPop);
+                       r.range_id = Take(c.col[9], bad);
+                       r.color = static_cast<uint32_t>(Take(c.col[10], bad));
+                       r.device_id = static_cast<uint32_t>(Take(c.col[11], bad));
+                     });
+  }
+  if (b.has[6]) {
+    ok &= DecodeKind(cols[6], b.base, 8, &out->api_calls, counts,
+                     [&](Columns& c, ApiRecord& a, uint64_t corr, bool* bad) {
+                       a.correlation_id = corr;
+                       a.name_id = static_cast<uint32_t>(Take(c.col[4], bad));
+                       a.domain = Enum(Take(c.col[5], bad), 3, ApiDomain::kOther);
+                       a.callback_id = static_cast<uint32_t>(Take(c.col[6], bad));
+                       a.thread_id = Take(c.col[7], bad);
+                       a.return_code = static_cast<uint32_t>(Take(c.col[9], bad));
+                     });
+  }
+  if (b.has[7]) {
+    ok &= DecodeKind(cols[7], b.base, 8, &out->syncs, counts,
+                     [&](Columns& c, SyncRecord& s, uint64_t corr, bool* bad) {
+                       s.correlation_id = corr;
+                       s.kind = Enum(Take(c.col[4], bad), 6, SyncKind::kUnknown);
+                       s.context_id = static_cast<uint32_t>(Take(c.col[5], bad));
+                       s.stream_id = static_cast<uint32_t>(Take(c.col[6], bad));
+                       s.event_id = static_cast<uint32_t>(Take(c.col[7], bad));
+                       s.device_id = static_cast<uint32_t>(Take(c.col[9], bad));
+                     });
+  }
+  if (!ok) {
+    out->kernels.resize(sizes[0]);
+    out->memcpys.resize(sizes[1]);
+    out->memsets.resize(sizes[2]);
+    out->ranges.resize(sizes[3]);
+    out->api_calls.resize(sizes[4]);
+    out->syncs.resize(sizes[5]);
+    *counts = before;
+    return WireDecode::kFallback;
+  }
+  return WireDecode::kOk;
+}
+
+WireDecode EventBatchMinStart(std::string_view body, uint64_t* min_start) {
+  BatchFields b;
+  if (!b.Parse(body)) return WireDecode::kFallback;
+  uint64_t lowest = std::numeric_limits<uint64_t>::max();
+  for (int k = 2; k < 8; ++k) {
+    if (!b.has[k]) continue;
+    // Only the count and the start column matter here; the other columns
+    // are left unchecked (the decode pass checks them).
+    static constexpr ColType kStartOnly[] = {ColType::kS64};
+    Columns c;
+    if (!c.Parse(b.kinds[k], kStartOnly, 1)) return WireDecode::kFallback;
+    bool bad = false;
+    uint64_t start = b.base;
+    for (uint32_t i = 0; i < c.count; ++i) {
+      start += Take(c.col[2], &bad);
+      lowest = std::min(lowest, start);
+    }
+    if (bad) return WireDecode::kFallback;
+  }
+  *min_start = lowest;
+  return WireDecode::kOk;
+}
+
+}  // namespace cutrace

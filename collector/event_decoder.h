@@ -1,0 +1,79 @@
+// The fast path for EventBatch packets: decodes an EventBatch body straight
+// from the wire bytes into records, without building libprotobuf messages.
+// Reading a trace is mostly decoding these columns, and parsing each packet
+// into RepeatedFields first, then copying them out, cost more than the rest
+// of `cutrace summary` together.
+//
+// It accepts only what cutrace's own encoder writes (collector/batch_encoder.h):
+// each column message and field at most once, packed columns, every column
+// with 0, 1 or `count` values. Anything else (unpacked or repeated fields,
+// a column breaking the rules, a varint over ten bytes) answers kFallback
+// and changes nothing, so the caller parses the packet with libprotobuf and
+// BatchDecoder::Decode(), which report problems in their own words. Records
+// decoded here are exactly those BatchDecoder::Decode() makes of the same
+// bytes (tests/unit/collector_event_decoder_test.cc checks both on the same
+// batches).
+//
+// Pure functions over the bytes; ShapeTable is not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "collector/records.h"
+
+namespace cutrace {
+
+// The fields of a proto KernelShape that a KernelRecord carries.
+struct ShapeFields {
+  uint32_t name_id = 0;
+  uint32_t grid[3] = {0, 0, 0};
+  uint32_t block[3] = {0, 0, 0};
+  uint32_t registers_per_thread = 0;
+  uint32_t static_shared_bytes = 0;
+  uint32_t dynamic_shared_bytes = 0;
+  uint32_t local_bytes_per_thread = 0;
+  uint8_t launch_type = 0;
+};
+
+// Kernel shapes by id. The writer numbers them 1, 2, 3..., so a vector
+// indexed by id answers without hashing; an id beyond kDenseLimit (hostile
+// input) goes to a map, so no id makes it allocate more than a few MiB.
+class ShapeTable {
+ public:
+  void Set(uint32_t id, const ShapeFields& shape);  // a later definition wins
+  const ShapeFields* Find(uint32_t id) const {
+    if (id < dense_.size()) return present_[id] ? &dense_[id] : nullptr;
+    if (id < kDenseLimit) return nullptr;
+    auto it = sparse_.find(id);
+    return it == sparse_.end() ? nullptr : &it->second;
+  }
+
+ private:
+  static constexpr uint32_t kDenseLimit = 1u << 16;
+  std::vector<ShapeFields> dense_;
+  std::vector<bool> present_;
+  std::unordered_map<uint32_t, ShapeFields> sparse_;
+};
+
+enum class WireDecode { kOk, kFallback };
+
+// What a decode dropped or could not resolve, as BatchDecoder counts them.
+struct DecodeCounts {
+  uint64_t inverted_dropped = 0;  // end before start (modulo 2^64)
+  uint64_t unknown_shapes = 0;    // kernels whose shape id is not in the table
+};
+
+// Appends the batch's records to *out. On kFallback, *out and *counts are as
+// they were.
+WireDecode DecodeEventBatchWire(std::string_view body, const ShapeTable& shapes,
+                                RecordBatch* out, DecodeCounts* counts);
+
+// The earliest start of any event in an EventBatch body (UINT64_MAX when it
+// holds none), decoding only the start columns. kFallback when the body is
+// not in the form above; the caller then knows nothing about its times.
+WireDecode EventBatchMinStart(std::string_view body, uint64_t* min_start);
+
+}  // namespace cutrace

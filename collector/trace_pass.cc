@@ -1,0 +1,206 @@
+// See trace_pass.h.
+#include "collector/trace_pass.h"
+
+#include <limits>
+
+#include "collector/format.h"
+#include "collector/wire_fields.h"
+
+namespace cutrace {
+
+namespace {
+
+// A damaged file can have a problem per batch; one line per kind says enough.
+constexpr size_t kMaxProblems = 20;
+
+// The EventBatch bytes of a packet body that holds exactly one `events`
+// field, as the writer frames every batch; false for anything else.
+bool EventsBody(std::string_view body, std::string_view* events) {
+  constexpr uint8_t kTag = (wire::TracePacket::kEvents << 3) | 2;
+  if (body.size() < 2 || static_cast<uint8_t>(body[0]) != kTag) return false;
+  uint64_t length = 0;
+  size_t pos = 1;
+  for (int shift = 0; shift < 35; shift += 7) {
+    if (pos >= body.size()) return false;
+    const uint8_t b = static_cast<uint8_t>(body[pos++]);
+    length |= static_cast<uint64_t>(b & 0x7f) << shift;
+    if ((b & 0x80) == 0) {
+      if (length != body.size() - pos) return false;
+      *events = body.substr(pos);
+      return true;
+    }
+  }
+  return false;
+}
+
+// Whether a packet body other than EventsBody()'s might still carry an
+// `events` field (libprotobuf keeps the last field of a oneof). Walks the
+// top-level fields only; bytes it cannot walk might hold anything.
+bool MayHoldEvents(std::string_view body) {
+  size_t pos = 0;
+  auto varint = [&](uint64_t* v) {
+    *v = 0;
+    for (int shift = 0; shift < 70; shift += 7) {
+      if (pos >= body.size()) return false;
+      const uint8_t b = static_cast<uint8_t>(body[pos++]);
+      *v |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if ((b & 0x80) == 0) return true;
+    }
+    return false;
+  };
+  while (pos < body.size()) {
+    uint64_t tag = 0, v = 0;
+    if (!varint(&tag)) return true;
+    if ((tag >> 3) == wire::TracePacket::kEvents) return true;
+    switch (tag & 7) {
+      case 0:
+        if (!varint(&v)) return true;
+        break;
+      case 1: pos += 8; break;
+      case 2:
+        if (!varint(&v) || v > body.size() - pos) return true;
+        pos += v;
+        break;
+      case 5: pos += 4; break;
+      default: return true;
+    }
+  }
+  return pos != body.size();
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<TracePass>> TracePass::Start(std::string_view bytes, std::string name,
+                                                      TraceData* info) {
+  if (bytes.empty()) return Status::Error(name + ": empty file");
+  *info = TraceData();
+  std::unique_ptr<TracePass> pass(new TracePass(bytes, info));
+  proto::TracePacket& packet = pass->packet_;
+  if (!pass->reader_.Next(&packet)) {
+    if (pass->reader_.report().truncated) {
+      return Status::Error(name + ": not a complete cutrace trace (the file ends inside its "
+                                  "first packet)");
+    }
+    return Status::Error(name + ": not a cutrace trace (first packet is not a valid header)");
+  }
+  if (!packet.has_header()) {
+    return Status::Error(name + ": not a cutrace trace (first packet is not a valid header)");
+  }
+  if (packet.header().magic() != kTraceMagic) {
+    std::string magic = packet.header().magic().substr(0, 32);
+    for (char& c : magic) {
+      if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
+    }
+    return Status::Error(name + ": not a cutrace trace (magic \"" + magic + "\")");
+  }
+  if (packet.header().format_version() != kFormatVersion) {
+    return Status::Error(name + ": unsupported format version " +
+                         std::to_string(packet.header().format_version()) +
+                         " (this reader knows " + std::to_string(kFormatVersion) + ")");
+  }
+  info->path = std::move(name);
+  info->header = std::move(*packet.mutable_header());
+  packet.Clear();
+  return pass;
+}
+
+void TracePass::AddProblem(std::string line) {
+  if (++problem_count_ <= kMaxProblems) {
+    problems_.push_back(std::move(line));
+  } else if (problem_count_ == kMaxProblems + 1) {
+    problems_.push_back("further problems not listed");
+  }
+}
+
+bool TracePass::Handle(proto::TracePacket& packet, RecordBatch* out) {
+  TraceData& data = *info_;
+  switch (packet.payload_case()) {
+    case proto::TracePacket::kHeader:
+      AddProblem("packet " + std::to_string(index_) + ": a second header, ignored");
+      break;
+    case proto::TracePacket::kDevice:
+      data.devices.push_back(std::move(*packet.mutable_device()));
+      break;
+    case proto::TracePacket::kInterned: {
+      proto::InternedData* interned = packet.mutable_interned();
+      for (proto::InternedString& s : *interned->mutable_strings()) {
+        data.strings.Set(s.id(), std::move(*s.mutable_value()), std::move(*s.mutable_demangled()));
+      }
+      for (const proto::KernelShape& shape : interned->kernel_shapes()) decoder_.AddShape(shape);
+      break;
+    }
+    case proto::TracePacket::kEvents: {
+      std::string problem;
+      if (decoder_.Decode(packet.events(), out, &problem)) return true;
+      AddProblem("packet " + std::to_string(index_) + ": " + problem + "; batch skipped");
+      break;
+    }
+    case proto::TracePacket::kCounters:
+      data.counters.push_back(std::move(*packet.mutable_counters()));
+      break;
+    case proto::TracePacket::kStatistics:
+      data.statistics = std::move(*packet.mutable_statistics());
+      break;
+    case proto::TracePacket::kEnd:
+      data.end = std::move(*packet.mutable_end());
+      break;
+    case proto::TracePacket::kWarning:
+      data.warnings.push_back(packet.warning().message());
+      break;
+    case proto::TracePacket::PAYLOAD_NOT_SET:
+      // A payload kind from a newer minor version: skip it.
+      break;
+  }
+  return false;
+}
+
+bool TracePass::Next(RecordBatch* out) {
+  std::string_view body;
+  while (reader_.NextRaw(&body)) {
+    ++index_;
+    std::string_view events;
+    if (EventsBody(body, &events) && decoder_.DecodeWire(events, out)) return true;
+    packet_.Clear();
+    if (!packet_.ParseFromArray(body.data(), static_cast<int>(body.size()))) {
+      reader_.Reject();
+      return false;
+    }
+    if (Handle(packet_, out)) return true;
+  }
+  return false;
+}
+
+void TracePass::Finish() {
+  TraceData& data = *info_;
+  data.read = reader_.report();
+  if (decoder_.inverted_dropped() > 0) {
+    AddProblem(std::to_string(decoder_.inverted_dropped()) +
+               " records whose end precedes their start were dropped");
+  }
+  if (decoder_.unknown_shapes() > 0) {
+    AddProblem(std::to_string(decoder_.unknown_shapes()) +
+               " kernels refer to an undefined kernel shape (name and launch configuration "
+               "unknown)");
+  }
+  for (std::string& p : problems_) data.read.problems.push_back(std::move(p));
+  problems_.clear();
+}
+
+std::vector<uint64_t> PacketStartHints(std::string_view bytes) {
+  std::vector<uint64_t> hints;
+  TraceReader reader(bytes);
+  std::string_view body;
+  while (reader.NextRaw(&body)) {
+    std::string_view events;
+    uint64_t min_start = std::numeric_limits<uint64_t>::max();
+    if (EventsBody(body, &events)) {
+      if (EventBatchMinStart(events, &min_start) != WireDecode::kOk) min_start = 0;
+    } else if (MayHoldEvents(body)) {
+      min_start = 0;  // events in another encoding: their times are unknown here
+    }
+    hints.push_back(min_start);
+  }
+  return hints;
+}
+
+}  // namespace cutrace

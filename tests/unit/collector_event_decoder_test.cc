@@ -1,0 +1,241 @@
+// The wire fast path (collector/event_decoder.h) against libprotobuf +
+// BatchDecoder::Decode on the same bytes: identical records and counts for
+// everything the writer produces, kFallback (and nothing appended) for every
+// encoding it leaves to libprotobuf, and packet start hints that bound every
+// event's start.
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <random>
+#include <string>
+
+#include "collector/batch_decoder.h"
+#include "collector/event_decoder.h"
+#include "collector/proto_writer.h"
+#include "collector/trace_pass.h"
+#include "collector/trace_writer.h"
+#include "collector/wire_fields.h"
+#include "tests/unit/collector_test_util.h"
+
+namespace cutrace {
+namespace {
+
+using testing::SampleBatch;
+
+// The EventBatch bodies and kernel shapes of an encoded trace.
+struct Encoded {
+  std::vector<std::string> bodies;
+  std::vector<proto::KernelShape> shapes;
+};
+
+Encoded Encode(const std::vector<RecordBatch>& batches, StringInterner& interner) {
+  TraceEncoder encoder;
+  std::string bytes;
+  encoder.EncodeHeader(testing::SampleHeader(), &bytes);
+  for (const RecordBatch& b : batches) encoder.EncodeBatch(b, interner, &bytes);
+  proto::Trace trace;
+  EXPECT_TRUE(trace.ParseFromString(bytes));
+  Encoded out;
+  for (const proto::TracePacket& p : trace.packet()) {
+    if (p.has_events()) out.bodies.push_back(p.events().SerializeAsString());
+    if (p.has_interned())
+      for (const proto::KernelShape& s : p.interned().kernel_shapes()) out.shapes.push_back(s);
+  }
+  return out;
+}
+
+void ExpectSame(const RecordBatch& a, const RecordBatch& b) {
+  ASSERT_EQ(a.kernels.size(), b.kernels.size());
+  ASSERT_EQ(a.memcpys.size(), b.memcpys.size());
+  ASSERT_EQ(a.memsets.size(), b.memsets.size());
+  ASSERT_EQ(a.ranges.size(), b.ranges.size());
+  ASSERT_EQ(a.api_calls.size(), b.api_calls.size());
+  ASSERT_EQ(a.syncs.size(), b.syncs.size());
+  for (size_t i = 0; i < a.kernels.size(); ++i) EXPECT_TRUE(testing::SameKernel(a.kernels[i], b.kernels[i])) << i;
+  for (size_t i = 0; i < a.memcpys.size(); ++i) EXPECT_TRUE(testing::SameMemcpy(a.memcpys[i], b.memcpys[i])) << i;
+  for (size_t i = 0; i < a.memsets.size(); ++i) EXPECT_TRUE(testing::SameMemset(a.memsets[i], b.memsets[i])) << i;
+  for (size_t i = 0; i < a.ranges.size(); ++i) EXPECT_TRUE(testing::SameRange(a.ranges[i], b.ranges[i])) << i;
+  for (size_t i = 0; i < a.api_calls.size(); ++i) EXPECT_TRUE(testing::SameApi(a.api_calls[i], b.api_calls[i])) << i;
+  for (size_t i = 0; i < a.syncs.size(); ++i) EXPECT_TRUE(testing::SameSync(a.syncs[i], b.syncs[i])) << i;
+}
+
+// Decodes every body both ways and compares.
+void CheckBothWays(const Encoded& e, size_t shapes_known) {
+  BatchDecoder slow, fast;
+  for (size_t i = 0; i < e.shapes.size() && i < shapes_known; ++i) {
+    slow.AddShape(e.shapes[i]);
+    fast.AddShape(e.shapes[i]);
+  }
+  RecordBatch a, b;
+  for (const std::string& body : e.bodies) {
+    proto::EventBatch parsed;
+    ASSERT_TRUE(parsed.ParseFromString(body));
+    std::string problem;
+    ASSERT_TRUE(slow.Decode(parsed, &a, &problem)) << problem;
+    ASSERT_TRUE(fast.DecodeWire(body, &b));
+  }
+  ExpectSame(a, b);
+  EXPECT_EQ(slow.inverted_dropped(), fast.inverted_dropped());
+  EXPECT_EQ(slow.unknown_shapes(), fast.unknown_shapes());
+}
+
+TEST(EventDecoderTest, SampleBatchDecodesAsLibprotobufDoes) {
+  StringInterner interner;
+  Encoded e = Encode({SampleBatch(interner), SampleBatch(interner)}, interner);
+  CheckBothWays(e, SIZE_MAX);
+}
+
+TEST(EventDecoderTest, RandomBatchesDecodeAsLibprotobufDoes) {
+  std::mt19937_64 rng(7);
+  StringInterner interner;
+  std::vector<RecordBatch> batches;
+  for (int round = 0; round < 40; ++round) {
+    RecordBatch b;
+    size_t n = rng() % 5 == 0 ? 1 : rng() % 300;  // one-event batches read constants
+    auto pick = [&](uint64_t range) { return rng() % 3 == 0 ? uint64_t{7} : rng() % range; };
+    for (size_t i = 0; i < n; ++i) {
+      uint64_t start = (uint64_t{1} << 60) + rng() % 1'000'000'000;
+      // Now and then an inverted record, which both paths must drop.
+      uint64_t end = rng() % 50 == 0 ? start - 1 - rng() % 1000 : start + pick(1u << 30);
+      switch (rng() % 6) {
+        case 0: {
+          KernelRecord k;
+          k.start_ns = start;
+          k.end_ns = end;
+          k.correlation_id = pick(UINT64_MAX);
+          k.name_id = interner.Intern("k" + std::to_string(pick(20)));
+          k.device_id = static_cast<uint32_t>(pick(4));
+          k.stream_id = static_cast<uint32_t>(pick(1u << 31));
+          k.grid[0] = static_cast<uint32_t>(pick(UINT32_MAX));
+          k.graph_node_id = pick(UINT64_MAX);
+          k.queued_ns = pick(10000);
+          b.kernels.push_back(k);
+          break;
+        }
+        case 1: {
+          MemcpyRecord m;
+          m.start_ns = start;
+          m.end_ns = end;
+          m.bytes = pick(UINT64_MAX);
+          m.copy_kind = static_cast<CopyKind>(pick(kCopyKindCount));
+          m.src_kind = static_cast<MemoryKind>(pick(8));
+          m.correlation_id = pick(1u << 20);
+          m.flags = static_cast<uint8_t>(pick(2));
+          b.memcpys.push_back(m);
+          break;
+        }
+        case 2: {
+          MemsetRecord m;
+          m.start_ns = start;
+          m.end_ns = end;
+          m.value = static_cast<uint32_t>(pick(UINT32_MAX));
+          m.memory_kind = static_cast<MemoryKind>(pick(8));
+          b.memsets.push_back(m);
+          break;
+        }
+        case 3: {
+          RangeRecord r;
+          r.start_ns = start;
+          r.end_ns = end;
+          r.thread_id = pick(UINT64_MAX);
+          r.depth = static_cast<uint32_t>(pick(5));
+          r.kind = static_cast<RangeKind>(pick(4));
+          b.ranges.push_back(r);
+          break;
+        }
+        case 4: {
+          ApiRecord a;
+          a.start_ns = start;
+          a.end_ns = end;
+          a.thread_id = pick(3);
+          a.correlation_id = pick(1u << 20);
+          a.domain = static_cast<ApiDomain>(pick(3));
+          a.return_code = static_cast<uint32_t>(pick(3));
+          b.api_calls.push_back(a);
+          break;
+        }
+        default: {
+          SyncRecord s;
+          s.start_ns = start;
+          s.end_ns = end;
+          s.kind = static_cast<SyncKind>(pick(6));
+          s.event_id = static_cast<uint32_t>(pick(100));
+          b.syncs.push_back(s);
+          break;
+        }
+      }
+    }
+    batches.push_back(std::move(b));
+  }
+  Encoded e = Encode(batches, interner);
+  CheckBothWays(e, SIZE_MAX);
+  CheckBothWays(e, 3);  // most shapes undefined: counted, fields left 0
+}
+
+// Bodies the fast path must leave to libprotobuf, each with its reason.
+TEST(EventDecoderTest, OtherEncodingsFallBackAndAppendNothing) {
+  auto kernels = [](const std::string& columns) {
+    std::string body;
+    ProtoWriter w(&body);
+    w.Int(wire::EventBatch::kBaseNs, 1000);
+    w.Bytes(wire::EventBatch::kKernels, columns);
+    return body;
+  };
+  std::string two_starts_for_three;  // start deltas must number exactly `count`
+  {
+    ProtoWriter w(&two_starts_for_three);
+    w.Uint(wire::KernelColumns::kCount, 3);
+    w.PackedSint(wire::KernelColumns::kStartDeltaNs, 2, [](size_t) { return 5; });
+  }
+  std::string unpacked;  // a repeated column written one value per tag
+  {
+    ProtoWriter w(&unpacked);
+    w.Uint(wire::KernelColumns::kCount, 1);
+    w.Uint(wire::KernelColumns::kStartDeltaNs, 10);
+  }
+  std::string twice;  // the same column twice: libprotobuf concatenates them
+  {
+    ProtoWriter w(&twice);
+    w.Uint(wire::KernelColumns::kCount, 2);
+    w.PackedSint(wire::KernelColumns::kStartDeltaNs, 1, [](size_t) { return 5; });
+    w.PackedSint(wire::KernelColumns::kStartDeltaNs, 1, [](size_t) { return 6; });
+  }
+  std::string long_varint = std::string("\x08\x01\x12\x0b", 4) + std::string(10, '\x80') + '\x01';
+  for (const std::string& columns : {two_starts_for_three, unpacked, twice, long_varint}) {
+    SCOPED_TRACE(columns.size());
+    ShapeTable shapes;
+    RecordBatch out;
+    out.kernels.resize(2);  // already holding records: they must stay as they are
+    DecodeCounts counts;
+    EXPECT_EQ(DecodeEventBatchWire(kernels(columns), shapes, &out, &counts), WireDecode::kFallback);
+    EXPECT_EQ(out.kernels.size(), 2u);
+    EXPECT_EQ(counts.inverted_dropped, 0u);
+  }
+}
+
+TEST(EventDecoderTest, StartHintsBoundEveryPacketsEvents) {
+  StringInterner interner;
+  TraceEncoder encoder;
+  std::string bytes;
+  encoder.EncodeHeader(testing::SampleHeader(), &bytes);
+  RecordBatch a = SampleBatch(interner);
+  encoder.EncodeBatch(a, interner, &bytes);
+  encoder.EncodeStatistics(StatsInfo{}, &bytes);
+  std::vector<uint64_t> hints = PacketStartHints(bytes);
+  // header, interned strings, the batch, statistics
+  ASSERT_EQ(hints.size(), 4u);
+  EXPECT_EQ(hints[0], std::numeric_limits<uint64_t>::max());
+  EXPECT_EQ(hints[1], std::numeric_limits<uint64_t>::max());
+  uint64_t lowest = std::numeric_limits<uint64_t>::max();
+  for (const RangeRecord& r : a.ranges) lowest = std::min(lowest, r.start_ns);
+  for (const MemcpyRecord& m : a.memcpys) lowest = std::min(lowest, m.start_ns);
+  for (const KernelRecord& k : a.kernels) lowest = std::min(lowest, k.start_ns);
+  for (const MemsetRecord& m : a.memsets) lowest = std::min(lowest, m.start_ns);
+  for (const ApiRecord& c : a.api_calls) lowest = std::min(lowest, c.start_ns);
+  for (const SyncRecord& s : a.syncs) lowest = std::min(lowest, s.start_ns);
+  EXPECT_EQ(hints[2], lowest);
+  EXPECT_EQ(hints[3], std::numeric_limits<uint64_t>::max());
+}
+
+}  // namespace
+}  // namespace cutrace
