@@ -53,6 +53,8 @@ struct TraceData {
   StringTable strings;
   RecordBatch records;
   std::vector<proto::CounterBatch> counters;
+  // Summary-mode aggregates, one per interval (collector/summary_aggregator.h).
+  std::vector<proto::SummaryPacket> summaries;
   std::optional<proto::Statistics> statistics;  // the last one in the file
   std::optional<proto::EndOfTrace> end;         // set only on a clean shutdown
   std::vector<std::string> warnings;            // Warning packets, in order

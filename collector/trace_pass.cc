@@ -147,6 +147,9 @@ bool TracePass::Handle(proto::TracePacket& packet, RecordBatch* out) {
     case proto::TracePacket::kWarning:
       data.warnings.push_back(packet.warning().message());
       break;
+    case proto::TracePacket::kSummary:  // summary mode (collector/summary_aggregator.h)
+      data.summaries.push_back(std::move(*packet.mutable_summary()));
+      break;
     case proto::TracePacket::PAYLOAD_NOT_SET:
       // A payload kind from a newer minor version: skip it.
       break;

@@ -22,6 +22,7 @@ inline constexpr uint32_t kCounters = 5;
 inline constexpr uint32_t kStatistics = 6;
 inline constexpr uint32_t kEnd = 7;
 inline constexpr uint32_t kWarning = 8;
+inline constexpr uint32_t kSummary = 9;
 }  // namespace TracePacket
 
 namespace ClockAnchor {
@@ -49,6 +50,11 @@ inline constexpr uint32_t kSourceFormat = 15;
 inline constexpr uint32_t kSourcePath = 16;
 inline constexpr uint32_t kEnabledKinds = 17;
 inline constexpr uint32_t kMode = 18;
+inline constexpr uint32_t kChunkIndex = 19;
+inline constexpr uint32_t kPreviousChunk = 20;
+inline constexpr uint32_t kRunId = 21;
+inline constexpr uint32_t kChunkReason = 22;
+inline constexpr uint32_t kRotation = 23;
 }  // namespace Header
 
 namespace Device {
@@ -235,6 +241,13 @@ inline constexpr uint32_t kPacketsWritten = 16;
 inline constexpr uint32_t kToolCpuNs = 17;
 inline constexpr uint32_t kCuptiOverheadNs = 18;
 inline constexpr uint32_t kPeakMemoryBytes = 19;
+inline constexpr uint32_t kMemoryCapBytes = 20;
+inline constexpr uint32_t kQueueBytes = 21;
+inline constexpr uint32_t kRingBytes = 22;
+inline constexpr uint32_t kAggregateBytes = 23;
+inline constexpr uint32_t kRecordsHandled = 24;
+inline constexpr uint32_t kRecordsDroppedMemoryCap = 25;
+inline constexpr uint32_t kWindows = 26;
 }  // namespace Statistics
 
 namespace Warning {
@@ -247,5 +260,86 @@ inline constexpr uint32_t kEndAnchor = 1;
 inline constexpr uint32_t kReason = 2;
 inline constexpr uint32_t kPackets = 3;
 }  // namespace EndOfTrace
+
+namespace RotationLimits {
+inline constexpr uint32_t kMaxFileBytes = 1;
+inline constexpr uint32_t kRotateIntervalNs = 2;
+inline constexpr uint32_t kMaxDiskBytes = 3;
+inline constexpr uint32_t kChunksDeleted = 4;
+}  // namespace RotationLimits
+
+namespace DurationHistogram {
+inline constexpr uint32_t kBucket = 1;
+inline constexpr uint32_t kCount = 2;
+}  // namespace DurationHistogram
+
+namespace KernelSummary {
+inline constexpr uint32_t kNameId = 1;
+inline constexpr uint32_t kDeviceId = 2;
+inline constexpr uint32_t kCount = 3;
+inline constexpr uint32_t kTotalNs = 4;
+inline constexpr uint32_t kMinNs = 5;
+inline constexpr uint32_t kMaxNs = 6;
+inline constexpr uint32_t kM2Ns2 = 7;
+inline constexpr uint32_t kHistogram = 8;
+}  // namespace KernelSummary
+
+namespace CopySummary {
+inline constexpr uint32_t kCopyKind = 1;
+inline constexpr uint32_t kMemset = 2;
+inline constexpr uint32_t kDeviceId = 3;
+inline constexpr uint32_t kCount = 4;
+inline constexpr uint32_t kBytes = 5;
+inline constexpr uint32_t kTotalNs = 6;
+inline constexpr uint32_t kPageableCount = 7;
+inline constexpr uint32_t kMaxNs = 8;
+}  // namespace CopySummary
+
+namespace RangeSummary {
+inline constexpr uint32_t kNameId = 1;
+inline constexpr uint32_t kDomainId = 2;
+inline constexpr uint32_t kDepth = 3;
+inline constexpr uint32_t kKind = 4;
+inline constexpr uint32_t kCount = 5;
+inline constexpr uint32_t kTotalNs = 6;
+inline constexpr uint32_t kMinNs = 7;
+inline constexpr uint32_t kMaxNs = 8;
+inline constexpr uint32_t kDeviceId = 9;
+}  // namespace RangeSummary
+
+namespace ApiSummary {
+inline constexpr uint32_t kNameId = 1;
+inline constexpr uint32_t kDomain = 2;
+inline constexpr uint32_t kCount = 3;
+inline constexpr uint32_t kTotalNs = 4;
+inline constexpr uint32_t kMinNs = 5;
+inline constexpr uint32_t kMaxNs = 6;
+inline constexpr uint32_t kErrors = 7;
+}  // namespace ApiSummary
+
+namespace DeviceSummary {
+inline constexpr uint32_t kDeviceId = 1;
+inline constexpr uint32_t kFirstNs = 2;
+inline constexpr uint32_t kLastNs = 3;
+inline constexpr uint32_t kSpanNs = 4;
+inline constexpr uint32_t kBusyNs = 5;
+inline constexpr uint32_t kComputeNs = 6;
+inline constexpr uint32_t kCopyNs = 7;
+inline constexpr uint32_t kGapCount = 8;
+inline constexpr uint32_t kOps = 9;
+}  // namespace DeviceSummary
+
+namespace SummaryPacket {
+inline constexpr uint32_t kIntervalIndex = 1;
+inline constexpr uint32_t kStartNs = 2;
+inline constexpr uint32_t kEndNs = 3;
+inline constexpr uint32_t kKernels = 4;
+inline constexpr uint32_t kCopies = 5;
+inline constexpr uint32_t kRanges = 6;
+inline constexpr uint32_t kApiCalls = 7;
+inline constexpr uint32_t kDevices = 8;
+inline constexpr uint32_t kSyncs = 9;
+inline constexpr uint32_t kStatistics = 10;
+}  // namespace SummaryPacket
 
 }  // namespace cutrace::wire

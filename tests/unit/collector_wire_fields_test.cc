@@ -191,6 +191,76 @@ static_assert(wire::Warning::kTraceNs == proto::Warning::kTraceNsFieldNumber);
 static_assert(wire::EndOfTrace::kEndAnchor == proto::EndOfTrace::kEndAnchorFieldNumber);
 static_assert(wire::EndOfTrace::kReason == proto::EndOfTrace::kReasonFieldNumber);
 static_assert(wire::EndOfTrace::kPackets == proto::EndOfTrace::kPacketsFieldNumber);
+static_assert(wire::TracePacket::kSummary == proto::TracePacket::kSummaryFieldNumber);
+static_assert(wire::Header::kChunkIndex == proto::Header::kChunkIndexFieldNumber);
+static_assert(wire::Header::kPreviousChunk == proto::Header::kPreviousChunkFieldNumber);
+static_assert(wire::Header::kRunId == proto::Header::kRunIdFieldNumber);
+static_assert(wire::Header::kChunkReason == proto::Header::kChunkReasonFieldNumber);
+static_assert(wire::Header::kRotation == proto::Header::kRotationFieldNumber);
+static_assert(wire::Statistics::kMemoryCapBytes == proto::Statistics::kMemoryCapBytesFieldNumber);
+static_assert(wire::Statistics::kQueueBytes == proto::Statistics::kQueueBytesFieldNumber);
+static_assert(wire::Statistics::kRingBytes == proto::Statistics::kRingBytesFieldNumber);
+static_assert(wire::Statistics::kAggregateBytes == proto::Statistics::kAggregateBytesFieldNumber);
+static_assert(wire::Statistics::kRecordsHandled == proto::Statistics::kRecordsHandledFieldNumber);
+static_assert(wire::Statistics::kRecordsDroppedMemoryCap == proto::Statistics::kRecordsDroppedMemoryCapFieldNumber);
+static_assert(wire::Statistics::kWindows == proto::Statistics::kWindowsFieldNumber);
+static_assert(wire::RotationLimits::kMaxFileBytes == proto::RotationLimits::kMaxFileBytesFieldNumber);
+static_assert(wire::RotationLimits::kRotateIntervalNs == proto::RotationLimits::kRotateIntervalNsFieldNumber);
+static_assert(wire::RotationLimits::kMaxDiskBytes == proto::RotationLimits::kMaxDiskBytesFieldNumber);
+static_assert(wire::RotationLimits::kChunksDeleted == proto::RotationLimits::kChunksDeletedFieldNumber);
+static_assert(wire::DurationHistogram::kBucket == proto::DurationHistogram::kBucketFieldNumber);
+static_assert(wire::DurationHistogram::kCount == proto::DurationHistogram::kCountFieldNumber);
+static_assert(wire::KernelSummary::kNameId == proto::KernelSummary::kNameIdFieldNumber);
+static_assert(wire::KernelSummary::kDeviceId == proto::KernelSummary::kDeviceIdFieldNumber);
+static_assert(wire::KernelSummary::kCount == proto::KernelSummary::kCountFieldNumber);
+static_assert(wire::KernelSummary::kTotalNs == proto::KernelSummary::kTotalNsFieldNumber);
+static_assert(wire::KernelSummary::kMinNs == proto::KernelSummary::kMinNsFieldNumber);
+static_assert(wire::KernelSummary::kMaxNs == proto::KernelSummary::kMaxNsFieldNumber);
+static_assert(wire::KernelSummary::kM2Ns2 == proto::KernelSummary::kM2Ns2FieldNumber);
+static_assert(wire::KernelSummary::kHistogram == proto::KernelSummary::kHistogramFieldNumber);
+static_assert(wire::CopySummary::kCopyKind == proto::CopySummary::kCopyKindFieldNumber);
+static_assert(wire::CopySummary::kMemset == proto::CopySummary::kMemsetFieldNumber);
+static_assert(wire::CopySummary::kDeviceId == proto::CopySummary::kDeviceIdFieldNumber);
+static_assert(wire::CopySummary::kCount == proto::CopySummary::kCountFieldNumber);
+static_assert(wire::CopySummary::kBytes == proto::CopySummary::kBytesFieldNumber);
+static_assert(wire::CopySummary::kTotalNs == proto::CopySummary::kTotalNsFieldNumber);
+static_assert(wire::CopySummary::kPageableCount == proto::CopySummary::kPageableCountFieldNumber);
+static_assert(wire::CopySummary::kMaxNs == proto::CopySummary::kMaxNsFieldNumber);
+static_assert(wire::RangeSummary::kNameId == proto::RangeSummary::kNameIdFieldNumber);
+static_assert(wire::RangeSummary::kDomainId == proto::RangeSummary::kDomainIdFieldNumber);
+static_assert(wire::RangeSummary::kDepth == proto::RangeSummary::kDepthFieldNumber);
+static_assert(wire::RangeSummary::kKind == proto::RangeSummary::kKindFieldNumber);
+static_assert(wire::RangeSummary::kCount == proto::RangeSummary::kCountFieldNumber);
+static_assert(wire::RangeSummary::kTotalNs == proto::RangeSummary::kTotalNsFieldNumber);
+static_assert(wire::RangeSummary::kMinNs == proto::RangeSummary::kMinNsFieldNumber);
+static_assert(wire::RangeSummary::kMaxNs == proto::RangeSummary::kMaxNsFieldNumber);
+static_assert(wire::RangeSummary::kDeviceId == proto::RangeSummary::kDeviceIdFieldNumber);
+static_assert(wire::ApiSummary::kNameId == proto::ApiSummary::kNameIdFieldNumber);
+static_assert(wire::ApiSummary::kDomain == proto::ApiSummary::kDomainFieldNumber);
+static_assert(wire::ApiSummary::kCount == proto::ApiSummary::kCountFieldNumber);
+static_assert(wire::ApiSummary::kTotalNs == proto::ApiSummary::kTotalNsFieldNumber);
+static_assert(wire::ApiSummary::kMinNs == proto::ApiSummary::kMinNsFieldNumber);
+static_assert(wire::ApiSummary::kMaxNs == proto::ApiSummary::kMaxNsFieldNumber);
+static_assert(wire::ApiSummary::kErrors == proto::ApiSummary::kErrorsFieldNumber);
+static_assert(wire::DeviceSummary::kDeviceId == proto::DeviceSummary::kDeviceIdFieldNumber);
+static_assert(wire::DeviceSummary::kFirstNs == proto::DeviceSummary::kFirstNsFieldNumber);
+static_assert(wire::DeviceSummary::kLastNs == proto::DeviceSummary::kLastNsFieldNumber);
+static_assert(wire::DeviceSummary::kSpanNs == proto::DeviceSummary::kSpanNsFieldNumber);
+static_assert(wire::DeviceSummary::kBusyNs == proto::DeviceSummary::kBusyNsFieldNumber);
+static_assert(wire::DeviceSummary::kComputeNs == proto::DeviceSummary::kComputeNsFieldNumber);
+static_assert(wire::DeviceSummary::kCopyNs == proto::DeviceSummary::kCopyNsFieldNumber);
+static_assert(wire::DeviceSummary::kGapCount == proto::DeviceSummary::kGapCountFieldNumber);
+static_assert(wire::DeviceSummary::kOps == proto::DeviceSummary::kOpsFieldNumber);
+static_assert(wire::SummaryPacket::kIntervalIndex == proto::SummaryPacket::kIntervalIndexFieldNumber);
+static_assert(wire::SummaryPacket::kStartNs == proto::SummaryPacket::kStartNsFieldNumber);
+static_assert(wire::SummaryPacket::kEndNs == proto::SummaryPacket::kEndNsFieldNumber);
+static_assert(wire::SummaryPacket::kKernels == proto::SummaryPacket::kKernelsFieldNumber);
+static_assert(wire::SummaryPacket::kCopies == proto::SummaryPacket::kCopiesFieldNumber);
+static_assert(wire::SummaryPacket::kRanges == proto::SummaryPacket::kRangesFieldNumber);
+static_assert(wire::SummaryPacket::kApiCalls == proto::SummaryPacket::kApiCallsFieldNumber);
+static_assert(wire::SummaryPacket::kDevices == proto::SummaryPacket::kDevicesFieldNumber);
+static_assert(wire::SummaryPacket::kSyncs == proto::SummaryPacket::kSyncsFieldNumber);
+static_assert(wire::SummaryPacket::kStatistics == proto::SummaryPacket::kStatisticsFieldNumber);
 
 struct Row {
   const char* message;
@@ -375,6 +445,76 @@ const Row kRows[] = {
     {"EndOfTrace", "end_anchor", wire::EndOfTrace::kEndAnchor},
     {"EndOfTrace", "reason", wire::EndOfTrace::kReason},
     {"EndOfTrace", "packets", wire::EndOfTrace::kPackets},
+    {"TracePacket", "summary", wire::TracePacket::kSummary},
+    {"Header", "chunk_index", wire::Header::kChunkIndex},
+    {"Header", "previous_chunk", wire::Header::kPreviousChunk},
+    {"Header", "run_id", wire::Header::kRunId},
+    {"Header", "chunk_reason", wire::Header::kChunkReason},
+    {"Header", "rotation", wire::Header::kRotation},
+    {"Statistics", "memory_cap_bytes", wire::Statistics::kMemoryCapBytes},
+    {"Statistics", "queue_bytes", wire::Statistics::kQueueBytes},
+    {"Statistics", "ring_bytes", wire::Statistics::kRingBytes},
+    {"Statistics", "aggregate_bytes", wire::Statistics::kAggregateBytes},
+    {"Statistics", "records_handled", wire::Statistics::kRecordsHandled},
+    {"Statistics", "records_dropped_memory_cap", wire::Statistics::kRecordsDroppedMemoryCap},
+    {"Statistics", "windows", wire::Statistics::kWindows},
+    {"RotationLimits", "max_file_bytes", wire::RotationLimits::kMaxFileBytes},
+    {"RotationLimits", "rotate_interval_ns", wire::RotationLimits::kRotateIntervalNs},
+    {"RotationLimits", "max_disk_bytes", wire::RotationLimits::kMaxDiskBytes},
+    {"RotationLimits", "chunks_deleted", wire::RotationLimits::kChunksDeleted},
+    {"DurationHistogram", "bucket", wire::DurationHistogram::kBucket},
+    {"DurationHistogram", "count", wire::DurationHistogram::kCount},
+    {"KernelSummary", "name_id", wire::KernelSummary::kNameId},
+    {"KernelSummary", "device_id", wire::KernelSummary::kDeviceId},
+    {"KernelSummary", "count", wire::KernelSummary::kCount},
+    {"KernelSummary", "total_ns", wire::KernelSummary::kTotalNs},
+    {"KernelSummary", "min_ns", wire::KernelSummary::kMinNs},
+    {"KernelSummary", "max_ns", wire::KernelSummary::kMaxNs},
+    {"KernelSummary", "m2_ns2", wire::KernelSummary::kM2Ns2},
+    {"KernelSummary", "histogram", wire::KernelSummary::kHistogram},
+    {"CopySummary", "copy_kind", wire::CopySummary::kCopyKind},
+    {"CopySummary", "memset", wire::CopySummary::kMemset},
+    {"CopySummary", "device_id", wire::CopySummary::kDeviceId},
+    {"CopySummary", "count", wire::CopySummary::kCount},
+    {"CopySummary", "bytes", wire::CopySummary::kBytes},
+    {"CopySummary", "total_ns", wire::CopySummary::kTotalNs},
+    {"CopySummary", "pageable_count", wire::CopySummary::kPageableCount},
+    {"CopySummary", "max_ns", wire::CopySummary::kMaxNs},
+    {"RangeSummary", "name_id", wire::RangeSummary::kNameId},
+    {"RangeSummary", "domain_id", wire::RangeSummary::kDomainId},
+    {"RangeSummary", "depth", wire::RangeSummary::kDepth},
+    {"RangeSummary", "kind", wire::RangeSummary::kKind},
+    {"RangeSummary", "count", wire::RangeSummary::kCount},
+    {"RangeSummary", "total_ns", wire::RangeSummary::kTotalNs},
+    {"RangeSummary", "min_ns", wire::RangeSummary::kMinNs},
+    {"RangeSummary", "max_ns", wire::RangeSummary::kMaxNs},
+    {"RangeSummary", "device_id", wire::RangeSummary::kDeviceId},
+    {"ApiSummary", "name_id", wire::ApiSummary::kNameId},
+    {"ApiSummary", "domain", wire::ApiSummary::kDomain},
+    {"ApiSummary", "count", wire::ApiSummary::kCount},
+    {"ApiSummary", "total_ns", wire::ApiSummary::kTotalNs},
+    {"ApiSummary", "min_ns", wire::ApiSummary::kMinNs},
+    {"ApiSummary", "max_ns", wire::ApiSummary::kMaxNs},
+    {"ApiSummary", "errors", wire::ApiSummary::kErrors},
+    {"DeviceSummary", "device_id", wire::DeviceSummary::kDeviceId},
+    {"DeviceSummary", "first_ns", wire::DeviceSummary::kFirstNs},
+    {"DeviceSummary", "last_ns", wire::DeviceSummary::kLastNs},
+    {"DeviceSummary", "span_ns", wire::DeviceSummary::kSpanNs},
+    {"DeviceSummary", "busy_ns", wire::DeviceSummary::kBusyNs},
+    {"DeviceSummary", "compute_ns", wire::DeviceSummary::kComputeNs},
+    {"DeviceSummary", "copy_ns", wire::DeviceSummary::kCopyNs},
+    {"DeviceSummary", "gap_count", wire::DeviceSummary::kGapCount},
+    {"DeviceSummary", "ops", wire::DeviceSummary::kOps},
+    {"SummaryPacket", "interval_index", wire::SummaryPacket::kIntervalIndex},
+    {"SummaryPacket", "start_ns", wire::SummaryPacket::kStartNs},
+    {"SummaryPacket", "end_ns", wire::SummaryPacket::kEndNs},
+    {"SummaryPacket", "kernels", wire::SummaryPacket::kKernels},
+    {"SummaryPacket", "copies", wire::SummaryPacket::kCopies},
+    {"SummaryPacket", "ranges", wire::SummaryPacket::kRanges},
+    {"SummaryPacket", "api_calls", wire::SummaryPacket::kApiCalls},
+    {"SummaryPacket", "devices", wire::SummaryPacket::kDevices},
+    {"SummaryPacket", "syncs", wire::SummaryPacket::kSyncs},
+    {"SummaryPacket", "statistics", wire::SummaryPacket::kStatistics},
 };
 
 TEST(WireFields, EveryConstantMatchesTheSchema) {
