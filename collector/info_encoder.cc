@@ -37,6 +37,19 @@ void EncodeHeader(const HeaderInfo& h, ProtoWriter* w) {
   w->String(f::kSourcePath, h.source_path);
   for (const std::string& kind : h.enabled_kinds) w->String(f::kEnabledKinds, kind, true);
   w->String(f::kMode, h.mode);
+  w->Uint(f::kChunkIndex, h.chunk_index);
+  w->String(f::kPreviousChunk, h.previous_chunk);
+  w->String(f::kRunId, h.run_id);
+  w->String(f::kChunkReason, h.chunk_reason);
+  if (h.max_file_bytes || h.rotate_interval_ns || h.max_disk_bytes || h.chunks_deleted) {
+    namespace g = wire::RotationLimits;
+    const size_t token = w->BeginNested(f::kRotation);
+    w->Uint(g::kMaxFileBytes, h.max_file_bytes);
+    w->Uint(g::kRotateIntervalNs, h.rotate_interval_ns);
+    w->Uint(g::kMaxDiskBytes, h.max_disk_bytes);
+    w->Uint(g::kChunksDeleted, h.chunks_deleted);
+    w->EndNested(token);
+  }
 }
 
 void EncodeDevice(const DeviceInfo& d, ProtoWriter* w) {
@@ -105,6 +118,13 @@ void EncodeStatistics(const StatsInfo& st, ProtoWriter* w) {
   w->Uint(f::kToolCpuNs, st.tool_cpu_ns);
   w->Uint(f::kCuptiOverheadNs, st.cupti_overhead_ns);
   w->Uint(f::kPeakMemoryBytes, st.peak_memory_bytes);
+  w->Uint(f::kMemoryCapBytes, st.memory_cap_bytes);
+  w->Uint(f::kQueueBytes, st.queue_bytes);
+  w->Uint(f::kRingBytes, st.ring_bytes);
+  w->Uint(f::kAggregateBytes, st.aggregate_bytes);
+  w->Uint(f::kRecordsHandled, st.records_handled);
+  w->Uint(f::kRecordsDroppedMemoryCap, st.records_dropped_memory_cap);
+  w->Uint(f::kWindows, st.windows);
 }
 
 void EncodeWarning(std::string_view message, int64_t trace_ns, ProtoWriter* w) {

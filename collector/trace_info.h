@@ -45,6 +45,15 @@ struct HeaderInfo {
   std::string source_path;
   std::vector<std::string> enabled_kinds;
   std::string mode;  // "trace", "summary", "continuous"
+  // Chunks of a rotated or windowed run (collector/rotation.h).
+  uint32_t chunk_index = 0;
+  std::string previous_chunk;  // file name of the chunk before, "" for the first
+  std::string run_id;
+  std::string chunk_reason;
+  uint64_t max_file_bytes = 0;
+  uint64_t rotate_interval_ns = 0;
+  uint64_t max_disk_bytes = 0;
+  uint64_t chunks_deleted = 0;
 };
 
 struct DeviceInfo {
@@ -108,6 +117,13 @@ struct StatsInfo {
   uint64_t tool_cpu_ns = 0;
   uint64_t cupti_overhead_ns = 0;
   uint64_t peak_memory_bytes = 0;
+  uint64_t memory_cap_bytes = 0;
+  uint64_t queue_bytes = 0;
+  uint64_t ring_bytes = 0;
+  uint64_t aggregate_bytes = 0;
+  uint64_t records_handled = 0;
+  uint64_t records_dropped_memory_cap = 0;
+  uint64_t windows = 0;
 };
 
 // The EndOfTrace packet; the writer fills `packets` itself.

@@ -11,6 +11,7 @@
 
 #include "collector/info_encoder.h"
 #include "collector/proto_writer.h"
+#include "collector/summary_aggregator.h"
 #include "collector/wire_fields.h"
 
 namespace cutrace {
@@ -161,6 +162,12 @@ void TraceEncoder::EncodeEnd(const EndInfo& info, std::string* out) {
   Packet(wire::TracePacket::kEnd, out, [&](ProtoWriter* w) { cutrace::EncodeEnd(info, before, w); });
 }
 
+void TraceEncoder::EncodeSummary(const SummaryInfo& info, StringInterner& interner,
+                                 std::string* out) {
+  EncodeNewStrings(interner, out);
+  Packet(wire::TracePacket::kSummary, out, [&](ProtoWriter* w) { cutrace::EncodeSummary(info, w); });
+}
+
 void TraceEncoder::Reset() {
   batches_.Reset();
   packets_ = 0;
@@ -277,6 +284,12 @@ Status TraceWriter::WriteWarning(std::string_view message, int64_t trace_ns) {
 Status TraceWriter::WriteEnd(const EndInfo& info) {
   if (Status ready = Ready(); !ready.ok()) return ready;
   encoder_.EncodeEnd(info, &buffer_);
+  return AfterEncode();
+}
+
+Status TraceWriter::WriteSummary(const SummaryInfo& info, StringInterner& interner) {
+  if (Status ready = Ready(); !ready.ok()) return ready;
+  encoder_.EncodeSummary(info, interner, &buffer_);
   return AfterEncode();
 }
 

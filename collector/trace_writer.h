@@ -31,6 +31,10 @@
 #include "collector/trace_info.h"
 
 namespace cutrace {
+struct SummaryInfo;  // collector/summary_aggregator.h
+}  // namespace cutrace
+
+namespace cutrace {
 
 // Encodes packets into an in-memory byte string.
 class TraceEncoder {
@@ -47,6 +51,8 @@ class TraceEncoder {
   void EncodeStatistics(const StatsInfo& info, std::string* out);
   void EncodeWarning(std::string_view message, int64_t trace_ns, std::string* out);
   void EncodeEnd(const EndInfo& info, std::string* out);
+  // Summary mode: new interned strings, then one SummaryPacket.
+  void EncodeSummary(const SummaryInfo& info, StringInterner& interner, std::string* out);
 
   uint64_t packets() const { return packets_; }
   // Forgets interned kernel shapes (a new file starts from scratch; call
@@ -95,6 +101,7 @@ class TraceWriter {
   Status WriteStatistics(const StatsInfo& info);
   Status WriteWarning(std::string_view message, int64_t trace_ns = 0);
   Status WriteEnd(const EndInfo& info);
+  Status WriteSummary(const SummaryInfo& info, StringInterner& interner);
   // Hands buffered bytes to the kernel (no fsync).
   Status Flush();
   // Flushes and closes the file; later writes fail. Safe to call twice.
