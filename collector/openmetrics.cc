@@ -1,0 +1,250 @@
+// See openmetrics.h.
+#include "collector/openmetrics.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <map>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+
+#include "collector/proto_writer.h"
+
+namespace cutrace {
+namespace {
+
+// A number in the exposition format: integers exactly, others with enough
+// digits to round-trip.
+std::string Number(double v) {
+  char buf[64];
+  if (v == static_cast<double>(static_cast<int64_t>(v)) && v < 9.0e15 && v > -9.0e15) {
+    std::snprintf(buf, sizeof buf, "%" PRId64, static_cast<int64_t>(v));
+  } else {
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+  }
+  return buf;
+}
+
+std::string Integer(uint64_t v) { return std::to_string(v); }
+
+double Seconds(uint64_t ns) { return static_cast<double>(ns) / 1e9; }
+
+class Out {
+ public:
+  explicit Out(const MetricLabels& common) {
+    for (const auto& [k, v] : common) common_ += k + "=" + EscapeLabelValue(v) + ",";
+  }
+  void Family(const char* name, const char* type, const char* help) {
+    text_ += "# HELP ";
+    text_ += name;
+    text_ += ' ';
+    text_ += help;
+    text_ += "\n# TYPE ";
+    text_ += name;
+    text_ += ' ';
+    text_ += type;
+    text_ += '\n';
+  }
+  void Sample(const char* name, const MetricLabels& labels, const std::string& value) {
+    text_ += name;
+    std::string l = common_;
+    for (const auto& [k, v] : labels) l += k + "=" + EscapeLabelValue(v) + ",";
+    if (!l.empty()) {
+      l.pop_back();
+      text_ += "{" + l + "}";
+    }
+    text_ += ' ';
+    text_ += value;
+    text_ += '\n';
+  }
+  std::string Take() {
+    text_ += "# EOF\n";
+    return std::move(text_);
+  }
+
+ private:
+  std::string common_;
+  std::string text_;
+};
+
+}  // namespace
+
+std::string EscapeLabelValue(std::string_view value) {
+  std::string v = IsValidUtf8(value) ? std::string(value) : SanitizeUtf8(value);
+  std::string out = "\"";
+  for (char c : v) {
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '"') {
+      out += "\\\"";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
+  }
+  out += '"';
+  return out;
+}
+
+std::string RenderOpenMetrics(const SummaryTotals& t, const MetricLabels& labels,
+                              const StatsInfo* stats) {
+  Out o(labels);
+  auto dev = [](uint32_t d) { return std::to_string(d); };
+
+  if (!t.kernels.empty()) {
+    o.Family("cutrace_kernel_calls_total", "counter", "Kernel executions, by kernel name and device.");
+    for (const auto& [key, d] : t.kernels)
+      o.Sample("cutrace_kernel_calls_total", {{"name", key.first}, {"device", dev(key.second)}},
+               Integer(d.count));
+    o.Family("cutrace_kernel_seconds_total", "counter", "GPU time of kernel executions, in seconds.");
+    for (const auto& [key, d] : t.kernels)
+      o.Sample("cutrace_kernel_seconds_total", {{"name", key.first}, {"device", dev(key.second)}},
+               Number(Seconds(d.total_ns)));
+    o.Family("cutrace_kernel_duration_max_seconds", "gauge", "Longest kernel execution, in seconds.");
+    for (const auto& [key, d] : t.kernels)
+      o.Sample("cutrace_kernel_duration_max_seconds", {{"name", key.first}, {"device", dev(key.second)}},
+               Number(Seconds(d.max_ns)));
+    o.Family("cutrace_kernel_duration_seconds", "gauge",
+             "Kernel execution time percentiles, in seconds (log-bucket histogram, within 6.25%).");
+    for (const auto& [key, d] : t.kernels) {
+      for (int p : {50, 99}) {
+        o.Sample("cutrace_kernel_duration_seconds",
+                 {{"name", key.first}, {"device", dev(key.second)}, {"percentile", std::to_string(p)}},
+                 Number(Seconds(HistogramPercentile(d, p))));
+      }
+    }
+  }
+  if (!t.copies.empty()) {
+    o.Family("cutrace_memcpy_calls_total", "counter", "Memory copies and memsets, by kind and device.");
+    for (const auto& [key, c] : t.copies)
+      o.Sample("cutrace_memcpy_calls_total", {{"kind", key.first}, {"device", dev(key.second)}},
+               Integer(c.count));
+    o.Family("cutrace_memcpy_bytes_total", "counter", "Bytes copied or set, by kind and device.");
+    for (const auto& [key, c] : t.copies)
+      o.Sample("cutrace_memcpy_bytes_total", {{"kind", key.first}, {"device", dev(key.second)}},
+               Integer(c.bytes));
+    o.Family("cutrace_memcpy_seconds_total", "counter", "GPU time of copies and memsets, in seconds.");
+    for (const auto& [key, c] : t.copies)
+      o.Sample("cutrace_memcpy_seconds_total", {{"kind", key.first}, {"device", dev(key.second)}},
+               Number(Seconds(c.total_ns)));
+  }
+  if (!t.ranges.empty()) {
+    // Rows of one (domain, name) at several depths are one series here.
+    std::map<std::pair<std::string, std::string>, std::pair<uint64_t, uint64_t>> ranges;
+    for (const auto& [key, d] : t.ranges) {
+      auto& r = ranges[{std::get<0>(key), std::get<1>(key)}];
+      r.first += d.count;
+      r.second += d.total_ns;
+    }
+    o.Family("cutrace_nvtx_range_calls_total", "counter", "NVTX ranges, by domain and name.");
+    for (const auto& [key, r] : ranges)
+      o.Sample("cutrace_nvtx_range_calls_total", {{"domain", key.first}, {"name", key.second}},
+               Integer(r.first));
+    o.Family("cutrace_nvtx_range_seconds_total", "counter", "CPU time inside NVTX ranges, in seconds.");
+    for (const auto& [key, r] : ranges)
+      o.Sample("cutrace_nvtx_range_seconds_total", {{"domain", key.first}, {"name", key.second}},
+               Number(Seconds(r.second)));
+  }
+  if (!t.devices.empty()) {
+    o.Family("cutrace_device_busy_ratio", "gauge",
+             "Share of the device's span with any kernel, copy or memset running.");
+    for (const auto& [id, d] : t.devices)
+      o.Sample("cutrace_device_busy_ratio", {{"device", dev(id)}},
+               Number(d.span_ns ? static_cast<double>(d.busy_ns) / static_cast<double>(d.span_ns)
+                                : 0.0));
+    struct Part {
+      const char* name;
+      const char* help;
+      uint64_t DeviceTotals::*field;
+    };
+    const Part parts[] = {
+        {"cutrace_device_busy_seconds_total", "Time with any GPU work running.", &DeviceTotals::busy_ns},
+        {"cutrace_device_compute_seconds_total", "Time with a kernel running.", &DeviceTotals::compute_ns},
+        {"cutrace_device_copy_seconds_total", "Time with a copy or memset running.", &DeviceTotals::copy_ns},
+    };
+    for (const Part& p : parts) {
+      o.Family(p.name, "counter", p.help);
+      for (const auto& [id, d] : t.devices)
+        o.Sample(p.name, {{"device", dev(id)}}, Number(Seconds(d.*(p.field))));
+    }
+    o.Family("cutrace_device_overlap_seconds_total", "counter",
+             "Time with a kernel and a copy running at once.");
+    for (const auto& [id, d] : t.devices) {
+      const uint64_t both = d.compute_ns + d.copy_ns;
+      o.Sample("cutrace_device_overlap_seconds_total", {{"device", dev(id)}},
+               Number(Seconds(both > d.busy_ns ? both - d.busy_ns : 0)));
+    }
+    o.Family("cutrace_device_idle_seconds_total", "counter",
+             "Time within the device's span with no GPU work.");
+    for (const auto& [id, d] : t.devices)
+      o.Sample("cutrace_device_idle_seconds_total", {{"device", dev(id)}},
+               Number(Seconds(d.span_ns > d.busy_ns ? d.span_ns - d.busy_ns : 0)));
+  }
+  o.Family("cutrace_intervals_total", "counter", "Summary intervals aggregated.");
+  o.Sample("cutrace_intervals_total", {}, Integer(t.intervals));
+  if (stats != nullptr) {
+    o.Family("cutrace_tool_cpu_seconds_total", "counter", "CPU time of cutrace's own threads.");
+    o.Sample("cutrace_tool_cpu_seconds_total", {}, Number(Seconds(stats->tool_cpu_ns)));
+    o.Family("cutrace_tool_memory_bytes", "gauge",
+             "Memory of cutrace's buffers, queue, ring and aggregates (peak of the buffer pool).");
+    o.Sample("cutrace_tool_memory_bytes", {},
+             Integer(stats->peak_memory_bytes + stats->queue_bytes + stats->ring_bytes +
+                     stats->aggregate_bytes));
+    o.Family("cutrace_tool_records_total", "counter", "Activity records cutrace handled.");
+    o.Sample("cutrace_tool_records_total", {}, Integer(stats->records_handled));
+    o.Family("cutrace_tool_records_dropped_total", "counter",
+             "Activity records lost (CUPTI, full queue, memory cap).");
+    o.Sample("cutrace_tool_records_dropped_total", {},
+             Integer(stats->records_dropped_by_cupti + stats->records_dropped_queue_full +
+                     stats->records_dropped_memory_cap));
+  }
+  return o.Take();
+}
+
+Status WriteFileAtomically(const std::string& path, std::string_view content, mode_t mode) {
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
+  const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  // A dot-prefixed name: node_exporter reads only *.prom files.
+  const std::string tmp = dir + "/." + base + ".tmp." + std::to_string(::getpid());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+  if (fd < 0 && errno == EEXIST) {
+    // A leftover of an earlier process with this pid.
+    ::unlink(tmp.c_str());
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+  }
+  if (fd < 0) return Status::Error("cannot create " + tmp + ": " + std::strerror(errno));
+  static_cast<void>(::fchmod(fd, mode));
+  const char* p = content.data();
+  size_t left = content.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const std::string reason = n < 0 ? std::strerror(errno) : "no progress";
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return Status::Error("cannot write " + tmp + ": " + reason);
+    }
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    const std::string reason = std::strerror(errno);
+    ::unlink(tmp.c_str());
+    return Status::Error("cannot write " + tmp + ": " + reason);
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string reason = std::strerror(errno);
+    ::unlink(tmp.c_str());
+    return Status::Error("cannot replace " + path + ": " + reason);
+  }
+  return Status::Ok();
+}
+
+}  // namespace cutrace
