@@ -1,15 +1,19 @@
 // `cutrace kernels FILE...`: per-kernel totals grouped by demangled name
 // (analysis/kernel_stats.h), sorted by total time unless --sort says otherwise.
 // Over several files the aggregate adds each kernel's rank imbalance
-// (analysis/rank_imbalance.h).
+// (analysis/rank_imbalance.h). A trace with hardware counters adds a
+// "Counted" column and one column per metric (averages over the counted
+// launches, analysis/kernel_metrics.h), and in JSON "counted" and "metrics".
 #include <map>
 #include <memory>
 
 #include <fmt/core.h>
 
+#include "analysis/kernel_metrics.h"
 #include "analysis/kernel_stats.h"
 #include "analysis/rank_imbalance.h"
 #include "viewer_cli/command_registry.h"
+#include "viewer_cli/metric_views.h"
 #include "viewer_cli/report_common.h"
 #include "viewer_cli/report_views.h"
 
@@ -29,6 +33,7 @@ int Run(const Options& options) {
                    [&](analysis::TraceSet traces, Format format) {
                      analysis::KernelReport report =
                          analysis::ComputeKernelStats(traces, kernel_options);
+                     analysis::MetricsReport metrics = analysis::ComputeMetrics(traces);
                      Rendered r;
                      // Over several files: how unevenly each kernel's time
                      // is spread over them (JSON and table; CSV stays one table).
@@ -37,9 +42,13 @@ int Run(const Options& options) {
                        imbalance = analysis::ComputeRankImbalance(traces, options.top);
                      if (format == Format::kJson) {
                        r.json["kernels"] = KernelsJson(report);
+                       if (metrics.kernel_samples > 0)
+                         AddKernelMetricsJson(r.json["kernels"], report, metrics);
                        if (traces.size() >= 2) r.json["imbalance"] = ImbalanceJson(imbalance);
                      } else {
                        r.tables.push_back(KernelsTable(report, format));
+                       if (metrics.kernel_samples > 0)
+                         AddKernelMetricColumns(r.tables.back(), report, metrics, format);
                        if (format == Format::kTable && report.kernels.size() < report.distinct)
                          r.tables.back().title = fmt::format(
                              "top {} of {} kernels", report.kernels.size(), report.distinct);

@@ -1,0 +1,237 @@
+// Diagnosis per kernel: see diagnosis.h.
+#include "analysis/diagnosis.h"
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <fmt/core.h>
+
+#include "analysis/device_timeline.h"
+#include "analysis/gap_causes.h"
+#include "analysis/kernel_metrics.h"
+#include "analysis/kernel_stats.h"
+#include "collector/metric_presets.h"
+
+namespace cutrace::analysis {
+namespace {
+
+namespace m = metric_names;
+
+std::string Us(double ns) { return fmt::format("{:.1f} us", ns / 1000.0); }
+
+struct Timeline {
+  uint64_t count = 0;
+  uint64_t total_ns = 0;
+  uint64_t idle_after_ns = 0;
+  uint64_t gaps_after = 0;
+  std::map<std::string, uint64_t> causes;
+  double api_sum_ns = 0;
+  uint64_t api_count = 0;
+};
+
+// Per file: the correlation ids of counted launches.
+std::vector<std::unordered_set<uint64_t>> CountedLaunches(TraceSet traces) {
+  std::vector<std::unordered_set<uint64_t>> counted(traces.size());
+  for (size_t f = 0; f < traces.size(); ++f)
+    for (const proto::CounterBatch& b : traces[f]->counters)
+      if (b.scope() != "nvtx")
+        for (const proto::CounterSample& s : b.samples())
+          if (s.correlation_id()) counted[f].insert(s.correlation_id());
+  return counted;
+}
+
+std::map<std::string, Timeline> CollectTimeline(
+    TraceSet traces, const std::vector<std::unordered_set<uint64_t>>& counted) {
+  std::map<std::string, Timeline> out;
+  auto is_counted = [&](OpRef op) {
+    if (op.type != OpType::kKernel) return false;
+    const KernelRecord& k = traces[op.file]->records.kernels[op.index];
+    return k.correlation_id != 0 && counted[op.file].count(k.correlation_id) != 0;
+  };
+  for (size_t f = 0; f < traces.size(); ++f) {
+    const TraceData& t = *traces[f];
+    std::unordered_map<uint64_t, const ApiRecord*> api;
+    for (const ApiRecord& a : t.records.api_calls)
+      if (a.correlation_id) api.emplace(a.correlation_id, &a);
+    for (const KernelRecord& k : t.records.kernels) {
+      if (k.correlation_id && counted[f].count(k.correlation_id)) continue;
+      Timeline& tl = out[t.strings.Display(k.name_id)];
+      ++tl.count;
+      tl.total_ns += SafeEnd(k.start_ns, k.end_ns) - k.start_ns;
+      if (k.correlation_id == 0) continue;
+      auto it = api.find(k.correlation_id);
+      if (it == api.end()) continue;
+      tl.api_sum_ns += static_cast<double>(SafeEnd(it->second->start_ns, it->second->end_ns) -
+                                           it->second->start_ns);
+      ++tl.api_count;
+    }
+  }
+  TimelineReport timeline = AnalyzeTimeline(traces);
+  for (const DeviceGaps& d : timeline.gaps)
+    for (const Gap& g : d.gaps) {
+      if (g.before.type != OpType::kKernel || is_counted(g.before) || is_counted(g.after)) continue;
+      const TraceData& t = *traces[g.before.file];
+      Timeline& tl = out[t.strings.Display(t.records.kernels[g.before.index].name_id)];
+      tl.idle_after_ns += g.duration_ns();
+      ++tl.gaps_after;
+      ++tl.causes[GapCauseName(g.cause)];
+    }
+  return out;
+}
+
+std::string DominantCause(const std::map<std::string, uint64_t>& causes) {
+  std::string best;
+  uint64_t n = 0;
+  for (const auto& [cause, count] : causes)
+    if (count > n) {
+      best = cause;
+      n = count;
+    }
+  return best;
+}
+
+void Judge(KernelDiagnosis& d, const DiagnosisOptions& o) {
+  // The timeline first: if the GPU waits for the host, no counter will help.
+  if (d.count > 0 && d.avg_ns < static_cast<double>(o.tiny_ns) && d.idle_after_ns >= d.total_ns &&
+      d.total_ns > 0) {
+    d.bound = Bound::kLaunchHost;
+    d.why.push_back(fmt::format("{} launches averaging {} (tiny: under {}), and the GPU sat idle "
+                                "{} after them against {} of kernel time",
+                                d.count, Us(d.avg_ns), Us(static_cast<double>(o.tiny_ns)),
+                                Us(static_cast<double>(d.idle_after_ns)),
+                                Us(static_cast<double>(d.total_ns))));
+    std::string cause = DominantCause(d.gap_causes);
+    if (d.launch_api_avg_ns)
+      d.why.push_back(fmt::format("each launch call took {} on the host", Us(*d.launch_api_avg_ns)));
+    if (cause == "host_sync") {
+      d.why.push_back("most gaps after it are host synchronizations");
+      d.advice = "The host waits for the GPU after this kernel: remove or defer the synchronization "
+                 "(async copies, events), then batch the launches (CUDA Graphs, fusion).";
+    } else {
+      if (!cause.empty()) d.why.push_back("most gaps after it: " + cause);
+      d.advice = "Launch-bound: the host cannot feed the GPU. Capture the loop in a CUDA Graph, fuse "
+                 "small kernels, or give each launch more work.";
+    }
+    return;
+  }
+  if (!d.sm_pct && !d.memory_pct && !d.dram_pct) {
+    d.bound = Bound::kUndetermined;
+    d.advice = "No throughput counters for this kernel: record them with `cutrace run --metrics "
+               "speed-of-light --kernel-filter REGEX -- PROG` to tell compute-, memory- and "
+               "latency-bound apart.";
+    if (d.count > 0)
+      d.why.push_back(fmt::format("{} launches averaging {}, {:.1f}% of kernel time; the GPU idled "
+                                  "{} after them",
+                                  d.count, Us(d.avg_ns), d.pct,
+                                  Us(static_cast<double>(d.idle_after_ns))));
+    return;
+  }
+  double sm = d.sm_pct.value_or(0);
+  double mem = std::max(d.memory_pct.value_or(0), d.dram_pct.value_or(0));
+  std::string sol = fmt::format("SM throughput {:.1f}% of peak, memory {:.1f}%", sm, mem);
+  if (std::max(sm, mem) >= o.high_pct) {
+    if (sm >= mem) {
+      d.bound = Bound::kCompute;
+      d.why.push_back(sol + ": the SMs are the busy unit");
+      d.advice = "Compute-bound: use tensor cores (or a better-suited precision), improve the "
+                 "instruction mix, remove redundant work.";
+      if (d.tensor_active_pct && *d.tensor_active_pct < 5.0)
+        d.why.push_back(fmt::format("tensor pipe active {:.1f}% of cycles", *d.tensor_active_pct));
+    } else {
+      d.bound = Bound::kMemory;
+      d.why.push_back(sol + ": the memory system is the busy unit");
+      d.advice = "Memory-bound: cut traffic (fuse passes, better reuse through shared memory or "
+                 "L2, smaller types).";
+      if (d.sectors_per_request && *d.sectors_per_request > o.sectors_per_request_ideal * 1.25) {
+        d.why.push_back(fmt::format("{:.1f} sectors per global-load request (ideal {:.0f})",
+                                    *d.sectors_per_request, o.sectors_per_request_ideal));
+        d.advice += " Global loads are uncoalesced: fix the layout or access pattern first.";
+      }
+    }
+  } else {
+    d.bound = Bound::kLatency;
+    d.why.push_back(sol + ": neither is near peak");
+    d.advice = "Latency-bound: too little work in flight. Read the stall reasons (ncu "
+               "--section WarpStateStats), keep more loads in flight (cp.async/TMA, unrolling), "
+               "add independent work per thread.";
+    double occ = d.achieved_occupancy_pct.value_or(100);
+    if (occ < o.low_occupancy_pct) {
+      d.why.push_back(fmt::format("achieved occupancy {:.1f}%", occ));
+      d.advice += " Occupancy is low: find the limiter (registers, shared memory or block size).";
+    }
+  }
+  if (d.bank_conflicts && *d.bank_conflicts > 0)
+    d.why.push_back(fmt::format("{:.0f} shared-memory bank conflicts per launch", *d.bank_conflicts));
+  if (d.theoretical_occupancy_pct && d.achieved_occupancy_pct)
+    d.why.push_back(fmt::format("occupancy {:.1f}% achieved of {:.1f}% theoretical",
+                                *d.achieved_occupancy_pct, *d.theoretical_occupancy_pct));
+}
+
+}  // namespace
+
+const char* BoundName(Bound bound) {
+  switch (bound) {
+    case Bound::kLaunchHost: return "launch-host-bound";
+    case Bound::kCompute: return "compute-bound";
+    case Bound::kMemory: return "memory-bound";
+    case Bound::kLatency: return "latency-bound";
+    case Bound::kUndetermined: break;
+  }
+  return "undetermined";
+}
+
+DiagnosisReport Diagnose(TraceSet traces, const DiagnosisOptions& options) {
+  DiagnosisReport report;
+  KernelReport totals = ComputeKernelStats(traces, KernelOptions{KernelSort::kTotal, options.top});
+  MetricsReport metrics = ComputeMetrics(traces);
+  report.has_counters = metrics.kernel_samples > 0;
+  if (!report.has_counters)
+    report.counters_note =
+        "This trace has no hardware counters, so only the timeline speaks. Counters "
+        "(`cutrace run --metrics speed-of-light` or `--metrics memory`) would tell compute-, "
+        "memory- and latency-bound kernels apart.";
+  auto counted = CountedLaunches(traces);
+  std::map<std::string, Timeline> timeline = CollectTimeline(traces, counted);
+  uint64_t all_ns = 0;
+  for (const auto& [name, tl] : timeline) all_ns += tl.total_ns;
+
+  for (const KernelStats& k : totals.kernels) {
+    KernelDiagnosis d;
+    d.name = k.name;
+    if (auto it = timeline.find(k.name); it != timeline.end()) {
+      const Timeline& tl = it->second;
+      d.count = tl.count;
+      d.total_ns = tl.total_ns;
+      d.avg_ns = tl.count ? static_cast<double>(tl.total_ns) / static_cast<double>(tl.count) : 0;
+      d.pct = all_ns ? 100.0 * static_cast<double>(tl.total_ns) / static_cast<double>(all_ns) : 0;
+      d.idle_after_ns = tl.idle_after_ns;
+      d.gaps_after = tl.gaps_after;
+      d.gap_causes = tl.causes;
+      if (tl.api_count)
+        d.launch_api_avg_ns = tl.api_sum_ns / static_cast<double>(tl.api_count);
+    }
+    if (const CounterGroup* g = metrics.Kernel(k.name)) {
+      d.counted = g->counted;
+      d.sm_pct = g->Avg(m::kSmThroughputPct);
+      d.memory_pct = g->Avg(m::kMemoryThroughputPct);
+      d.dram_pct = g->Avg(m::kDramThroughputPct);
+      d.achieved_occupancy_pct = g->Avg(m::kAchievedOccupancyPct);
+      d.theoretical_occupancy_pct = g->Avg(m::kTheoreticalOccupancyPct);
+      d.sectors_per_request = SectorsPerRequest(*g);
+      auto ld = g->Avg(m::kSharedLoadBankConflicts), st = g->Avg(m::kSharedStoreBankConflicts);
+      if (ld || st) d.bank_conflicts = ld.value_or(0) + st.value_or(0);
+      d.l1_hit_pct = g->Avg(m::kL1HitRatePct);
+      d.l2_hit_pct = g->Avg(m::kL2HitRatePct);
+      d.tensor_active_pct = g->Avg(m::kTensorActivePct);
+    }
+    if (d.count == 0 && d.counted > 0)
+      d.why.push_back("every launch was counted: its timings are the profiler's, so the timeline "
+                      "says nothing about it");
+    Judge(d, options);
+    report.kernels.push_back(std::move(d));
+  }
+  return report;
+}
+
+}  // namespace cutrace::analysis

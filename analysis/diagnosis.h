@@ -1,0 +1,94 @@
+// `cutrace diagnose`: why each of the top kernels (by total time) is slow,
+// after the "nsys first, ncu second" method (../shared/reference/
+// nsys-first-ncu-second.md): the timeline first (is the time even inside the
+// kernel?), then the counters (which resource is saturated?).
+//
+// Per kernel name, over the launches that were NOT counted (a counted launch
+// is replayed and synchronised by the profiler, so its time and the gaps
+// around it are the profiler's):
+//   count, total_ns, avg_ns, pct (share of all kernel time), idle_after_ns
+//   (GPU idle in the gaps that directly follow its launches, device-wide
+//   gaps as `cutrace gaps` finds them, gaps touching a counted launch
+//   excluded), the causes of those gaps, and launch_api_avg_ns (the launching
+//   API call's duration, joined by correlation id).
+// Per kernel name, over its counted launches (analysis/kernel_metrics.h):
+//   the speed-of-light, occupancy and memory counters it has.
+//
+// The verdict, first rule that holds:
+//   launch-host-bound  avg_ns < tiny_ns (10 us) and idle_after_ns >= total_ns:
+//                      the GPU waited for the host at least as long as the
+//                      kernel ran.
+//   compute-bound      max(SM %, memory %) >= high_pct (60) and SM % >= memory %
+//   memory-bound       max(SM %, memory %) >= high_pct and memory % > SM %
+//                      (memory % = max(gpu__compute_memory_throughput,
+//                      dram__throughput), both % of peak)
+//   latency-bound      SM % and memory % both below high_pct
+//   undetermined       no throughput counters: timeline evidence only, and
+//                      the advice says which counters to record.
+// Pure; callable from any thread on traces no one is modifying.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/trace_set.h"
+
+namespace cutrace::analysis {
+
+enum class Bound : uint8_t { kUndetermined = 0, kLaunchHost, kCompute, kMemory, kLatency };
+
+// "undetermined", "launch-host-bound", "compute-bound", "memory-bound", "latency-bound".
+const char* BoundName(Bound bound);
+
+struct KernelDiagnosis {
+  std::string name;
+  Bound bound = Bound::kUndetermined;
+
+  // Timeline, over launches that were not counted.
+  uint64_t count = 0;
+  uint64_t total_ns = 0;
+  double avg_ns = 0;
+  double pct = 0;  // of all (uncounted) kernel time
+  uint64_t idle_after_ns = 0;
+  uint64_t gaps_after = 0;
+  std::map<std::string, uint64_t> gap_causes;  // cause name -> gaps
+  std::optional<double> launch_api_avg_ns;
+
+  // Counters, averaged over counted launches.
+  uint64_t counted = 0;
+  std::optional<double> sm_pct;
+  std::optional<double> memory_pct;
+  std::optional<double> dram_pct;
+  std::optional<double> achieved_occupancy_pct;
+  std::optional<double> theoretical_occupancy_pct;
+  std::optional<double> sectors_per_request;
+  std::optional<double> bank_conflicts;  // shared loads + stores, per launch
+  std::optional<double> l1_hit_pct;
+  std::optional<double> l2_hit_pct;
+  std::optional<double> tensor_active_pct;
+
+  std::vector<std::string> why;  // the evidence in words, one sentence each
+  std::string advice;            // the next step
+};
+
+struct DiagnosisOptions {
+  size_t top = 5;             // kernels by total time; 0: all
+  double high_pct = 60.0;     // a unit at or above this % of peak is "busy"
+  uint64_t tiny_ns = 10000;   // kernels shorter than this on average are "tiny"
+  double low_occupancy_pct = 50.0;
+  double sectors_per_request_ideal = 4.0;
+};
+
+struct DiagnosisReport {
+  std::vector<KernelDiagnosis> kernels;  // by total time (counted launches included), descending
+  bool has_counters = false;
+  // Set when the traces hold no counters: what they would add.
+  std::string counters_note;
+};
+
+DiagnosisReport Diagnose(TraceSet traces, const DiagnosisOptions& options = {});
+
+}  // namespace cutrace::analysis

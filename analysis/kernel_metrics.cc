@@ -1,0 +1,81 @@
+// Counter values joined to kernels and ranges: see kernel_metrics.h.
+#include "analysis/kernel_metrics.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "collector/metric_presets.h"
+
+namespace cutrace::analysis {
+
+std::optional<double> CounterGroup::Avg(const std::string& metric) const {
+  auto it = metrics.find(metric);
+  if (it == metrics.end() || it->second.count == 0) return std::nullopt;
+  return it->second.avg();
+}
+
+const CounterGroup* MetricsReport::Kernel(const std::string& name) const {
+  auto it = kernels.find(name);
+  return it == kernels.end() ? nullptr : &it->second;
+}
+
+MetricsReport ComputeMetrics(TraceSet traces) {
+  MetricsReport report;
+  for (const TraceData* trace : traces) {
+    if (trace->counters.empty()) continue;
+    std::unordered_map<uint64_t, uint32_t> by_correlation;  // -> kernel name id
+    for (const KernelRecord& k : trace->records.kernels)
+      if (k.correlation_id) by_correlation.emplace(k.correlation_id, k.name_id);
+    for (const proto::CounterBatch& batch : trace->counters) {
+      std::vector<std::string> names;
+      names.reserve(batch.metric_name_ids_size());
+      for (uint32_t id : batch.metric_name_ids()) {
+        std::string name(trace->strings.Raw(id));
+        if (name.empty()) name = trace->strings.Display(id);
+        if (std::find(report.metric_names.begin(), report.metric_names.end(), name) ==
+            report.metric_names.end())
+          report.metric_names.push_back(name);
+        names.push_back(std::move(name));
+      }
+      bool nvtx = batch.scope() == "nvtx";
+      for (const proto::CounterSample& s : batch.samples()) {
+        std::string group_name;
+        if (nvtx) {
+          group_name = trace->strings.Display(s.range_name_id());
+          ++report.range_samples;
+        } else {
+          auto k = s.correlation_id() ? by_correlation.find(s.correlation_id())
+                                      : by_correlation.end();
+          if (k != by_correlation.end()) {
+            group_name = trace->strings.Display(k->second);
+          } else {
+            ++report.unmatched;
+            group_name = trace->strings.Display(s.kernel_name_id());
+          }
+          ++report.kernel_samples;
+        }
+        CounterGroup& g = (nvtx ? report.ranges : report.kernels)[group_name];
+        g.name = group_name;
+        ++g.counted;
+        g.max_passes = std::max(g.max_passes, s.passes());
+        int n = std::min(s.values_size(), static_cast<int>(names.size()));
+        for (int m = 0; m < n; ++m) {
+          MetricAggregate& a = g.metrics[names[m]];
+          a.sum += s.values(m);
+          ++a.count;
+        }
+      }
+    }
+  }
+  return report;
+}
+
+std::optional<double> SectorsPerRequest(const CounterGroup& group) {
+  auto sectors = group.metrics.find(metric_names::kGlobalLoadSectors);
+  auto requests = group.metrics.find(metric_names::kGlobalLoadRequests);
+  if (sectors == group.metrics.end() || requests == group.metrics.end()) return std::nullopt;
+  if (!(requests->second.sum > 0)) return std::nullopt;
+  return sectors->second.sum / requests->second.sum;
+}
+
+}  // namespace cutrace::analysis

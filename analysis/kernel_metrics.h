@@ -1,0 +1,63 @@
+// Hardware-counter values of a trace (CounterBatch packets), joined to their
+// kernels and NVTX ranges:
+//
+//  - kernel scope: each sample is joined to its kernel record by correlation
+//    id (same file), else named by the sample's own kernel_name_id; values are
+//    grouped by the kernel's display (demangled) name, the grouping of
+//    `cutrace kernels`. Per kernel name and metric: the average over the
+//    counted launches that have the metric (`counted` = launches with any
+//    counter value), the sum, and the most replay passes one launch took.
+//  - nvtx scope: grouped by range name; per metric the average over the
+//    range's samples and their sum.
+//
+// Metric names keep the order in which the trace first lists them.
+// Pure; callable from any thread on traces no one is modifying.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/trace_set.h"
+
+namespace cutrace::analysis {
+
+struct MetricAggregate {
+  double sum = 0;
+  uint64_t count = 0;
+  double avg() const { return count ? sum / static_cast<double>(count) : 0.0; }
+};
+
+struct CounterGroup {
+  std::string name;             // kernel display name, or NVTX range name
+  uint64_t counted = 0;         // samples (launches or range instances)
+  uint32_t max_passes = 0;      // replay passes of the costliest sample
+  std::map<std::string, MetricAggregate> metrics;
+
+  // The average of `metric` over the samples that have it, if any has.
+  std::optional<double> Avg(const std::string& metric) const;
+};
+
+struct MetricsReport {
+  std::vector<std::string> metric_names;  // first-seen order over all batches
+  std::map<std::string, CounterGroup> kernels;  // by display name
+  std::map<std::string, CounterGroup> ranges;   // by range name
+  uint64_t kernel_samples = 0;
+  uint64_t range_samples = 0;
+  // Kernel-scope samples whose correlation id matched no kernel record
+  // (they are still grouped, under their own kernel name).
+  uint64_t unmatched = 0;
+
+  bool empty() const { return kernel_samples == 0 && range_samples == 0; }
+  const CounterGroup* Kernel(const std::string& name) const;
+};
+
+MetricsReport ComputeMetrics(TraceSet traces);
+
+// Global-load sectors per request (32-bit coalesced loads: 4), from the
+// `memory` preset's two counters; nullopt without them or without requests.
+std::optional<double> SectorsPerRequest(const CounterGroup& group);
+
+}  // namespace cutrace::analysis

@@ -1,0 +1,215 @@
+// Counter values joined to kernels and ranges (analysis/kernel_metrics.h) and
+// the per-kernel diagnosis (analysis/diagnosis.h), on timelines built by hand
+// with every expected number worked out in the comments.
+#include <gtest/gtest.h>
+
+#include "analysis/diagnosis.h"
+#include "analysis/kernel_metrics.h"
+#include "collector/metric_presets.h"
+#include "tests/unit/analysis_trace_builder.h"
+
+namespace cutrace::analysis {
+namespace {
+
+namespace m = metric_names;
+using testing::TraceBuilder;
+
+// Adds a kernel-scope (or nvtx-scope) counter batch: `samples` are
+// {correlation id or range name id, values...}.
+void AddCounters(TraceBuilder& b, const std::vector<std::string>& metrics,
+                 const std::vector<std::pair<uint64_t, std::vector<double>>>& samples,
+                 const std::string& scope = "kernel", uint32_t passes = 1) {
+  proto::CounterBatch batch;
+  batch.set_scope(scope);
+  for (const std::string& name : metrics) batch.add_metric_name_ids(b.Name(name));
+  for (const auto& [key, values] : samples) {
+    proto::CounterSample* s = batch.add_samples();
+    if (scope == "nvtx")
+      s->set_range_name_id(static_cast<uint32_t>(key));
+    else
+      s->set_correlation_id(key);
+    s->set_passes(passes);
+    for (double v : values) s->add_values(v);
+  }
+  b.data().counters.push_back(batch);
+}
+
+TEST(KernelMetrics, AveragesPerKernelNameAndKeepsRangeTotals) {
+  TraceBuilder b;
+  b.Kernel("k", 0, 100, 0, 7, /*correlation=*/1);
+  b.Kernel("k", 200, 300, 0, 7, 2);
+  b.Kernel("k", 400, 500, 0, 7, 3);  // not counted
+  AddCounters(b, {m::kDramBytesRead, m::kGlobalLoadSectors, m::kGlobalLoadRequests},
+              {{1, {100, 400, 50}}, {2, {300, 400, 50}}}, "kernel", 3);
+  // A sample whose kernel record is missing: grouped under its own name.
+  proto::CounterBatch orphan;
+  orphan.set_scope("kernel");
+  orphan.add_metric_name_ids(b.Name(m::kDramBytesRead));
+  proto::CounterSample* s = orphan.add_samples();
+  s->set_correlation_id(99);
+  s->set_kernel_name_id(b.Name("k2"));
+  s->add_values(7);
+  b.data().counters.push_back(orphan);
+  uint32_t step = b.Name("step");
+  AddCounters(b, {m::kDramBytesRead}, {{step, {10}}, {step, {30}}}, "nvtx");
+
+  const TraceData* traces[] = {b.get()};
+  MetricsReport r = ComputeMetrics(traces);
+  EXPECT_EQ(r.kernel_samples, 3u);
+  EXPECT_EQ(r.range_samples, 2u);
+  EXPECT_EQ(r.unmatched, 1u);
+  ASSERT_EQ(r.metric_names.size(), 3u);
+  EXPECT_EQ(r.metric_names[0], m::kDramBytesRead);
+
+  const CounterGroup* k = r.Kernel("k");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->counted, 2u);  // the third launch was not counted
+  EXPECT_EQ(k->max_passes, 3u);
+  EXPECT_DOUBLE_EQ(*k->Avg(m::kDramBytesRead), 200.0);  // (100 + 300) / 2
+  EXPECT_FALSE(k->Avg(m::kFfma).has_value());
+  // 800 sectors over 100 requests.
+  EXPECT_DOUBLE_EQ(*SectorsPerRequest(*k), 8.0);
+
+  const CounterGroup* k2 = r.Kernel("k2");
+  ASSERT_NE(k2, nullptr);
+  EXPECT_DOUBLE_EQ(*k2->Avg(m::kDramBytesRead), 7.0);
+
+  ASSERT_EQ(r.ranges.count("step"), 1u);
+  const CounterGroup& range = r.ranges.at("step");
+  EXPECT_EQ(range.counted, 2u);
+  EXPECT_DOUBLE_EQ(range.metrics.at(m::kDramBytesRead).sum, 40.0);
+  EXPECT_DOUBLE_EQ(*range.Avg(m::kDramBytesRead), 20.0);
+}
+
+TEST(KernelMetrics, NoCountersIsEmpty) {
+  TraceBuilder b;
+  b.Kernel("k", 0, 100, 0, 7, 1);
+  const TraceData* traces[] = {b.get()};
+  MetricsReport r = ComputeMetrics(traces);
+  EXPECT_TRUE(r.empty());
+  EXPECT_EQ(r.Kernel("k"), nullptr);
+}
+
+// Device 0:
+//   gemm  corr 1 [1000,101000) counted; corr 2 [200000,300000); corr 3 [300000,400000)
+//   copyk corr 4 [400000,450000) counted
+//   lat   corr 20 [460000,470000) counted
+//   tiny  corr 30+i [500000+10000i, 502000+10000i), i = 0..9: 2 us each,
+//         8 us idle after each of the first nine (72 us), launched by 1 us API calls.
+void BuildMixed(TraceBuilder& b, bool counters) {
+  b.Kernel("gemm", 1000, 101000, 0, 7, 1);
+  b.Kernel("gemm", 200000, 300000, 0, 7, 2);
+  b.Kernel("gemm", 300000, 400000, 0, 7, 3);
+  b.Kernel("copyk", 400000, 450000, 0, 7, 4);
+  b.Kernel("lat", 460000, 470000, 0, 7, 20);
+  for (uint64_t i = 0; i < 10; ++i) {
+    uint64_t start = 500000 + 10000 * i;
+    b.Kernel("tiny", start, start + 2000, 0, 7, 30 + i);
+    b.Api("cudaLaunchKernel", start - 1500, start - 500, 1, 30 + i);
+  }
+  if (counters)
+    AddCounters(b,
+                {m::kSmThroughputPct, m::kMemoryThroughputPct, m::kDramThroughputPct,
+                 m::kAchievedOccupancyPct},
+                {{1, {80, 30, 20, 60}}, {4, {20, 85, 90, 70}}, {20, {20, 25, 10, 30}}});
+}
+
+const KernelDiagnosis* Find(const DiagnosisReport& r, const std::string& name) {
+  for (const KernelDiagnosis& d : r.kernels)
+    if (d.name == name) return &d;
+  return nullptr;
+}
+
+TEST(Diagnosis, ClassifiesFromCountersAndTimeline) {
+  TraceBuilder b;
+  BuildMixed(b, true);
+  const TraceData* traces[] = {b.get()};
+  DiagnosisOptions o;
+  o.top = 0;
+  DiagnosisReport r = Diagnose(traces, o);
+  EXPECT_TRUE(r.has_counters);
+  EXPECT_TRUE(r.counters_note.empty());
+  // Ordered by total time over every launch: 300, 50, 20, 10 us.
+  ASSERT_EQ(r.kernels.size(), 4u);
+  EXPECT_EQ(r.kernels[0].name, "gemm");
+  EXPECT_EQ(r.kernels[1].name, "copyk");
+  EXPECT_EQ(r.kernels[2].name, "tiny");
+  EXPECT_EQ(r.kernels[3].name, "lat");
+
+  const KernelDiagnosis& gemm = r.kernels[0];
+  EXPECT_EQ(gemm.bound, Bound::kCompute);  // SM 80% >= 60, above memory 30%
+  EXPECT_EQ(gemm.count, 2u);               // the counted launch is left out
+  EXPECT_EQ(gemm.total_ns, 200000u);
+  EXPECT_DOUBLE_EQ(gemm.avg_ns, 100000.0);
+  // Uncounted kernel time: gemm 200 us + tiny 20 us.
+  EXPECT_NEAR(gemm.pct, 100.0 * 200000 / 220000, 1e-9);
+  // The 99 us gap after the counted launch is the profiler's: not counted.
+  EXPECT_EQ(gemm.idle_after_ns, 0u);
+  EXPECT_EQ(gemm.counted, 1u);
+  EXPECT_DOUBLE_EQ(*gemm.sm_pct, 80.0);
+
+  const KernelDiagnosis& copyk = r.kernels[1];
+  EXPECT_EQ(copyk.bound, Bound::kMemory);  // memory max(85, 90) = 90 > SM 20
+  EXPECT_EQ(copyk.count, 0u);
+  EXPECT_DOUBLE_EQ(*copyk.dram_pct, 90.0);
+
+  const KernelDiagnosis& tiny = r.kernels[2];
+  EXPECT_EQ(tiny.bound, Bound::kLaunchHost);
+  EXPECT_EQ(tiny.count, 10u);
+  EXPECT_EQ(tiny.total_ns, 20000u);
+  EXPECT_EQ(tiny.idle_after_ns, 72000u);  // 9 gaps of 8 us
+  EXPECT_EQ(tiny.gaps_after, 9u);
+  ASSERT_TRUE(tiny.launch_api_avg_ns.has_value());
+  EXPECT_DOUBLE_EQ(*tiny.launch_api_avg_ns, 1000.0);
+  EXPECT_NE(tiny.advice.find("CUDA Graph"), std::string::npos);
+
+  const KernelDiagnosis& lat = r.kernels[3];
+  EXPECT_EQ(lat.bound, Bound::kLatency);  // SM 20%, memory 25%: both below 60
+  bool occupancy_named = false;
+  for (const std::string& w : lat.why) occupancy_named |= w.find("occupancy 30.0%") != std::string::npos;
+  EXPECT_TRUE(occupancy_named);
+  EXPECT_NE(lat.advice.find("Occupancy is low"), std::string::npos);
+}
+
+TEST(Diagnosis, TimelineOnlyWithoutCounters) {
+  TraceBuilder b;
+  BuildMixed(b, false);
+  const TraceData* traces[] = {b.get()};
+  DiagnosisReport r = Diagnose(traces, DiagnosisOptions{});
+  EXPECT_FALSE(r.has_counters);
+  EXPECT_NE(r.counters_note.find("--metrics speed-of-light"), std::string::npos);
+  const KernelDiagnosis* gemm = Find(r, "gemm");
+  ASSERT_NE(gemm, nullptr);
+  EXPECT_EQ(gemm->bound, Bound::kUndetermined);
+  EXPECT_EQ(gemm->count, 3u);
+  // Now the 99 us gap after the first gemm counts: it is not the profiler's.
+  EXPECT_EQ(gemm->idle_after_ns, 99000u);
+  EXPECT_NE(gemm->advice.find("--metrics speed-of-light"), std::string::npos);
+  const KernelDiagnosis* tiny = Find(r, "tiny");
+  ASSERT_NE(tiny, nullptr);
+  EXPECT_EQ(tiny->bound, Bound::kLaunchHost);
+  // A long kernel with idle after it is not launch-bound: 100 us average.
+  EXPECT_NE(gemm->bound, Bound::kLaunchHost);
+}
+
+TEST(Diagnosis, TopLimitsTheList) {
+  TraceBuilder b;
+  BuildMixed(b, true);
+  const TraceData* traces[] = {b.get()};
+  DiagnosisOptions o;
+  o.top = 2;
+  DiagnosisReport r = Diagnose(traces, o);
+  ASSERT_EQ(r.kernels.size(), 2u);
+  EXPECT_EQ(r.kernels[1].name, "copyk");
+}
+
+TEST(Diagnosis, BoundNames) {
+  EXPECT_STREQ(BoundName(Bound::kCompute), "compute-bound");
+  EXPECT_STREQ(BoundName(Bound::kMemory), "memory-bound");
+  EXPECT_STREQ(BoundName(Bound::kLatency), "latency-bound");
+  EXPECT_STREQ(BoundName(Bound::kLaunchHost), "launch-host-bound");
+  EXPECT_STREQ(BoundName(Bound::kUndetermined), "undetermined");
+}
+
+}  // namespace
+}  // namespace cutrace::analysis

@@ -1,0 +1,181 @@
+// Hardware counters end to end through the CLI: a trace with CounterBatch
+// packets written by TraceWriter::WriteCounters, then `cutrace kernels`,
+// `cutrace metrics` and `cutrace diagnose` run on it, their JSON checked
+// against hand-computed values and docs/json-reports.md.
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "collector/metric_presets.h"
+#include "collector/string_interner.h"
+#include "collector/trace_writer.h"
+
+namespace cutrace {
+namespace {
+
+using nlohmann::json;
+namespace m = metric_names;
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class CliMetricsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/cutrace_cli_metrics_XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+    binary_ = std::string(CUTRACE_BINARY_DIR) + "/bin/cutrace";
+    struct stat st;
+    ASSERT_EQ(stat(binary_.c_str(), &st), 0) << "build the cutrace target first";
+  }
+  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
+
+  // "_Z4gemmv" corr 1 [1000,101000) counted, corr 2 [200000,300000);
+  // "_Z4copyv" corr 3 [300000,350000) counted; range "step" counted twice.
+  // Counters (speed-of-light): gemm SM 80 / mem 30 / DRAM 20 / occ 60,
+  // copy SM 10 / mem 70 / DRAM 90 / occ 50; range step DRAM% 5 and 15.
+  std::string WriteTrace(bool counters) {
+    std::string path = dir_ + (counters ? "/counters.trace" : "/plain.trace");
+    auto writer = TraceWriter::Create(path);
+    EXPECT_TRUE(writer.ok());
+    if (!writer.ok()) return path;
+    StringInterner strings;
+    HeaderInfo header;
+    header.producer = "cli_metrics_test";
+    EXPECT_TRUE((*writer)->WriteHeader(header).ok());
+    RecordBatch batch;
+    auto kernel = [&](const char* n, uint64_t s, uint64_t e, uint64_t corr) {
+      KernelRecord k;
+      k.name_id = strings.Intern(n);
+      k.start_ns = s;
+      k.end_ns = e;
+      k.correlation_id = corr;
+      batch.kernels.push_back(k);
+    };
+    kernel("_Z4gemmv", 1000, 101000, 1);
+    kernel("_Z4gemmv", 200000, 300000, 2);
+    kernel("_Z4copyv", 300000, 350000, 3);
+    EXPECT_TRUE((*writer)->WriteBatch(batch, strings).ok());
+    if (counters) {
+      CounterBatchInfo c;
+      c.scope = "kernel";
+      for (const char* name : {m::kSmThroughputPct, m::kMemoryThroughputPct,
+                               m::kDramThroughputPct, m::kAchievedOccupancyPct})
+        c.metric_name_ids.push_back(strings.Intern(name));
+      CounterSampleInfo a;
+      a.correlation_id = 1;
+      a.passes = 2;
+      a.values = {80, 30, 20, 60};
+      CounterSampleInfo b;
+      b.correlation_id = 3;
+      b.passes = 1;
+      b.values = {10, 70, 90, 50};
+      c.samples = {a, b};
+      EXPECT_TRUE((*writer)->WriteCounters(c, strings).ok());
+      CounterBatchInfo r;
+      r.scope = "nvtx";
+      r.metric_name_ids.push_back(strings.Intern(m::kDramThroughputPct));
+      CounterSampleInfo s1;
+      s1.range_name_id = strings.Intern("step");
+      s1.values = {5};
+      CounterSampleInfo s2 = s1;
+      s2.values = {15};
+      r.samples = {s1, s2};
+      EXPECT_TRUE((*writer)->WriteCounters(r, strings).ok());
+    }
+    EXPECT_TRUE((*writer)->WriteEnd(EndInfo{}).ok());
+    EXPECT_TRUE((*writer)->Close().ok());
+    return path;
+  }
+
+  json RunJson(const std::vector<std::string>& args, int expect_exit = 0) {
+    std::string command = "'" + binary_ + "'";
+    for (const std::string& a : args) command += " '" + a + "'";
+    std::string out = dir_ + "/stdout", err = dir_ + "/stderr";
+    int status = std::system((command + " >'" + out + "' 2>'" + err + "'").c_str());
+    EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, expect_exit) << Slurp(err);
+    json parsed = json::parse(Slurp(out), nullptr, false);
+    return parsed;
+  }
+
+  std::string dir_;
+  std::string binary_;
+};
+
+TEST_F(CliMetricsTest, ListNamesEveryPresetAndItsMetrics) {
+  json j = RunJson({"metrics", "--list", "--format", "json"});
+  ASSERT_TRUE(j.contains("presets"));
+  std::vector<std::string> names;
+  for (const json& p : j["presets"]) names.push_back(p["name"]);
+  EXPECT_EQ(names, (std::vector<std::string>{"speed-of-light", "memory", "compute", "launch"}));
+  EXPECT_EQ(j["presets"][0]["metrics"][0], m::kSmThroughputPct);
+}
+
+TEST_F(CliMetricsTest, KernelsCarryMetricsAveragedOverCountedLaunches) {
+  json j = RunJson({"kernels", WriteTrace(true), "--format", "json"});
+  ASSERT_EQ(j["kernels"].size(), 2u);
+  const json& gemm = j["kernels"][0];
+  EXPECT_EQ(gemm["name"], "gemm()");
+  EXPECT_EQ(gemm["count"], 2);
+  EXPECT_EQ(gemm["counted"], 1);
+  EXPECT_DOUBLE_EQ(gemm["metrics"][m::kSmThroughputPct].get<double>(), 80.0);
+  EXPECT_EQ(gemm["metrics"].size(), 4u);
+  EXPECT_EQ(j["kernels"][1]["counted"], 1);
+}
+
+TEST_F(CliMetricsTest, KernelsWithoutCountersKeepTheirShape) {
+  json j = RunJson({"kernels", WriteTrace(false), "--format", "json"});
+  EXPECT_FALSE(j["kernels"][0].contains("metrics"));
+  EXPECT_FALSE(j["kernels"][0].contains("counted"));
+}
+
+TEST_F(CliMetricsTest, MetricsReportsKernelsAndRangeTotals) {
+  json j = RunJson({"metrics", WriteTrace(true), "--format", "json"});
+  ASSERT_EQ(j["ranges"].size(), 1u);
+  const json& step = j["ranges"][0];
+  EXPECT_EQ(step["name"], "step");
+  EXPECT_EQ(step["count"], 2);
+  EXPECT_DOUBLE_EQ(step["metrics"][m::kDramThroughputPct].get<double>(), 10.0);
+  EXPECT_DOUBLE_EQ(step["totals"][m::kDramThroughputPct].get<double>(), 20.0);
+  ASSERT_EQ(j["kernels"].size(), 2u);
+  EXPECT_EQ(j["kernels"][1]["name"], "gemm()");
+  EXPECT_EQ(j["kernels"][1]["passes"], 2);
+}
+
+TEST_F(CliMetricsTest, DiagnoseNamesBoundEvidenceAndAdvice) {
+  json j = RunJson({"diagnose", WriteTrace(true), "--format", "json"});
+  ASSERT_EQ(j["kernels"].size(), 2u);
+  const json& gemm = j["kernels"][0];
+  EXPECT_EQ(gemm["name"], "gemm()");
+  EXPECT_EQ(gemm["bound"], "compute-bound");
+  EXPECT_DOUBLE_EQ(gemm["evidence"]["sm_throughput_pct"].get<double>(), 80.0);
+  EXPECT_EQ(gemm["evidence"]["count"], 1);  // the uncounted launch
+  EXPECT_FALSE(gemm["advice"].get<std::string>().empty());
+  const json& copy = j["kernels"][1];
+  EXPECT_EQ(copy["bound"], "memory-bound");
+  EXPECT_TRUE(j["has_counters"].get<bool>());
+  EXPECT_FALSE(j.contains("counters_note"));
+}
+
+TEST_F(CliMetricsTest, DiagnoseWithoutCountersSaysWhatTheyWouldAdd) {
+  json j = RunJson({"diagnose", WriteTrace(false), "--format", "json"});
+  EXPECT_FALSE(j["has_counters"].get<bool>());
+  EXPECT_NE(j["counters_note"].get<std::string>().find("--metrics"), std::string::npos);
+  EXPECT_EQ(j["kernels"][0]["bound"], "undetermined");
+}
+
+}  // namespace
+}  // namespace cutrace
