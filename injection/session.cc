@@ -12,15 +12,12 @@
 #include "injection/clock.h"
 #include "injection/log.h"
 #include "injection/process_info.h"
+#include "injection/range_profiler.h"
 
 namespace cutrace::injection {
 namespace {
 
 std::atomic<Session*> g_active{nullptr};
-
-// The subscriber callback: cutrace enables no callback domain, so CUPTI
-// never calls it; cuptiSubscribe needs one all the same.
-void CUPTIAPI NoopCallback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
 
 uint64_t CUPTIAPI TimestampCallback() { return MonotonicTimestamp(); }
 
@@ -129,6 +126,21 @@ Status Session::Start(std::unique_ptr<CuptiApi> api) {
     return Status::Error("cuptiActivityRegisterCallbacks failed: " + api_->ResultString(r));
   }
   EnableKinds();
+  // --- hardware counters (injection/range_profiler.h): only when
+  // CUTRACE_METRICS asks; failures are one line and leave tracing as is.
+  CounterSinks sinks;
+  sinks.counters = [this](CounterBatchInfo batch) {
+    writer_->Post([batch = std::move(batch)](TraceWriter& w, StringInterner& i) {
+      static_cast<void>(w.WriteCounters(batch, i));  // errors surface at Finalize
+    });
+  };
+  sinks.warning = [this](std::string line) {
+    writer_->Post([line = std::move(line)](TraceWriter& w, StringInterner&) {
+      static_cast<void>(w.WriteWarning(line));
+    });
+  };
+  StartCounters(env_, config_.cupti_path, subscriber_, &interner_, std::move(sinks));
+  // --- end hardware counters
   WriteManifest();
   Log(LogLevel::kInfo, "tracing to %s", path_.c_str());
   return Status::Ok();
@@ -136,7 +148,9 @@ Status Session::Start(std::unique_ptr<CuptiApi> api) {
 
 Status Session::Subscribe() {
   std::string other;
-  CUptiResult r = api_->Subscribe(&subscriber_, &NoopCallback, nullptr, "cutrace", &other);
+  // The subscriber callback serves only hardware counters (range_profiler.h):
+  // without CUTRACE_METRICS no callback is enabled and CUPTI never calls it.
+  CUptiResult r = api_->Subscribe(&subscriber_, &CounterCallback, nullptr, "cutrace", &other);
   if (r == CUPTI_SUCCESS) return Status::Ok();
   if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
     return Status::Error("another CUPTI client is active (" +

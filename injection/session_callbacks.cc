@@ -4,6 +4,7 @@
 
 #include "injection/clock.h"
 #include "injection/log.h"
+#include "injection/range_profiler.h"
 #include "injection/session.h"
 
 namespace cutrace::injection {
@@ -165,6 +166,9 @@ void Session::Finalize(const char* reason) {
     return;
   }
   const uint64_t t0 = MonotonicNs();
+  // Hardware counters first (range_profiler.h): their last values go to the
+  // writer before it drains.
+  FinishCounters();
   // No cutrace lock is held here: CUPTI calls OnCompleted from inside
   // FlushAll, on this thread. A session exists only if cuInit ran in this
   // process, so CUDA is initialised and flushing is allowed.

@@ -1,6 +1,12 @@
 // `cutrace run [--output DIR|PATTERN] [--kinds LIST] [--buffer-size SIZE]
-// [--no-summary] -- PROG ARGS...`: runs an unmodified program under the
-// injection library and then says which traces it wrote, with a summary.
+// [--metrics LIST|PRESET [--metrics-scope kernel|nvtx] [--kernel-filter REGEX]
+// [--kernel-sample N]] [--no-summary] -- PROG ARGS...`: runs an unmodified
+// program under the injection library and then says which traces it wrote,
+// with a summary. The --metrics options become CUTRACE_METRICS,
+// CUTRACE_METRICS_SCOPE, CUTRACE_KERNEL_FILTER and CUTRACE_KERNEL_SAMPLE
+// (injection/metrics_config.h); preset and metric names, the scope, the
+// regex and N are checked here, before the program starts (whether the GPU
+// has each metric only the library can tell, at the first launch).
 //
 // How: finds libcutrace_injection.so next to itself (<dir of
 // /proc/self/exe>/../lib, which covers build/bin + build/lib and an install
@@ -32,10 +38,12 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <regex>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "collector/metric_presets.h"
 #include "collector/output_path.h"
 #include "collector/trace_loader.h"
 #include "viewer_cli/command_registry.h"
@@ -48,6 +56,10 @@ struct Options {
   std::string output;
   std::string kinds;
   std::string buffer_size;
+  std::string metrics;
+  std::string metrics_scope;
+  std::string kernel_filter;
+  uint64_t kernel_sample = 0;
   bool no_summary = false;
   std::vector<std::string> command;
 };
@@ -279,6 +291,29 @@ int Run(const Options& o) {
                " (known: kernel, memcpy, memset, nvtx, api, runtime, driver, sync, all, none)");
     return 2;
   }
+  if (!o.metrics.empty()) {
+    MetricSelection selection;
+    std::string error;
+    if (!ExpandMetrics(o.metrics, &selection, &error)) {
+      PrintError("--metrics: " + error);
+      return 2;
+    }
+  } else if (!o.metrics_scope.empty() || !o.kernel_filter.empty() || o.kernel_sample) {
+    PrintError("--metrics-scope, --kernel-filter and --kernel-sample need --metrics");
+    return 2;
+  }
+  if (!o.metrics_scope.empty() && o.metrics_scope != "kernel" && o.metrics_scope != "nvtx") {
+    PrintError("--metrics-scope: must be kernel or nvtx");
+    return 2;
+  }
+  if (!o.kernel_filter.empty()) {
+    try {
+      std::regex test(o.kernel_filter);
+    } catch (const std::regex_error& e) {
+      PrintError("--kernel-filter: not a regex: " + std::string(e.what()));
+      return 2;
+    }
+  }
   // Absolute, so a program that changes directory still writes where asked.
   std::string output = o.output.empty() ? "." : o.output;
   if (output[0] != '/') output = Cwd() + "/" + output;
@@ -312,6 +347,12 @@ int Run(const Options& o) {
   ::setenv("CUTRACE_RUN_MANIFEST", manifest.c_str(), 1);
   if (!o.kinds.empty()) ::setenv("CUTRACE_KINDS", o.kinds.c_str(), 1);
   if (!o.buffer_size.empty()) ::setenv("CUTRACE_BUFFER_SIZE", o.buffer_size.c_str(), 1);
+  if (!o.metrics.empty()) {
+    ::setenv("CUTRACE_METRICS", o.metrics.c_str(), 1);
+    if (!o.metrics_scope.empty()) ::setenv("CUTRACE_METRICS_SCOPE", o.metrics_scope.c_str(), 1);
+    if (!o.kernel_filter.empty()) ::setenv("CUTRACE_KERNEL_FILTER", o.kernel_filter.c_str(), 1);
+    if (o.kernel_sample) ::setenv("CUTRACE_KERNEL_SAMPLE", std::to_string(o.kernel_sample).c_str(), 1);
+  }
 
   SavedSignals saved;
   StartForwarding(&saved);
@@ -350,6 +391,16 @@ void Register(CLI::App& app, int* exit_code) {
   cmd->add_option("--kinds", options->kinds,
                   "What to record: kernel,memcpy,memset,nvtx,api,sync (default all)");
   cmd->add_option("--buffer-size", options->buffer_size, "CUPTI buffer size, 1M..8M (default 2M)");
+  cmd->add_option("--metrics", options->metrics,
+                  "Hardware counters: presets (cutrace metrics --list) and/or metric names, "
+                  "comma-separated; counted launches are replayed");
+  cmd->add_option("--metrics-scope", options->metrics_scope,
+                  "kernel (one range per launch, default) or nvtx (one per NVTX range)");
+  cmd->add_option("--kernel-filter", options->kernel_filter,
+                  "Count only launches of kernels whose name matches this regex");
+  cmd->add_option("--kernel-sample", options->kernel_sample,
+                  "Count every Nth matching launch (default 1: all)")
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("--no-summary", options->no_summary, "Only list the traces written");
   // After "--" everything belongs to the program (CLI11 puts it in
   // `command` and leaves the "--" itself among the remaining arguments).

@@ -1,0 +1,82 @@
+// CUTRACE_METRICS and friends: see metrics_config.h.
+#include "injection/metrics_config.h"
+
+#include <memory>
+#include <regex>
+
+#include "collector/metric_presets.h"
+
+namespace cutrace::injection {
+
+struct LaunchSelector::Impl {
+  std::regex filter;
+  bool has_filter = false;
+};
+
+MetricsConfig ParseMetricsConfig(const EnvGetter& env) {
+  MetricsConfig c;
+  auto metrics = env("CUTRACE_METRICS");
+  if (!metrics || metrics->empty()) return c;
+  MetricSelection selection;
+  std::string error;
+  if (!ExpandMetrics(*metrics, &selection, &error)) {
+    c.problems.push_back("CUTRACE_METRICS: " + error + "; no counters are collected");
+    return c;
+  }
+  c.metrics = selection.metrics;
+  c.from_preset = selection.from_preset;
+  c.enabled = true;
+  if (auto scope = env("CUTRACE_METRICS_SCOPE"); scope && !scope->empty()) {
+    if (*scope == "kernel") {
+      c.scope = MetricsScope::kKernel;
+    } else if (*scope == "nvtx") {
+      c.scope = MetricsScope::kNvtx;
+    } else {
+      c.problems.push_back("CUTRACE_METRICS_SCOPE=" + *scope + ": must be kernel or nvtx; using kernel");
+    }
+  }
+  if (auto filter = env("CUTRACE_KERNEL_FILTER"); filter && !filter->empty()) {
+    try {
+      std::regex test(*filter);
+      c.kernel_filter = *filter;
+    } catch (const std::regex_error& e) {
+      c.problems.push_back("CUTRACE_KERNEL_FILTER=" + *filter + ": not a regex (" + e.what() +
+                           "); no counters are collected");
+      c.enabled = false;
+    }
+  }
+  if (auto sample = env("CUTRACE_KERNEL_SAMPLE"); sample && !sample->empty()) {
+    auto n = ParseUnsigned(*sample);
+    if (!n || *n == 0) {
+      c.problems.push_back("CUTRACE_KERNEL_SAMPLE=" + *sample + ": must be a number >= 1; using 1");
+    } else {
+      c.kernel_sample = *n;
+    }
+  }
+  return c;
+}
+
+LaunchSelector::LaunchSelector(const MetricsConfig& config)
+    : impl_(std::make_shared<Impl>()), sample_(config.kernel_sample ? config.kernel_sample : 1) {
+  if (config.kernel_filter.empty()) return;
+  try {
+    impl_->filter = std::regex(config.kernel_filter);
+    impl_->has_filter = true;
+  } catch (const std::regex_error&) {
+    valid_ = false;
+  }
+}
+
+bool LaunchSelector::Select(const std::string& mangled, const std::string& demangled) {
+  if (!valid_) return false;
+  if (impl_->has_filter) {
+    bool hit = (!mangled.empty() && std::regex_search(mangled, impl_->filter)) ||
+               (!demangled.empty() && std::regex_search(demangled, impl_->filter));
+    if (!hit) return false;
+  }
+  bool take = matched_ % sample_ == 0;
+  ++matched_;
+  return take;
+}
+
+}  // namespace cutrace::injection

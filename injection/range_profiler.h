@@ -1,0 +1,149 @@
+// RangeProfiler: hardware counters through CUPTI's Range Profiler API
+// (CUDA 13: cupti_range_profiler.h + cupti_profiler_host.h), never the
+// deprecated event/metric APIs or the old cuptiProfiler* sessions.
+//
+// Scope kernel (default): CUPTI_AutoRange + CUPTI_KernelReplay. At the entry
+// of a selected launch (runtime or driver launch callback, outermost on the
+// thread; CUTRACE_KERNEL_FILTER / CUTRACE_KERNEL_SAMPLE select) the range
+// profiler is Started; at its exit Stopped, decoded (a context sync), the
+// range evaluated and written as a CounterSample joined by the launch's
+// correlation id, with the number of replay passes; the counter data image is
+// then reset. Every launch holds one mutex from entry to exit while counters
+// are on, so no other thread's kernel slips into a counted range.
+//
+// Scope nvtx: CUPTI_UserRange + CUPTI_UserReplay. Each NVTX push/pop of the
+// program (NVTX callbacks; NVTX_INJECTION64_PATH must name libcupti, as
+// `cutrace run` sets) becomes cuptiRangeProfilerPushRange/PopRange; ranges
+// are decoded when 64 have closed and at exit, and written as samples joined
+// by range name (outermost level only). User replay needs a program that
+// repeats itself, so nvtx scope takes only metric sets of one pass.
+//
+// Per context, once, at its first launch (kernel) or push (nvtx):
+//   cuptiProfilerInitialize (first context only), cuptiGetDeviceId,
+//   cuptiProfilerDeviceSupported, cuptiDeviceGetChipName,
+//   cuptiProfilerGetCounterAvailability (size, then image),
+//   cuptiProfilerHostInitialize, cuptiProfilerHostGetMetricProperties per
+//   metric (a raw metric the chip lacks: one line, no counters; a preset's:
+//   dropped with one line), cuptiProfilerHostConfigAddMetrics,
+//   cuptiProfilerHostGetConfigImageSize/GetConfigImage,
+//   cuptiProfilerHostGetNumOfPasses, cuptiRangeProfilerEnable(ctx),
+//   cuptiRangeProfilerGetCounterDataSize, cuptiRangeProfilerCounterDataImageInitialize,
+//   cuptiRangeProfilerSetConfig.
+// Per counted range: cuptiRangeProfilerStart, [PushRange/PopRange,]
+//   cuptiRangeProfilerStop, cuptiRangeProfilerDecodeData,
+//   cuptiRangeProfilerGetCounterDataInfo, per range
+//   cuptiRangeProfilerCounterDataGetRangeInfo + cuptiProfilerHostEvaluateToGpuValues,
+//   then cuptiRangeProfilerCounterDataImageInitialize (reset). If Start is
+//   refused after a reset, SetConfig is sent again and Start retried once.
+//
+// Fails open: no permission (ERR_NVGPUCTRPERM, CUPTI_ERROR_INSUFFICIENT_PRIVILEGES),
+// counters busy (another profiler, DCGM), MIG, an unsupported device or any
+// other CUPTI error: one line saying what was not collected and how to allow
+// it, a Warning packet in the trace, and from then on nothing; the activity
+// trace goes on.
+//
+// Threads: OnCallback from any application thread (CUPTI callbacks); Finish
+// from the finalizing thread. All state is under mu_.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "collector/string_interner.h"
+#include "collector/trace_info.h"
+#include "injection/metrics_config.h"
+#include "injection/profiler_api.h"
+
+namespace cutrace::injection {
+
+struct CounterSinks {
+  std::function<void(CounterBatchInfo)> counters;  // a batch for the trace
+  std::function<void(std::string)> warning;        // a Warning packet
+};
+
+class RangeProfiler {
+ public:
+  static constexpr size_t kKernelRanges = 4;
+  static constexpr size_t kNvtxRanges = 64;
+  static constexpr size_t kSamplesPerBatch = 256;
+
+  RangeProfiler(MetricsConfig config, std::unique_ptr<ProfilerApi> api, StringInterner* interner,
+                CounterSinks sinks);
+
+  // Enables the callbacks the scope needs on `subscriber` (the session's).
+  // False, with one line logged, when counters cannot be collected at all.
+  bool Start(CUpti_SubscriberHandle subscriber);
+  void OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data);
+  // Decodes what is still pending and hands over the last batch.
+  void Finish();
+
+  bool failed() const { return failed_.load(std::memory_order_acquire); }
+  uint64_t counted() const { return counted_.load(std::memory_order_relaxed); }
+  const std::vector<std::string>& metrics() const { return metrics_; }
+
+ private:
+  struct Context {
+    bool ok = false;
+    uint32_t device = 0;
+    CUpti_RangeProfiler_Object* object = nullptr;
+    CUpti_Profiler_Host_Object* host = nullptr;
+    std::vector<uint8_t> config;
+    std::vector<uint8_t> counter_data;
+    size_t passes = 1;
+    bool started = false;
+    int depth = 0;           // nvtx: open ranges
+    size_t closed = 0;       // nvtx: closed outermost ranges since the last decode
+  };
+
+  void OnLaunch(bool enter, const CUpti_CallbackData* cb);
+  void OnNvtx(CUpti_CallbackId cbid, const void* data);
+  Context* Ensure(CUcontext ctx);
+  bool SetUp(CUcontext ctx, Context& c);
+  bool ValidateMetrics(Context& c, const std::string& chip);
+  bool Configure(Context& c);
+  bool StartRange(Context& c);
+  // Stop, decode, evaluate every range into samples, reset the image.
+  void Collect(Context& c, uint64_t correlation_id, uint32_t kernel_name_id);
+  void Fail(const char* what, CUptiResult r);
+  void FailWith(const std::string& line);
+  void Flush();
+
+  MetricsConfig config_;
+  std::unique_ptr<ProfilerApi> api_;
+  StringInterner* interner_;
+  CounterSinks sinks_;
+  LaunchSelector selector_;
+
+  std::mutex mu_;
+  bool initialized_ = false;                     // guarded by mu_
+  bool validated_ = false;                       // guarded by mu_
+  std::vector<std::string> metrics_;             // guarded by mu_ after validation
+  std::vector<const char*> metric_ptrs_;         // into metrics_
+  std::map<CUcontext, Context> contexts_;        // guarded by mu_
+  CounterBatchInfo pending_;                     // guarded by mu_
+  std::atomic<bool> failed_{false};
+  std::atomic<bool> finished_{false};
+  std::atomic<uint64_t> counted_{0};
+};
+
+// The session's subscriber callback (cuptiSubscribe): forwards to the active
+// RangeProfiler, and does nothing when there is none.
+void CUPTIAPI CounterCallback(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                              const void* data);
+
+// Session hooks. StartCounters reads CUTRACE_METRICS* through `env` and, if
+// counters are asked for, loads the profiler API from the loaded libcupti and
+// starts a RangeProfiler writing through `sinks` (it is never destroyed: late
+// CUPTI callbacks may still reach it). FinishCounters: at Finalize, before
+// the activity flush.
+void StartCounters(const EnvGetter& env, const std::string& cupti_path,
+                   CUpti_SubscriberHandle subscriber, StringInterner* interner, CounterSinks sinks);
+void FinishCounters();
+
+}  // namespace cutrace::injection
