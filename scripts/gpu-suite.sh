@@ -159,6 +159,26 @@ torch_loop() {
   esac
 }
 
+# tests/gpu/counters.py: hardware counters of ct_known_work against ncu and the
+# known work, and per-NVTX-range values against the sum of their kernels (issue 4).
+counters() {
+  section "counters (known work vs ncu)"
+  local t rc
+  t=$(step_timeout 90)
+  if ((t == 0)); then record counters "NOT RUN" "no time left"; return; fi
+  timeout -k 10 "$t" python3 "$tests/counters.py" --cutrace "$cutrace" --bin-dir "$bundle/bin" \
+    --work "$work/cases/counters" --json-out "$work/cases/counters.json" \
+    > "$work/logs/counters.log" 2>&1
+  rc=$?
+  grep -vE '^PASS  \[' "$work/logs/counters.log" | head -40
+  case $rc in
+    0) record counters PASS "$(tail -1 "$work/logs/counters.log")" ;;
+    77) record counters SKIP "$(tail -1 "$work/logs/counters.log")" ;;
+    124|137) record counters FAIL "timed out after ${t}s" ;;
+    *) record counters FAIL "$(tail -1 "$work/logs/counters.log")" ;;
+  esac
+}
+
 verdict() {
   section "verdict"
   python3 - "$results" "$work/cases" "$work/overhead.json" "$out/figures.json" <<'PY' | tee "$out/verdict.txt"
@@ -227,6 +247,7 @@ main() {
   overhead
   validate_cases
   torch_loop
+  counters
   verdict
   printf '\nsuite took %ds\n' $((SECONDS - start))
 }
@@ -240,7 +261,7 @@ cp "$work/suite.log" "$out/suite.log"
   mapfile -t packed < <(
     printf '%s\n' logs results.tsv
     [[ -f overhead.json ]] && echo overhead.json
-    find cases \( -name '*.txt' -o -name '*.json' \) 2>/dev/null
+    find cases \( -name '*.txt' -o -name '*.json' \) -size -1M 2>/dev/null
     find cases -name '*.trace' -size -2M 2>/dev/null |
       grep -E '/(nvtx_nested|graph_replay|idle_gaps|fork|overlap)/' | head -12)
   tar czf "$out/logs.tar.gz" "${packed[@]}" 2>/dev/null

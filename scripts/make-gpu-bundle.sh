@@ -22,6 +22,8 @@ build=$(cd "$build" && pwd)
 # knows the list; ct_fork also needs ct_launch_storm beside it.
 mapfile -t apps < <(python3 "$root/tests/gpu/validate.py" --apps)
 ((${#apps[@]} > 0)) || { echo "make-gpu-bundle: found no cases in tests/gpu/validate.py" >&2; exit 1; }
+# tests/gpu/counters.py runs ct_known_work.
+mapfile -t -O "${#apps[@]}" apps < <(python3 "$root/tests/gpu/counters.py" --apps)
 
 missing=()
 need=("$build/bin/cutrace" "$build/lib/libcutrace_injection.so")

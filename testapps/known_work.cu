@@ -1,0 +1,111 @@
+// known_work: kernels whose hardware-counter values are known in advance, for
+// checking cutrace's counters (tests/gpu/counters.py) against ncu and against
+// arithmetic.
+//
+//   ct_copy_kernel   reads N bytes and writes N bytes once, coalesced float4
+//                    (N = --mib MiB, default 2048: 40x the H200's L2, so
+//                    DRAM traffic is the copy itself to within ~2.5%)
+//   ct_fma_kernel    blocks x threads threads, each doing 4 x --iters
+//                    dependent FP32 FMAs (four accumulators): exactly that
+//                    many FFMA thread instructions
+//
+// NVTX: range "copy_phase" holds two copy launches, "fma_phase" three fma
+// launches, so a per-range counter equals the sum over its kernels.
+// --truth FILE writes {"copy_bytes","copy_launches","ffma_per_launch",
+// "fma_launches","ranges":{...}}.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include <cuda_runtime.h>
+#include <nvtx3/nvToolsExt.h>
+
+#define CHECK(call)                                                              \
+  do {                                                                           \
+    cudaError_t e_ = (call);                                                     \
+    if (e_ != cudaSuccess) {                                                     \
+      std::fprintf(stderr, "known_work: %s: %s\n", #call, cudaGetErrorString(e_)); \
+      return 1;                                                                  \
+    }                                                                            \
+  } while (0)
+
+__global__ void ct_copy_kernel(const float4* __restrict__ in, float4* __restrict__ out, size_t n) {
+  size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
+  for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    out[i] = in[i];
+}
+
+__global__ void ct_fma_kernel(float* out, int iters, float b, float c) {
+  float a0 = threadIdx.x, a1 = a0 + 1.f, a2 = a0 + 2.f, a3 = a0 + 3.f;
+  for (int i = 0; i < iters; ++i) {
+    a0 = fmaf(a0, b, c);
+    a1 = fmaf(a1, b, c);
+    a2 = fmaf(a2, b, c);
+    a3 = fmaf(a3, b, c);
+  }
+  out[static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x] = (a0 + a1) + (a2 + a3);
+}
+
+int main(int argc, char** argv) {
+  size_t mib = 2048;
+  int iters = 1024;
+  const char* truth = nullptr;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--mib")) mib = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--iters")) iters = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--truth")) truth = argv[i + 1];
+    else {
+      std::fprintf(stderr, "usage: ct_known_work [--mib N] [--iters N] [--truth FILE]\n");
+      return 2;
+    }
+  }
+  const size_t bytes = mib << 20;
+  const size_t n4 = bytes / sizeof(float4);
+  const int fma_blocks = 1024, fma_threads = 256;
+  const int copy_launches = 2, fma_launches = 3;
+
+  float4 *in = nullptr, *out = nullptr;
+  float* fout = nullptr;
+  CHECK(cudaMalloc(&in, bytes));
+  CHECK(cudaMalloc(&out, bytes));
+  CHECK(cudaMalloc(&fout, sizeof(float) * fma_blocks * fma_threads));
+  CHECK(cudaMemset(in, 1, bytes));
+  CHECK(cudaMemset(out, 0, bytes));
+  CHECK(cudaDeviceSynchronize());
+
+  int sms = 0;
+  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  nvtxRangePushA("copy_phase");
+  for (int r = 0; r < copy_launches; ++r) {
+    ct_copy_kernel<<<sms * 8, 256>>>(in, out, n4);
+    CHECK(cudaGetLastError());
+  }
+  CHECK(cudaDeviceSynchronize());
+  nvtxRangePop();
+  nvtxRangePushA("fma_phase");
+  for (int r = 0; r < fma_launches; ++r) {
+    ct_fma_kernel<<<fma_blocks, fma_threads>>>(fout, iters, 0.999f, 0.001f);
+    CHECK(cudaGetLastError());
+  }
+  CHECK(cudaDeviceSynchronize());
+  nvtxRangePop();
+
+  const double ffma = 4.0 * iters * fma_blocks * fma_threads;
+  if (truth) {
+    FILE* f = std::fopen(truth, "w");
+    if (!f) return 1;
+    std::fprintf(f,
+                 "{\"copy_bytes\": %zu, \"copy_launches\": %d, \"ffma_per_launch\": %.0f, "
+                 "\"fma_launches\": %d, \"ranges\": {\"copy_phase\": [\"ct_copy_kernel\", %d], "
+                 "\"fma_phase\": [\"ct_fma_kernel\", %d]}}\n",
+                 bytes, copy_launches, ffma, fma_launches, copy_launches, fma_launches);
+    std::fclose(f);
+  }
+  std::printf("known_work: copied %zu bytes x%d, %.0f FFMA x%d\n", bytes, copy_launches, ffma,
+              fma_launches);
+  CHECK(cudaFree(in));
+  CHECK(cudaFree(out));
+  CHECK(cudaFree(fout));
+  return 0;
+}
