@@ -263,7 +263,7 @@ cp "$work/suite.log" "$out/suite.log"
     [[ -f overhead.json ]] && echo overhead.json
     find cases \( -name '*.txt' -o -name '*.json' \) -size -1M 2>/dev/null
     find cases -name '*.trace' -size -2M 2>/dev/null |
-      grep -E '/(nvtx_nested|graph_replay|idle_gaps|fork|overlap)/' | head -12)
+      grep -E '/(nvtx_nested|graph_replay|idle_gaps|fork|overlap|counters)/' | head -16)
   tar czf "$out/logs.tar.gz" "${packed[@]}" 2>/dev/null
 )
 echo "out: $(find "$out" -maxdepth 1 -type f -printf '%f ')($(du -sh "$out" | cut -f1))"

@@ -200,6 +200,17 @@ def main():
                               "ratio": rr})
             check(f"nvtx {rname} {m} == sum of its kernels",
                   rr is not None and abs(rr - 1) <= TOLERANCE, f"{got} vs {want} (ratio {rr})")
+    # An example trace for examples/ (speed-of-light + memory), and what
+    # `cutrace diagnose` makes of it; a figure, not a check.
+    example = work / "example"
+    example.mkdir(exist_ok=True)
+    rc, _, se, secs = run([args.cutrace, "run", "--output", str(example) + "/known_work-counters.trace",
+                           "--metrics", "speed-of-light,memory", "--no-summary", "--",
+                           str(Path(args.bin_dir) / "ct_known_work"), "--mib", "512"], 60)
+    print(f"  example run (speed-of-light,memory): exit {rc} in {secs:.1f}s")
+    for t in sorted(example.glob("*.trace")):
+        rc, so, se2, _ = run([args.cutrace, "diagnose", str(t)], 30)
+        print(so + se2)
     return finish(args, 0 if all(c["verdict"] == "PASS" for c in checks) else 1,
                   {"table": rows, "nvtx": nvtx_rows})
 
