@@ -133,8 +133,18 @@ void AsyncWriter::Process(Item& item) {
     if (writer_) item.fn(*writer_, *interner_);
     item.fn = nullptr;  // destroyed here, not under mu_
   } else if (writer_ && writer_->status().ok()) {
-    (void)writer_->WriteBatch(item.batch, *interner_);
+    // Production modes may take the batch instead (summary, flight recorder).
+    if (hooks_ == nullptr || !hooks_->OnBatch(item.batch, *writer_, *interner_)) {
+      (void)writer_->WriteBatch(item.batch, *interner_);
+    }
   }
+  // Rotation and windows may finish the file and start the next one.
+  if (hooks_ != nullptr && writer_) hooks_->AfterItem(&writer_, *interner_);
+}
+
+size_t AsyncWriter::queued_bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return queued_bytes_;
 }
 
 bool AsyncWriter::FinishLocked(Item& item) {

@@ -31,6 +31,7 @@
 #include "collector/status.h"
 #include "collector/string_interner.h"
 #include "collector/trace_writer.h"
+#include "collector/writer_hooks.h"
 
 namespace cutrace {
 
@@ -82,6 +83,13 @@ class AsyncWriter {
   // Only before Start() or after Stop().
   TraceWriter* writer() { return writer_.get(); }
 
+  // Production modes (collector/writer_hooks.h): called on the writer
+  // thread for every batch and after every item. Set before Start(); the
+  // hooks must outlive the writer thread.
+  void SetHooks(WriterHooks* hooks) { hooks_ = hooks; }
+  // Bytes of records queued now.
+  size_t queued_bytes() const;
+
   uint64_t records_dropped_queue_full() const;
   uint64_t batches_dropped() const;
   // Records encoded and handed to the TraceWriter without error.
@@ -115,6 +123,7 @@ class AsyncWriter {
 
   std::unique_ptr<TraceWriter> writer_;
   StringInterner* interner_;
+  WriterHooks* hooks_ = nullptr;
   AsyncWriterOptions options_;
   std::thread thread_;
 

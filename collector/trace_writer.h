@@ -111,6 +111,8 @@ class TraceWriter {
   const Status& status() const { return status_; }
   // Bytes that reached the file (not counting the buffer), and packets encoded.
   uint64_t bytes_written() const { return bytes_written_; }
+  // Bytes of the file once the buffer is written (rotation by size).
+  uint64_t bytes_encoded() const { return bytes_written_ + buffer_.size(); }
   uint64_t packets_written() const { return encoder_.packets(); }
 
  private:
