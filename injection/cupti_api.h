@@ -37,6 +37,8 @@ class CuptiApi {
                                            void* value) = 0;
   virtual CUptiResult ActivityFlushPeriod(uint32_t ms) = 0;
   virtual CUptiResult ActivityEnable(CUpti_ActivityKind kind) = 0;
+  // Continuous mode turns kinds off between windows (injection/control.h).
+  virtual CUptiResult ActivityDisable(CUpti_ActivityKind /*kind*/) { return CUPTI_ERROR_NOT_SUPPORTED; }
   virtual CUptiResult ActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable) = 0;
   virtual CUptiResult ActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t enable) = 0;
   virtual CUptiResult ActivityGetNextRecord(uint8_t* buffer, size_t valid_bytes,

@@ -74,6 +74,7 @@ class DlCuptiApi final : public CuptiApi {
     want(set_attribute_, "cuptiActivitySetAttribute");
     want(flush_period_, "cuptiActivityFlushPeriod");
     need(enable_, "cuptiActivityEnable");
+    want(disable_, "cuptiActivityDisable");
     want(enable_runtime_api_, "cuptiActivityEnableRuntimeApi");
     want(enable_driver_api_, "cuptiActivityEnableDriverApi");
     need(next_record_, "cuptiActivityGetNextRecord");
@@ -124,6 +125,9 @@ class DlCuptiApi final : public CuptiApi {
     return flush_period_ ? flush_period_(ms) : CUPTI_ERROR_NOT_SUPPORTED;
   }
   CUptiResult ActivityEnable(CUpti_ActivityKind kind) override { return enable_(kind); }
+  CUptiResult ActivityDisable(CUpti_ActivityKind kind) override {
+    return disable_ ? disable_(kind) : CUPTI_ERROR_NOT_SUPPORTED;
+  }
   CUptiResult ActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable) override {
     return enable_runtime_api_ ? enable_runtime_api_(cbid, enable) : CUPTI_ERROR_NOT_SUPPORTED;
   }
@@ -191,6 +195,7 @@ class DlCuptiApi final : public CuptiApi {
   SetAttributeFn set_attribute_ = nullptr;
   FlushPeriodFn flush_period_ = nullptr;
   EnableFn enable_ = nullptr;
+  EnableFn disable_ = nullptr;
   EnableApiFn enable_runtime_api_ = nullptr;
   EnableApiFn enable_driver_api_ = nullptr;
   NextRecordFn next_record_ = nullptr;

@@ -77,6 +77,7 @@ Status Session::Start(std::unique_ptr<CuptiApi> api) {
   api_ = std::move(api);
   pid_ = ::getpid();
   ScopedSignalBlock block;
+  StartProduction();  // production modes: before the pool is sized (CUTRACE_MAX_MEMORY)
 
   if (api_->GetVersion(&cupti_version_) != CUPTI_SUCCESS) {
     return Status::Error("cuptiGetVersion failed; CUPTI is unusable here");
@@ -108,6 +109,7 @@ Status Session::Start(std::unique_ptr<CuptiApi> api) {
       return api->GetTimestamp(&t) == CUPTI_SUCCESS ? t : 0;
     });
   }
+  if (production_) production_->Attach(writer_.get(), &interner_);  // production modes
   if (Status s = writer_->Start(); !s.ok()) {
     api_->Unsubscribe(subscriber_);
     ::unlink(path_.c_str());
@@ -141,6 +143,7 @@ Status Session::Start(std::unique_ptr<CuptiApi> api) {
   };
   StartCounters(env_, config_.cupti_path, subscriber_, &interner_, std::move(sinks));
   // --- end hardware counters
+  if (production_) production_->Start();  // production modes
   WriteManifest();
   Log(LogLevel::kInfo, "tracing to %s", path_.c_str());
   return Status::Ok();
@@ -235,6 +238,7 @@ Status Session::OpenTrace() {
   h.source_format = "cupti";
   h.enabled_kinds = config_.kinds.Names();
   h.mode = "trace";
+  if (production_) production_->DecorateHeader(&h, path_);  // production modes
   // The header goes to the file at once (not after the first megabyte), so
   // even a process killed with SIGKILL leaves a file that says what it is.
   Status written = file->WriteHeader(h);
@@ -246,6 +250,7 @@ Status Session::OpenTrace() {
   }
   AsyncWriterOptions wopts;
   wopts.max_batches = config_.queue_batches;
+  if (production_) wopts.max_bytes = production_->budget().queue_bytes;  // CUTRACE_MAX_MEMORY
   writer_ = std::make_unique<AsyncWriter>(std::move(file), &interner_, wopts);
   return Status::Ok();
 }

@@ -38,6 +38,7 @@
 #include "injection/activity_stats.h"
 #include "injection/buffer_pool.h"
 #include "injection/config.h"
+#include "injection/control.h"
 #include "injection/cupti_api.h"
 
 namespace cutrace::injection {
@@ -85,6 +86,9 @@ class Session {
   void EnableKinds();
   void EnableApiRecords(bool runtime);
   void WriteManifest();
+  // Production modes (injection/session_modes.cc, injection/control.h).
+  void StartProduction();
+  void SetActivity(bool on);
 
   void OnRequested(uint8_t** buffer, size_t* size, size_t* max_records);
   void OnCompleted(CUcontext context, uint32_t stream_id, uint8_t* buffer, size_t valid_size);
@@ -107,6 +111,7 @@ class Session {
   std::unique_ptr<BufferPool> pool_;
   std::unique_ptr<ActivityProcessor> processor_;
   std::unique_ptr<AsyncWriter> writer_;
+  std::unique_ptr<ProductionController> production_;  // null in plain trace mode
 
   std::atomic<int> state_{kIdle};
   std::atomic<uint64_t> writer_cpu_ns_{0};

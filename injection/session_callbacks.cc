@@ -128,8 +128,11 @@ void Session::PostDevices(const std::vector<DeviceInfo>& devices) {
     }
   }
   if (fresh.empty()) return;
-  writer_->Post([fresh = std::move(fresh)](TraceWriter& w, StringInterner&) {
-    for (const DeviceInfo& d : fresh) static_cast<void>(w.WriteDevice(d));  // errors surface at Finalize
+  writer_->Post([fresh = std::move(fresh), p = production_.get()](TraceWriter& w, StringInterner&) {
+    for (const DeviceInfo& d : fresh) {
+      static_cast<void>(w.WriteDevice(d));  // errors surface at Finalize
+      if (p) p->AddDevice(d);  // production modes: later chunks repeat the devices
+    }
   });
 }
 
@@ -144,6 +147,7 @@ StatsInfo Session::CollectStats(const TraceWriter& writer) const {
   s.packets_written = writer.packets_written();
   s.tool_cpu_ns = stats_.callback_cpu_ns() + writer_cpu_ns_.load(std::memory_order_relaxed);
   s.peak_memory_bytes = static_cast<uint64_t>(pool_->peak_in_use()) * pool_->buffer_size();
+  if (production_) production_->FillStats(&s);  // production modes: memory, windows, control thread
   return s;
 }
 
@@ -184,6 +188,9 @@ void Session::Finalize(const char* reason) {
     Log(LogLevel::kWarn, "CUPTI dropped %zu activity records at shutdown (counted in the trace)",
         dropped);
   }
+  // Production modes: the last summary interval, window or capture, and a
+  // flight-recorder dump if the process ends abnormally, after the last flush.
+  if (production_) production_->Stop(reason);
   // The writer thread's CPU time can only be read on that thread.
   writer_->Post([this](TraceWriter&, StringInterner&) {
     writer_cpu_ns_.store(ThreadCpuNs(), std::memory_order_relaxed);
@@ -202,6 +209,11 @@ void Session::Finalize(const char* reason) {
   // are converted, and TryPush refuses them once the writer has stopped.
   writer_->Stop();
   state_.store(kDone, std::memory_order_release);
+  if (production_ && production_->FileFinished()) {
+    // Continuous mode between windows: the last window's chunk is complete.
+    Log(LogLevel::kInfo, "wrote %s (%s)", path_.c_str(), reason);
+    return;
+  }
   TraceWriter* w = writer_->writer();
   Status status = writer_->status();
   if (status.ok()) status = w->WriteStatistics(CollectStats(*w));

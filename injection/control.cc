@@ -1,0 +1,532 @@
+// See control.h.
+#include "injection/control.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "collector/openmetrics.h"
+#include "injection/clock.h"
+#include "injection/log.h"
+
+namespace cutrace::injection {
+namespace {
+
+// Set by the signal handlers and on_exit; read by the control thread and
+// Stop(). Plain atomics: nothing here has a destructor.
+std::atomic<int> g_dump_signals{0};
+std::atomic<int> g_capture_signals{0};
+std::atomic<int> g_trigger_signal{0};
+std::atomic<int> g_capture_signal{0};
+std::atomic<int> g_exit_status{0};
+std::atomic<bool> g_exit_seen{false};
+
+void OnTriggerSignal(int sig) {
+  if (sig == g_trigger_signal.load()) g_dump_signals.fetch_add(1);
+  if (sig == g_capture_signal.load()) g_capture_signals.fetch_add(1);
+}
+
+void OnExitStatus(int status, void*) {
+  g_exit_status.store(status);
+  g_exit_seen.store(true);
+}
+
+constexpr int64_t kTickNs = 50'000'000;    // the control loop's period
+constexpr int64_t kPollNs = 1'000'000'000;  // control and trigger files
+
+std::string SignalName(int sig) {
+  if (sig == SIGUSR1) return "SIGUSR1";
+  if (sig == SIGUSR2) return "SIGUSR2";
+  if (sig == SIGHUP) return "SIGHUP";
+  return "signal " + std::to_string(sig);
+}
+
+}  // namespace
+
+ProductionController::ProductionController(ProductionConfig config, MemoryBudget budget,
+                                           Callbacks callbacks)
+    : config_(std::move(config)), budget_(budget), cb_(std::move(callbacks)) {
+  pid_ = ::getpid();
+  if (config_.mode == Mode::kSummary) {
+    aggregator_ = std::make_unique<SummaryAggregator>();
+    if (!config_.openmetrics_file.empty()) totals_ = std::make_unique<SummaryTotals>();
+  }
+  if (config_.flight_recorder()) {
+    FlightRecorderOptions o;
+    o.max_age_ns = config_.flight_age_ns;
+    o.max_bytes = budget_.ring_bytes;
+    ring_ = std::make_unique<FlightRecorder>(o);
+  }
+}
+
+ProductionController::~ProductionController() {
+  stop_.store(true);
+  if (thread_.joinable()) thread_.join();
+}
+
+void ProductionController::DecorateHeader(HeaderInfo* h, const std::string& path) {
+  path_ = path;
+  h->mode = ModeName(config_.mode);
+  h->run_id = std::to_string(pid_) + "-" + std::to_string(RealtimeNs());
+  RotationOptions o;
+  o.max_file_bytes = config_.max_file_bytes;
+  o.rotate_interval_ns = config_.rotate_interval_ns;
+  o.max_disk_bytes = config_.max_disk_bytes;
+  series_ = std::make_unique<ChunkSeries>(path, *h, o);
+  *h = series_->FirstHeader();
+  header_ = *h;
+  series_->AdoptFirst(cb_.now());
+}
+
+void ProductionController::Attach(AsyncWriter* writer, StringInterner* interner) {
+  writer_ = writer;
+  interner_ = interner;
+  writer_->SetHooks(this);
+  next_summary_ns_ = cb_.now() + static_cast<int64_t>(config_.summary_interval_ns);
+  if (aggregator_) aggregator_->Begin(cb_.now());
+}
+
+void ProductionController::Schedule(int64_t now) {
+  window_end_ns_ = now + static_cast<int64_t>(config_.window_ns);
+  next_window_ns_ = now + static_cast<int64_t>(config_.period_ns);
+  in_window_ = true;
+  if (config_.mode == Mode::kContinuous) windows_.store(1);
+}
+
+void ProductionController::Start() {
+  Schedule(cb_.now());
+  InstallSignals();
+  // The thread inherits a mask without the signals the lifecycle and the
+  // triggers handle: those run on the program's threads.
+  sigset_t block, old;
+  sigemptyset(&block);
+  sigaddset(&block, SIGINT);
+  sigaddset(&block, SIGTERM);
+  if (config_.trigger_signal) sigaddset(&block, config_.trigger_signal);
+  if (config_.capture_signal) sigaddset(&block, config_.capture_signal);
+  pthread_sigmask(SIG_BLOCK, &block, &old);
+  try {
+    thread_ = std::thread([this] { Run(); });
+    pthread_setname_np(thread_.native_handle(), "cutrace-ctl");
+  } catch (...) {
+    Log(LogLevel::kWarn, "cannot start the control thread: windows, summaries and triggers are off");
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+}
+
+void ProductionController::InstallSignals() {
+  for (int* sig : {&config_.trigger_signal, &config_.capture_signal}) {
+    if (*sig == 0) continue;
+    struct sigaction current;
+    if (sigaction(*sig, nullptr, &current) != 0) continue;
+    const bool program_handler = (current.sa_flags & SA_SIGINFO)
+                                     ? current.sa_sigaction != nullptr
+                                     : (current.sa_handler != SIG_DFL && current.sa_handler != SIG_IGN);
+    if (program_handler) {
+      Log(LogLevel::kWarn, "the program handles %s itself: cutrace's trigger on it is off (set "
+          "CUTRACE_TRIGGER_SIGNAL or CUTRACE_CAPTURE_SIGNAL to another signal)",
+          SignalName(*sig).c_str());
+      *sig = 0;
+      continue;
+    }
+    struct sigaction action;
+    std::memset(&action, 0, sizeof(action));
+    action.sa_handler = &OnTriggerSignal;
+    action.sa_flags = SA_RESTART;
+    sigemptyset(&action.sa_mask);
+    if (sigaction(*sig, &action, nullptr) != 0) *sig = 0;
+  }
+  g_trigger_signal.store(config_.trigger_signal);
+  g_capture_signal.store(config_.capture_signal);
+}
+
+void ProductionController::Poke() {
+  if (writer_ != nullptr) writer_->Post([](TraceWriter&, StringInterner&) {});
+}
+
+void ProductionController::Send(std::function<void()> request) {
+  // Runs on the writer thread in order with the batches pushed before it;
+  // AfterItem() acts on it right after.
+  if (writer_ != nullptr) {
+    writer_->Post([request = std::move(request)](TraceWriter&, StringInterner&) { request(); });
+  }
+}
+
+void ProductionController::RequestDump(const std::string& reason) {
+  if (!ring_) return;
+  Send([=, this] {
+    dump_reason_ = reason;
+  });
+}
+
+void ProductionController::RequestSummary() {
+  Send([=, this] {
+    summary_now_ = true;
+  });
+}
+
+void ProductionController::RequestCapture(uint64_t duration_ns) {
+  const int64_t now = cb_.now();
+  if (config_.mode == Mode::kContinuous) {
+    // A capture is one more window, now, of the asked length.
+    if (in_window_) {
+      window_end_ns_ = std::max(window_end_ns_, now + static_cast<int64_t>(duration_ns));
+      return;
+    }
+    Send([=, this] {
+      window_open_ = true;
+      window_reason_ = "capture";
+    });
+    if (cb_.set_activity) cb_.set_activity(true);
+    in_window_ = true;
+    capture_window_ = true;
+    windows_.fetch_add(1);
+    window_end_ns_ = now + static_cast<int64_t>(duration_ns);
+    return;
+  }
+  Send([=, this] { capture_start_ = true; });
+  capture_end_ns_ = now + static_cast<int64_t>(duration_ns);
+}
+
+bool ProductionController::HandleCommand(const std::string& command) {
+  std::string c = command;
+  while (!c.empty() && (c.back() == '\n' || c.back() == ' ' || c.back() == '\r')) c.pop_back();
+  if (c == "dump") {
+    RequestDump("flight-recorder:control");
+    return ring_ != nullptr;
+  }
+  if (c == "summary") {
+    RequestSummary();
+    return aggregator_ != nullptr;
+  }
+  if (c.rfind("capture", 0) == 0) {
+    uint64_t ns = config_.capture_ns;
+    std::string arg = c.substr(7);
+    while (!arg.empty() && arg.front() == ' ') arg.erase(0, 1);
+    if (!arg.empty()) {
+      auto d = ParseDurationNs(arg);
+      if (!d || *d == 0 || *d > 3600'000'000'000ull) return false;
+      ns = *d;
+    }
+    RequestCapture(ns);
+    return true;
+  }
+  return false;
+}
+
+void ProductionController::PollFiles() {
+  if (!config_.trigger_file.empty()) {
+    struct stat st;
+    if (::stat(config_.trigger_file.c_str(), &st) == 0) {
+      ::unlink(config_.trigger_file.c_str());
+      RequestDump("flight-recorder:file");
+    }
+  }
+  if (!config_.control_dir.empty()) {
+    const std::string path = config_.control_dir + "/" + std::to_string(pid_) + ".ctl";
+    int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd >= 0) {
+      char buf[256];
+      const ssize_t n = ::read(fd, buf, sizeof(buf) - 1);
+      ::close(fd);
+      ::unlink(path.c_str());
+      std::string text(buf, n > 0 ? static_cast<size_t>(n) : 0);
+      // One command per line.
+      size_t pos = 0;
+      while (pos < text.size()) {
+        size_t nl = text.find('\n', pos);
+        if (nl == std::string::npos) nl = text.size();
+        const std::string line = text.substr(pos, nl - pos);
+        pos = nl + 1;
+        if (line.empty()) continue;
+        if (!HandleCommand(line)) Log(LogLevel::kWarn, "%s: unknown command \"%s\"", path.c_str(), line.c_str());
+      }
+    }
+  }
+}
+
+void ProductionController::Tick(int64_t now) {
+  if (!on_exit_registered_) {
+    // Registered from here, after the lifecycle's atexit handler, so it runs
+    // before it (handlers run in reverse order) and Stop() sees the status.
+    on_exit_registered_ = true;
+    ::on_exit(&OnExitStatus, nullptr);
+  }
+  for (int n = g_dump_signals.exchange(0); n > 0; n = 0) {
+    RequestDump("flight-recorder:" + SignalName(config_.trigger_signal));
+  }
+  for (int n = g_capture_signals.exchange(0); n > 0; n = 0) RequestCapture(config_.capture_ns);
+  if (now >= next_poll_ns_) {
+    next_poll_ns_ = now + kPollNs;
+    PollFiles();
+  }
+  if (config_.mode == Mode::kContinuous) {
+    if (in_window_ && now >= window_end_ns_) {
+      // Off first, then deliver what the window recorded, then close its
+      // chunk after those records (the Post orders it behind them).
+      if (cb_.set_activity) cb_.set_activity(false);
+      if (cb_.flush_activity) cb_.flush_activity();
+      Send([=, this] { window_close_ = true; });
+      in_window_ = false;
+      capture_window_ = false;
+    }
+    if (!in_window_ && now >= next_window_ns_) {
+      Send([=, this] {
+        window_open_ = true;
+        window_reason_ = "window";
+      });
+      if (cb_.set_activity) cb_.set_activity(true);
+      in_window_ = true;
+      windows_.fetch_add(1);
+      window_end_ns_ = now + static_cast<int64_t>(config_.window_ns);
+      while (next_window_ns_ <= now) next_window_ns_ += static_cast<int64_t>(config_.period_ns);
+    }
+  }
+  if (capture_end_ns_ != 0 && now >= capture_end_ns_) {
+    capture_end_ns_ = 0;
+    Send([=, this] {
+      capture_end_ = true;
+    });
+  }
+  // Summary intervals and rotation by time are checked between items: make
+  // sure there is an item at least once a second.
+  if (now >= next_tick_ns_) {
+    next_tick_ns_ = now + kPollNs;
+    Poke();
+  }
+}
+
+void ProductionController::Run() {
+  while (!stop_.load()) {
+    Tick(cb_.now());
+    control_cpu_ns_.store(ThreadCpuNs(), std::memory_order_relaxed);
+    struct timespec ts = {0, kTickNs};
+    ::nanosleep(&ts, nullptr);
+  }
+  control_cpu_ns_.store(ThreadCpuNs(), std::memory_order_relaxed);
+}
+
+void ProductionController::Stop(const std::string& reason) {
+  stop_.store(true);
+  if (thread_.joinable()) thread_.join();
+  const bool abnormal = reason != "exit" || (g_exit_seen.load() && g_exit_status.load() != 0);
+  const std::string dump =
+      reason == "exit" ? "flight-recorder:exit-status-" + std::to_string(g_exit_status.load())
+                       : "flight-recorder:" + reason;
+  Send([=, this] {
+    final_ = true;
+    if (capture_) capture_end_ = true;
+    if (ring_ && abnormal) dump_reason_ = dump;
+  });
+}
+
+bool ProductionController::OnBatch(RecordBatch& batch, TraceWriter&, StringInterner& interner) {
+  const int64_t now = cb_.now();
+  if (ring_) {
+    ring_->Add(batch, now);
+    ring_bytes_.store(ring_->bytes(), std::memory_order_relaxed);
+  }
+  if (capture_) static_cast<void>(capture_->Write(batch, interner));
+  if (aggregator_) {
+    aggregator_->Add(batch);
+    aggregate_bytes_.store(aggregator_->memory_bytes(), std::memory_order_relaxed);
+    return true;
+  }
+  if (between_windows_) {
+    // Delivered after its window closed (CUPTI flushed late): counted, not
+    // written into a finished chunk.
+    outside_window_.fetch_add(batch.size(), std::memory_order_relaxed);
+    return true;
+  }
+  return false;
+}
+
+std::string ProductionController::SidePath(const char* kind, uint32_t n) const {
+  const size_t slash = path_.rfind('/');
+  const size_t dot = path_.rfind('.');
+  std::string stem = path_;
+  std::string ext;
+  if (dot != std::string::npos && (slash == std::string::npos || dot > slash + 1)) {
+    stem = path_.substr(0, dot);
+    ext = path_.substr(dot);
+  }
+  return stem + "." + kind + "-" + std::to_string(n) + ext;
+}
+
+void ProductionController::DoDump(const std::string& reason, TraceWriter& writer,
+                                  StringInterner& interner) {
+  HeaderInfo h = header_;
+  h.chunk_reason = reason;
+  h.chunk_index = 0;
+  h.previous_chunk.clear();
+  std::string path;
+  std::unique_ptr<SideTrace> side;
+  for (int attempt = 0; attempt < 16 && !side; ++attempt) {
+    path = SidePath("flight", ++dumps_);
+    auto created = SideTrace::Create(path, h, devices_);
+    if (created.ok()) side = std::move(created).value();
+  }
+  if (!side) {
+    Log(LogLevel::kWarn, "cannot write the flight recorder's dump (%s)", path.c_str());
+    return;
+  }
+  Status s = ring_->Dump(side.get(), interner);
+  EndInfo end;
+  end.reason = reason;
+  end.end_anchor.trace_ns = cb_.now();
+  end.end_anchor.monotonic_ns = static_cast<int64_t>(MonotonicNs());
+  end.end_anchor.realtime_ns = static_cast<int64_t>(RealtimeNs());
+  if (s.ok()) s = side->Finish(Stats(writer), end);
+  if (!s.ok()) {
+    Log(LogLevel::kWarn, "flight recorder dump %s is incomplete: %s", path.c_str(), s.message().c_str());
+  } else {
+    Log(LogLevel::kInfo, "flight recorder: wrote %s (%llu records, %s)", path.c_str(),
+        static_cast<unsigned long long>(side->records()), reason.c_str());
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  side_files_.push_back(path);
+}
+
+void ProductionController::EmitSummary(TraceWriter& writer, StringInterner& interner, int64_t now) {
+  SummaryInfo s = aggregator_->Close(now);
+  aggregate_bytes_.store(aggregator_->memory_bytes(), std::memory_order_relaxed);
+  s.has_statistics = true;
+  s.statistics = Stats(writer);
+  static_cast<void>(writer.WriteSummary(s, interner));  // errors surface at Finalize
+  static_cast<void>(writer.Flush());
+  if (totals_) {
+    auto name = [&](uint32_t id) {
+      std::string raw = interner.Lookup(id);
+      std::string demangled = Demangle(raw);
+      return demangled.empty() ? raw : demangled;
+    };
+    totals_->Add(s, name, [&](uint32_t id) { return interner.Lookup(id); });
+    WriteOpenMetrics(s.statistics);
+  }
+}
+
+void ProductionController::WriteOpenMetrics(const StatsInfo& stats) {
+  MetricLabels labels = {{"host", header_.host}, {"pid", std::to_string(pid_)}};
+  if (!header_.rank.empty()) labels.push_back({"rank", header_.rank});
+  Status s = WriteFileAtomically(config_.openmetrics_file, RenderOpenMetrics(*totals_, labels, &stats));
+  if (!s.ok()) {
+    static std::atomic<bool> logged{false};
+    LogOnce(logged, LogLevel::kWarn, "CUTRACE_OPENMETRICS_FILE: %s", s.message().c_str());
+  }
+}
+
+void ProductionController::AfterItem(std::unique_ptr<TraceWriter>* writer, StringInterner& interner) {
+  std::string dump;
+  dump.swap(dump_reason_);
+  const bool capture_start = std::exchange(capture_start_, false);
+  const bool capture_end = std::exchange(capture_end_, false);
+  const bool summary_now = std::exchange(summary_now_, false);
+  const bool window_open = std::exchange(window_open_, false);
+  const bool window_close = std::exchange(window_close_, false);
+  const bool final_now = std::exchange(final_, false);
+  const std::string window_reason = window_reason_;
+  const int64_t now = cb_.now();
+  if (!dump.empty() && ring_) DoDump(dump, **writer, interner);
+  if (capture_start && !capture_) {
+    HeaderInfo h = header_;
+    h.chunk_reason = "capture";
+    h.chunk_index = 0;
+    h.previous_chunk.clear();
+    for (int attempt = 0; attempt < 16 && !capture_; ++attempt) {
+      auto created = SideTrace::Create(SidePath("capture", ++captures_), h, devices_);
+      if (created.ok()) capture_ = std::move(created).value();
+    }
+    if (!capture_) Log(LogLevel::kWarn, "cannot create a capture file beside %s", path_.c_str());
+  }
+  if (capture_end && capture_) {
+    EndInfo end;
+    end.reason = "capture";
+    end.end_anchor.trace_ns = now;
+    static_cast<void>(capture_->Finish(Stats(**writer), end));
+    Log(LogLevel::kInfo, "capture: wrote %s (%llu records)", capture_->path().c_str(),
+        static_cast<unsigned long long>(capture_->records()));
+    std::lock_guard<std::mutex> lock(mu_);
+    side_files_.push_back(capture_->path());
+    capture_.reset();
+  }
+  if (aggregator_ && (summary_now || final_now || now >= next_summary_ns_)) {
+    EmitSummary(**writer, interner, now);
+    next_summary_ns_ = now + static_cast<int64_t>(config_.summary_interval_ns);
+  }
+  if (config_.mode == Mode::kContinuous) {
+    if (window_close && !between_windows_) {
+      EndInfo end;
+      end.reason = "window";
+      end.end_anchor.trace_ns = now;
+      end.end_anchor.monotonic_ns = static_cast<int64_t>(MonotonicNs());
+      end.end_anchor.realtime_ns = static_cast<int64_t>(RealtimeNs());
+      static_cast<void>(series_->Finish(writer->get(), Stats(**writer), end));
+      between_windows_ = true;
+      file_finished_.store(true);
+    }
+    if (window_open && between_windows_) {
+      auto next = series_->OpenNext(interner, window_reason, now);
+      if (next.ok()) {
+        *writer = std::move(next).value();
+        between_windows_ = false;
+        file_finished_.store(false);
+      } else {
+        Log(LogLevel::kWarn, "cannot start the next window's chunk: %s", next.status().message().c_str());
+      }
+    }
+    return;
+  }
+  if (series_ && series_->options().rotates() && !final_now && series_->Due(**writer, now)) {
+    EndInfo end;
+    end.reason = "rotate";
+    end.end_anchor.trace_ns = now;
+    end.end_anchor.monotonic_ns = static_cast<int64_t>(MonotonicNs());
+    end.end_anchor.realtime_ns = static_cast<int64_t>(RealtimeNs());
+    static_cast<void>(series_->Finish(writer->get(), Stats(**writer), end));
+    const bool by_size = series_->options().max_file_bytes != 0 &&
+                         (*writer)->bytes_written() >= series_->options().max_file_bytes;
+    auto next = series_->OpenNext(interner, by_size ? "size" : "time", now);
+    if (next.ok()) {
+      *writer = std::move(next).value();
+    } else {
+      Log(LogLevel::kWarn, "cannot rotate the trace: %s; tracing stops", next.status().message().c_str());
+    }
+  }
+}
+
+StatsInfo ProductionController::Stats(const TraceWriter& writer) const {
+  // The session's statistics already hold FillStats()'s figures.
+  if (cb_.stats) return cb_.stats(writer);
+  StatsInfo s;
+  FillStats(&s);
+  return s;
+}
+
+void ProductionController::AddDevice(const DeviceInfo& device) {
+  for (const DeviceInfo& d : devices_)
+    if (d.id == device.id) return;
+  devices_.push_back(device);
+  if (series_) series_->AddDevice(device);
+}
+
+void ProductionController::FillStats(StatsInfo* s) const {
+  s->memory_cap_bytes = config_.max_memory_bytes;
+  if (writer_ != nullptr) s->queue_bytes = writer_->queued_bytes();
+  s->ring_bytes = ring_bytes_.load(std::memory_order_relaxed);
+  s->aggregate_bytes = aggregate_bytes_.load(std::memory_order_relaxed);
+  s->records_handled = s->kernels + s->memcpys + s->memsets + s->ranges + s->api_calls + s->syncs;
+  s->windows = windows_.load(std::memory_order_relaxed);
+  s->tool_cpu_ns += control_cpu_ns_.load(std::memory_order_relaxed);
+}
+
+std::vector<std::string> ProductionController::side_files() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return side_files_;
+}
+
+}  // namespace cutrace::injection

@@ -1,0 +1,181 @@
+// ProductionController: the production modes of issue 5 inside one Session —
+// summary mode, continuous windows, rotation with a disk cap, the flight
+// recorder and its triggers, on-demand captures, the OpenMetrics file and
+// the memory cap — kept out of session.cc, which calls it at a few marked
+// hooks.
+//
+// Two halves:
+//  - WriterHooks (writer thread): aggregates batches (summary), copies them
+//    into the ring (flight recorder) and into a capture file, and, between
+//    items, closes summary intervals, rotates chunks, opens and closes
+//    windows, writes dumps. Requests from the control thread reach it as
+//    flags followed by a Post()ed no-op, so they are handled in order with
+//    the batches pushed before them.
+//  - The control thread ("cutrace-ctl", started after the kinds are
+//    enabled): wakes every 50 ms (a clock read and a few atomics), polls the
+//    control directory and trigger file once a second, turns CUPTI activity
+//    on and off around continuous windows (cuptiActivityFlushAll after
+//    disabling, with no cutrace lock held: CUPTI calls back into the
+//    session), and schedules summary intervals.
+//
+// Signals: the trigger and capture signals only set an atomic flag
+// (async-signal-safe); the control thread does the work. A program's own
+// handler for the signal is left in place (and the trigger is then off).
+//
+// Threads: construct and Attach() on the starting thread; Start() once;
+// Stop() from Session::Finalize (joins the thread); FillStats() from any
+// thread (atomics only).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "collector/async_writer.h"
+#include "collector/flight_recorder.h"
+#include "collector/rotation.h"
+#include "collector/side_trace.h"
+#include "collector/summary_aggregator.h"
+#include "collector/summary_totals.h"
+#include "collector/writer_hooks.h"
+#include "injection/modes.h"
+
+namespace cutrace::injection {
+
+class ProductionController : public WriterHooks {
+ public:
+  struct Callbacks {
+    // Statistics so far (Session::CollectStats); writer thread.
+    std::function<StatsInfo(const TraceWriter&)> stats;
+    // Turns the traced activity kinds on or off (continuous windows).
+    std::function<void(bool on)> set_activity;
+    // cuptiActivityFlushAll(FORCED).
+    std::function<void()> flush_activity;
+    // Now on the trace's clock.
+    std::function<int64_t()> now;
+  };
+
+  ProductionController(ProductionConfig config, MemoryBudget budget, Callbacks callbacks);
+  ~ProductionController() override;
+
+  const ProductionConfig& config() const { return config_; }
+  const MemoryBudget& budget() const { return budget_; }
+
+  // Session::OpenTrace: fills the header's mode and chunk fields and
+  // remembers it as every later chunk's and side file's template.
+  void DecorateHeader(HeaderInfo* header, const std::string& path);
+  // Before AsyncWriter::Start.
+  void Attach(AsyncWriter* writer, StringInterner* interner);
+  // After the kinds are enabled: the control thread and signal handlers.
+  void Start();
+  // Session::Finalize, after the last flush of CUPTI and before the writer
+  // drains: stops the thread, closes the last interval, window or capture,
+  // dumps the flight recorder if the process ends abnormally (`reason` not
+  // "exit", or a non-zero exit status).
+  void Stop(const std::string& reason);
+  // After the writer stopped: true when the current file is already
+  // complete (continuous mode between windows), so nothing more goes in.
+  bool FileFinished() const { return file_finished_.load(); }
+
+  // The memory and cost figures of Statistics; any thread.
+  void FillStats(StatsInfo* stats) const;
+  // A device the session saw (writer thread, from its Post).
+  void AddDevice(const DeviceInfo& device);
+
+  // WriterHooks.
+  bool OnBatch(RecordBatch& batch, TraceWriter& writer, StringInterner& interner) override;
+  void AfterItem(std::unique_ptr<TraceWriter>* writer, StringInterner& interner) override;
+
+  // Requests, as the control thread makes them (exposed for tests: each
+  // sets a flag and posts a no-op so the writer thread acts on it).
+  void RequestDump(const std::string& reason);
+  void RequestCapture(uint64_t duration_ns);
+  void RequestSummary();
+  // Handles one control-file command ("capture 5s", "dump", "summary");
+  // false for an unknown one.
+  bool HandleCommand(const std::string& command);
+  // Sets the first window's end and the next window's start (Start() does
+  // it; tests that drive Tick() by hand call it themselves).
+  void Schedule(int64_t now_ns);
+  // One pass of the control thread's loop at `now_ns` (tests drive it).
+  void Tick(int64_t now_ns);
+
+  // Paths of dumps and captures written so far (writer thread's view).
+  std::vector<std::string> side_files() const;
+
+ private:
+  void Run();
+  void Poke();
+  // Sets writer-thread request state on the writer thread (a Post).
+  void Send(std::function<void()> request);
+  void PollFiles();
+  void InstallSignals();
+  void EmitSummary(TraceWriter& writer, StringInterner& interner, int64_t now);
+  void WriteOpenMetrics(const StatsInfo& stats);
+  std::string SidePath(const char* kind, uint32_t n) const;
+  void DoDump(const std::string& reason, TraceWriter& writer, StringInterner& interner);
+  StatsInfo Stats(const TraceWriter& writer) const;
+
+  ProductionConfig config_;
+  MemoryBudget budget_;
+  Callbacks cb_;
+  AsyncWriter* writer_ = nullptr;
+  StringInterner* interner_ = nullptr;
+  std::string path_;
+  HeaderInfo header_;
+  pid_t pid_ = 0;
+
+  // Writer-thread state.
+  std::unique_ptr<SummaryAggregator> aggregator_;
+  std::unique_ptr<SummaryTotals> totals_;  // OpenMetrics
+  std::unique_ptr<ChunkSeries> series_;
+  std::unique_ptr<FlightRecorder> ring_;
+  std::unique_ptr<SideTrace> capture_;
+  std::vector<DeviceInfo> devices_;
+  int64_t next_summary_ns_ = 0;
+  uint32_t dumps_ = 0;
+  uint32_t captures_ = 0;
+  bool between_windows_ = false;
+
+  // Requests (control thread -> writer thread): set by Send()'s closures
+  // and read by AfterItem(), both on the writer thread, so they are acted
+  // on in order with the batches pushed before the request.
+  std::string dump_reason_;  // "" = none
+  bool capture_start_ = false;
+  bool capture_end_ = false;
+  bool summary_now_ = false;
+  bool window_open_ = false;
+  bool window_close_ = false;
+  bool final_ = false;
+  std::string window_reason_;
+
+  mutable std::mutex mu_;
+  std::vector<std::string> side_files_;  // guarded by mu_
+
+  // Control-thread state.
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  bool in_window_ = true;
+  bool capture_window_ = false;
+  int64_t window_end_ns_ = 0;
+  int64_t next_window_ns_ = 0;
+  int64_t capture_end_ns_ = 0;
+  int64_t next_poll_ns_ = 0;
+  int64_t next_tick_ns_ = 0;
+  bool on_exit_registered_ = false;
+
+  // Figures for Statistics (any thread).
+  std::atomic<uint64_t> ring_bytes_{0};
+  std::atomic<uint64_t> aggregate_bytes_{0};
+  std::atomic<uint64_t> windows_{0};
+  std::atomic<uint64_t> control_cpu_ns_{0};
+  std::atomic<uint64_t> outside_window_{0};
+  std::atomic<bool> file_finished_{false};
+};
+
+}  // namespace cutrace::injection
