@@ -2,6 +2,7 @@
 #include "collector/output_path.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 
@@ -63,6 +64,25 @@ StatusOr<std::string> Expand(std::string_view pattern, std::string_view whole,
 }
 
 }  // namespace
+
+Status CheckOutputDirectory(const std::string& file_path) {
+  const size_t slash = file_path.rfind('/');
+  std::string dir = slash == std::string::npos ? "." : file_path.substr(0, slash);
+  if (dir.empty()) dir = "/";
+  struct stat st;
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return Status::Ok();
+  const uid_t me = ::geteuid();
+  if (st.st_uid != me && st.st_uid != 0) {
+    return Status::Error("refusing to write a trace into " + dir + ": it is owned by uid " +
+                         std::to_string(st.st_uid) + ", not by you (uid " + std::to_string(me) +
+                         ")");
+  }
+  if ((st.st_mode & S_IWOTH) != 0 && (st.st_mode & S_ISVTX) == 0) {
+    return Status::Error("refusing to write a trace into " + dir +
+                         ": it is writable by others and has no sticky bit");
+  }
+  return Status::Ok();
+}
 
 EnvLookup ProcessEnv() {
   return [](const std::string& name) -> std::optional<std::string> {

@@ -193,6 +193,10 @@ StatusOr<std::unique_ptr<TraceWriter>> TraceWriter::Create(const std::string& pa
     if (err == EEXIST) return Status::Error(path + " exists");
     return Status::Error("cannot create " + path + ": " + std::strerror(err));
   }
+  // The mode asked for, exactly: open() applied the umask, which may have
+  // taken away bits the user asked for (CUTRACE_FILE_MODE=0644 under umask
+  // 077). The file is new and empty, so there is nothing to expose yet.
+  static_cast<void>(::fchmod(fd, options.mode));
   return std::unique_ptr<TraceWriter>(new TraceWriter(path, fd, options));
 }
 

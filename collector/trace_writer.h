@@ -70,7 +70,7 @@ class TraceEncoder {
 };
 
 struct TraceWriterOptions {
-  mode_t mode = 0600;                  // permissions of the new file
+  mode_t mode = 0600;                  // permissions of the new file, exactly (umask ignored)
   size_t buffer_bytes = 1u << 20;      // bytes buffered before a write()
 };
 
