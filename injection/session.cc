@@ -205,6 +205,10 @@ Status Session::OpenTrace() {
   options.mode = static_cast<mode_t>(config_.file_mode);
   std::unique_ptr<TraceWriter> file;
   std::string last_error;
+  // Never create a trace where another user could swap or read it first.
+  if (Status safe = CheckOutputDirectory(base); !safe.ok()) {
+    return Status::Error(safe.message() + "; set CUTRACE_OUTPUT to a directory of your own");
+  }
   // A pattern without %p shared by several processes must not make the later
   // ones lose their trace: an existing file gets a numbered sibling instead.
   for (int attempt = 0; attempt < 100 && !file; ++attempt) {
