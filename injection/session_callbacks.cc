@@ -95,6 +95,8 @@ void Session::OnCompleted(CUcontext context, uint32_t stream_id, uint8_t* buffer
   if (api_->ActivityGetNumDroppedRecords(context, stream_id, &dropped) == CUPTI_SUCCESS &&
       dropped > 0) {
     stats_.AddDroppedByCupti(dropped);
+    // One line per problem: an exhausted pool has said already why CUPTI drops.
+    if (g_pool_empty_logged.load()) g_cupti_dropped_logged.store(true);
     LogOnce(g_cupti_dropped_logged, LogLevel::kWarn,
             "CUPTI dropped %zu activity records (counted in the trace); raise CUTRACE_BUFFER_COUNT "
             "or CUTRACE_BUFFER_SIZE",
@@ -185,8 +187,12 @@ void Session::Finalize(const char* reason) {
   size_t dropped = 0;
   if (api_->ActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS && dropped > 0) {
     stats_.AddDroppedByCupti(dropped);
-    Log(LogLevel::kWarn, "CUPTI dropped %zu activity records at shutdown (counted in the trace)",
-        dropped);
+    // Said once per process, whichever path sees drops first.
+    if (g_pool_empty_logged.load()) g_cupti_dropped_logged.store(true);
+    LogOnce(g_cupti_dropped_logged, LogLevel::kWarn,
+            "CUPTI dropped %zu activity records at shutdown (counted in the trace); raise "
+            "CUTRACE_BUFFER_COUNT or CUTRACE_BUFFER_SIZE",
+            dropped);
   }
   // Production modes: the last summary interval, window or capture, and a
   // flight-recorder dump if the process ends abnormally, after the last flush.

@@ -3,7 +3,12 @@
 // (another clock, or garbage), and a kernel, copy or memset that ends before
 // the API call that issued it began. Rejected records stay out of the trace,
 // so out of every report, and are counted by kind and reason in Statistics.
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
+
+#include <fstream>
 
 #include <map>
 #include <set>
@@ -139,6 +144,35 @@ TEST_F(InjectionSessionTest, CuptiClockIsValidatedAgainstCuptiTime) {
   EXPECT_EQ(t->records.kernels.size(), 1u);
   EXPECT_EQ(InvalidByReason(*t->statistics),
             (std::map<std::string, uint64_t>{{"kernel/after_delivery", 1}}));
+}
+
+// An exhausted pool is one problem: CUPTI's drops that follow from it (per
+// buffer and at shutdown) are counted but not announced again. Run in a
+// child process, because the "said once" flags are process-wide.
+TEST_F(InjectionSessionTest, PoolExhaustionAndItsDropsAreOneLine) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const std::string log = dir_ + "/stderr";
+  auto run = [&] {
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ::dup2(fd, 2);
+    Config c = MakeConfig();
+    c.buffer_count = 2;
+    fake_->dropped_per_buffer = 5;
+    if (!StartSession(c).ok()) std::_Exit(100);
+    uint8_t* b[3];
+    size_t size, max_records;
+    for (auto& p : b) fake_->requested(&p, &size, &max_records);
+    fake_->completed(nullptr, 0, b[0], 1u << 20, 0);
+    fake_->completed(nullptr, 0, b[1], 1u << 20, 0);
+    session_->Finalize("exit");
+    std::ifstream in(log);
+    int lines = 0;
+    for (std::string line; std::getline(in, line);) lines += line.rfind("cutrace: ", 0) == 0;
+    const std::string cleanup = "rm -rf '" + dir_ + "'";  // TearDown does not run in the child
+    static_cast<void>(std::system(cleanup.c_str()));
+    std::_Exit(lines);
+  };
+  EXPECT_EXIT(run(), ::testing::ExitedWithCode(1), "");
 }
 
 }  // namespace
