@@ -7,7 +7,9 @@
 # CUDA, CUPTI); a profile of ct_demo with `cutrace run` + `cutrace summary` (its
 # trace is the one for examples/); the launch-storm overhead figure (bare vs
 # traced, A B A B, 3 rounds, median us/launch; a figure, not a pass/fail); every
-# case of tests/gpu/validate.py; tests/gpu/torch_loop.py; a verdict table.
+# case of tests/gpu/validate.py; tests/gpu/torch_loop.py; the fail-open matrix,
+# the 1 M-launch load test and the ASan library runs (tests/gpu/failopen.py);
+# a verdict table.
 # Every step runs under `timeout`, inside a budget (SUITE_BUDGET_S, default 480 s)
 # that keeps the whole run well under 9 minutes; steps it cannot fit are NOT RUN.
 #
@@ -159,6 +161,31 @@ torch_loop() {
   esac
 }
 
+# tests/gpu/failopen.py, one group per step (a verdict row each; the cases that did not
+# pass are named in its figures).
+failopen_group() {
+  local group=$1 want=$2 t rc extra=()
+  section "failopen $group"
+  t=$(step_timeout "$want")
+  if ((t == 0)); then record "failopen_$group" "NOT RUN" "no time left"; return; fi
+  [[ -f $bundle/lib/libcutrace_fake_cupti_version.so ]] &&
+    extra+=(--fake-cupti "$bundle/lib/libcutrace_fake_cupti_version.so")
+  [[ -d $bundle/lib-asan ]] && extra+=(--asan-dir "$bundle/lib-asan")
+  timeout -k 10 "$t" python3 "$tests/failopen.py" --group "$group" --cutrace "$cutrace" \
+    --bin-dir "$bundle/bin" --lib "$bundle/lib/libcutrace_injection.so" "${extra[@]}" \
+    --work "$work/failopen/$group" --json-out "$work/cases/failopen_$group.json" \
+    > "$work/logs/failopen_$group.log" 2>&1
+  rc=$?
+  grep -E '^(FAIL  \[|  (PASS|FAIL|SKIP) )' "$work/logs/failopen_$group.log" | head -60
+  tail -1 "$work/logs/failopen_$group.log"
+  case $rc in
+    0) record "failopen_$group" PASS "$(tail -1 "$work/logs/failopen_$group.log")" ;;
+    77) record "failopen_$group" SKIP "$(tail -1 "$work/logs/failopen_$group.log")" ;;
+    124|137) record "failopen_$group" FAIL "timed out after ${t}s" ;;
+    *) record "failopen_$group" FAIL "$(tail -1 "$work/logs/failopen_$group.log")" ;;
+  esac
+}
+
 # tests/gpu/counters.py: hardware counters of ct_known_work against ncu and the
 # known work, and per-NVTX-range values against the sum of their kernels (issue 4).
 counters() {
@@ -215,6 +242,22 @@ for line in Path(results).read_text().splitlines():
                     bits.append(f"dur diff {val['diff_ns'] / 1e3:+.1f} us")
             if bits:
                 figs.append(f"{mode}: " + ", ".join(bits))
+        for fc in data.get("cases", []):  # failopen.py: one line per case that did not pass
+            if fc.get("verdict") != "PASS":
+                bad = [c["name"] for c in fc.get("checks", []) if c["verdict"] == "FAIL"]
+                figs.append(f"{fc['case']} {fc['verdict']}"
+                            + (f" ({fc['note']})" if fc.get("note") else "")
+                            + (f" [{'; '.join(bad[:3])}]" if bad else ""))
+            for c in fc.get("checks", []):
+                f = c.get("figures") or {}
+                if "rss_delta_bytes" in f:
+                    figs.append(f"load: RSS +{f['rss_delta_bytes'] >> 20} MiB traced, "
+                                f"peak_memory {f['statistics_peak_memory_bytes'] >> 20} MiB, "
+                                f"{f['us_per_launch_bare']} -> {f['us_per_launch_traced']} us/launch")
+                if "dropped_by_cupti" in f:
+                    figs.append(f"tiny pool: {f['kernels_in_trace']} kept + "
+                                f"{f['dropped_by_cupti'] + f['dropped_queue_full']} dropped "
+                                f"of {f['launched']}")
         if data.get("case") == "torch_loop":
             f = data.get("figures", {})
             if "ratio" in f:
@@ -248,6 +291,9 @@ main() {
   validate_cases
   torch_loop
   counters
+  failopen_group matrix 150
+  failopen_group load 90
+  failopen_group asan 60
   verdict
   printf '\nsuite took %ds\n' $((SECONDS - start))
 }
@@ -262,6 +308,7 @@ cp "$work/suite.log" "$out/suite.log"
     printf '%s\n' logs results.tsv
     [[ -f overhead.json ]] && echo overhead.json
     find cases \( -name '*.txt' -o -name '*.json' \) -size -1M 2>/dev/null
+    find failopen \( -name '*.txt' -o -name '*.json' \) -size -256k 2>/dev/null
     find cases -name '*.trace' -size -2M 2>/dev/null |
       grep -E '/(nvtx_nested|graph_replay|idle_gaps|fork|overlap|counters)/' | head -16)
   tar czf "$out/logs.tar.gz" "${packed[@]}" 2>/dev/null

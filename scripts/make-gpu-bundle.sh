@@ -2,12 +2,16 @@
 # Copies what the GPU machine needs into one folder (see ../shared/GPU.md):
 #   bin/cutrace, lib/libcutrace_injection.so   (same layout, so cutrace finds ../lib)
 #   bin/ct_*                                   the testapps
+#   lib/libcutrace_fake_cupti_version.so       a libcupti of another version (failopen.py)
+#   lib-asan/                                  the library built with ASan+UBSan, and the
+#                                              libasan/libubsan it needs (from ASAN_BUILD_DIR,
+#                                              default build-asan; left out if not built)
 #   tests/gpu/*.py, scripts/gpu-suite.sh       the suite
 # Then, on the GPU machine: bash scripts/gpu-suite.sh build/gpu-bundle
 # (with carry: ["build/gpu-bundle"]).
 #
 # usage: scripts/make-gpu-bundle.sh [BUILD_DIR] [BUNDLE_DIR]
-#        defaults: build, BUILD_DIR/gpu-bundle
+#        defaults: build, BUILD_DIR/gpu-bundle; ASAN_BUILD_DIR (default build-asan)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -20,7 +24,8 @@ build=$(cd "$build" && pwd)
 
 # The testapps the suite runs: one per case in tests/gpu/validate.py, which
 # knows the list; ct_fork also needs ct_launch_storm beside it.
-mapfile -t apps < <(python3 "$root/tests/gpu/validate.py" --apps)
+mapfile -t apps < <({ python3 "$root/tests/gpu/validate.py" --apps
+                      python3 "$root/tests/gpu/failopen.py" --apps; } | sort -u)
 ((${#apps[@]} > 0)) || { echo "make-gpu-bundle: found no cases in tests/gpu/validate.py" >&2; exit 1; }
 # tests/gpu/counters.py runs ct_known_work.
 mapfile -t -O "${#apps[@]}" apps < <(python3 "$root/tests/gpu/counters.py" --apps)
@@ -39,13 +44,31 @@ rm -rf "$bundle"
 mkdir -p "$bundle/bin" "$bundle/lib" "$bundle/tests/gpu" "$bundle/scripts"
 cp -p "$build/bin/cutrace" "$build/bin"/ct_* "$bundle/bin/"
 cp -p "$build/lib/libcutrace_injection.so" "$bundle/lib/"
+if [[ -f $build/lib/libcutrace_fake_cupti_version.so ]]; then
+  cp -p "$build/lib/libcutrace_fake_cupti_version.so" "$bundle/lib/"
+fi
+# The ASan+UBSan library, with the sanitizer runtimes it was linked against
+# (the GPU machine's may be another version). Stripped of nothing: the
+# reports need its symbols.
+asan_build=${ASAN_BUILD_DIR:-$root/build-asan}
+if [[ -f $asan_build/lib/libcutrace_injection.so ]]; then
+  mkdir -p "$bundle/lib-asan"
+  cp -p "$asan_build/lib/libcutrace_injection.so" "$bundle/lib-asan/"
+  while read -r name _ path _; do
+    [[ $name =~ ^lib(asan|ubsan)\.so && -f $path ]] && cp -L "$path" "$bundle/lib-asan/$name"
+  done < <(ldd "$asan_build/lib/libcutrace_injection.so" 2>/dev/null | grep '=>')
+  [[ -f $bundle/lib-asan/libasan.so.8 ]] ||
+    echo "make-gpu-bundle: $asan_build's library does not link libasan.so.8; failopen's asan cases will fail" >&2
+else
+  echo "make-gpu-bundle: no $asan_build/lib/libcutrace_injection.so: the suite skips the ASan runs"
+fi
 cp -p "$root"/tests/gpu/*.py "$bundle/tests/gpu/"
 cp -p "$root/scripts/gpu-suite.sh" "$bundle/scripts/"
 # Shared libraries beyond the C/C++ runtime that the binaries were linked with
 # here (e.g. libfmt for cutrace) may be missing on the GPU machine: carry them
 # in lib/deps, which gpu-suite.sh puts on LD_LIBRARY_PATH.
 base='^(linux-vdso|libc|libm|libstdc\+\+|libgcc_s|ld-linux-x86-64|libpthread|libdl|librt|libcuda)\.so'
-for bin in "$bundle/bin"/* "$bundle/lib/libcutrace_injection.so"; do
+for bin in "$bundle/bin"/* "$bundle/lib"/*.so; do
   while read -r name _ path _; do
     [[ $name =~ $base || -z ${path:-} || ! -f $path ]] && continue
     mkdir -p "$bundle/lib/deps"
