@@ -293,7 +293,7 @@ main() {
   counters
   failopen_group matrix 150
   failopen_group load 90
-  failopen_group asan 60
+  failopen_group asan 90
   verdict
   printf '\nsuite took %ds\n' $((SECONDS - start))
 }

@@ -351,29 +351,6 @@ CASES: list[Case] = [
          STORM, app="launch_storm", trace="none", max_lines=1, needs=("fake_cupti",),
          lines=(r"^cutrace: libcupti reports API version 120800.*CUTRACE_CUPTI_PATH",),
          setup=setup_fake_cupti),
-    Case("torch_profiler_first", "matrix",
-         "another CUPTI client: torch.profiler active before CUDA starts",
-         "torch.profiler still sees every kernel (same stdout as bare); cutrace at most one "
-         "line; no trace or a complete one",
-         ["{python}", "{here}/failopen_torch.py", "profiler-first"], trace="any", max_lines=1,
-         compare_stderr=False, needs=("torch",), timeout=180, extra=torch_profiler_works),
-    Case("torch_profiler_later", "matrix",
-         "another CUPTI client: torch.profiler started after the program used CUDA",
-         "torch.profiler still sees every kernel (same stdout as bare); cutrace at most one "
-         "line; no trace or a complete one",
-         ["{python}", "{here}/failopen_torch.py", "cuda-first"], trace="any", max_lines=1,
-         compare_stderr=False, needs=("torch",), timeout=180, extra=torch_profiler_works),
-    Case("compute_sanitizer", "matrix", "another CUPTI client: under compute-sanitizer",
-         "memcheck's report and the program unchanged; cutrace at most one line; no trace or "
-         "a complete one",
-         ["{compute_sanitizer}", "--tool", "memcheck", "{bin}/ct_launch_storm", "--n", "200",
-          "--warmup", "0"], trace="any", max_lines=1, compare_stderr=False,
-         needs=("compute-sanitizer",), timeout=180),
-    Case("counters_not_permitted", "matrix",
-         "hardware counters not permitted (ERR_NVGPUCTRPERM: CUTRACE_METRICS as user nobody)",
-         "one line saying why and how to fix it; the trace complete, without counters",
-         ["{bin}/ct_launch_storm", "--n", "200", "--warmup", "0"], app="launch_storm",
-         max_lines=1, needs=("counters",), setup=setup_counters, extra=counters_outcome),
     Case("output_missing", "matrix", "output directory missing", ONE_LINE_NO_TRACE, STORM,
          app="launch_storm", trace="none", max_lines=1,
          lines=(r"^cutrace: cannot create .*No such file or directory.*CUTRACE_OUTPUT",),
@@ -440,6 +417,30 @@ CASES: list[Case] = [
          "modules loaded from PTX, unloaded and reloaded (cuModuleLoadData/Unload)",
          "the trace complete, every kernel under its own name", ["{bin}/ct_module_reload"],
          app="module_reload"),
+    # Last: the cases that start other tools (slowest, and the likeliest to hang).
+    Case("torch_profiler_first", "matrix",
+         "another CUPTI client: torch.profiler active before CUDA starts",
+         "torch.profiler still sees every kernel (same stdout as bare); cutrace at most one "
+         "line; no trace or a complete one",
+         ["{python}", "{here}/failopen_torch.py", "profiler-first"], trace="any", max_lines=1,
+         compare_stderr=False, needs=("torch",), timeout=90, extra=torch_profiler_works),
+    Case("torch_profiler_later", "matrix",
+         "another CUPTI client: torch.profiler started after the program used CUDA",
+         "torch.profiler still sees every kernel (same stdout as bare); cutrace at most one "
+         "line; no trace or a complete one",
+         ["{python}", "{here}/failopen_torch.py", "cuda-first"], trace="any", max_lines=1,
+         compare_stderr=False, needs=("torch",), timeout=90, extra=torch_profiler_works),
+    Case("compute_sanitizer", "matrix", "another CUPTI client: under compute-sanitizer",
+         "memcheck's report and the program unchanged; cutrace at most one line; no trace or "
+         "a complete one",
+         ["{compute_sanitizer}", "--tool", "memcheck", "{bin}/ct_launch_storm", "--n", "200",
+          "--warmup", "0"], trace="any", max_lines=1, compare_stderr=False,
+         needs=("compute-sanitizer",), timeout=90),
+    Case("counters_not_permitted", "matrix",
+         "hardware counters not permitted (ERR_NVGPUCTRPERM: CUTRACE_METRICS as user nobody)",
+         "one line saying why and how to fix it; the trace complete, without counters",
+         ["{bin}/ct_launch_storm", "--n", "200", "--warmup", "0"], app="launch_storm",
+         max_lines=1, needs=("counters",), setup=setup_counters, extra=counters_outcome),
     # Load.
     Case("load_default", "load", "1 M launches from 16 threads on 8 streams, default settings",
          "zero drops, every kernel in the trace; memory bounded by the pool",
@@ -711,7 +712,12 @@ def main() -> int:
                         "libcutrace_injection.so").resolve())
     args.work = args.work or tempfile.mkdtemp(prefix="cutrace-failopen-")
     install_stop_handlers()
-    results = [run_case(c, args) for c in selected]
+    results = []
+    for c in selected:
+        results.append(run_case(c, args))
+        if args.json_out:  # after each case, so a step cut short by its timeout still reports
+            Path(args.json_out).write_text(json.dumps({"group": args.group, "cases": results},
+                                                      indent=1))
     counts: dict[str, int] = {}
     for r in results:
         counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
@@ -721,9 +727,6 @@ def main() -> int:
               + (f" ({r['note']})" if r["note"] else ""))
     print(f"{'FAIL' if counts.get('FAIL') else 'PASS'} failopen {args.group}: " +
           ", ".join(f"{k} {v}" for k, v in sorted(counts.items())), flush=True)
-    if args.json_out:
-        Path(args.json_out).write_text(json.dumps({"group": args.group, "cases": results},
-                                                  indent=1))
     if counts.get("FAIL"):
         return 1
     return SKIP if counts.get("SKIP") == len(results) else 0
