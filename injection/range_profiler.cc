@@ -155,13 +155,17 @@ void RangeProfiler::OnLaunch(bool enter, const CUpti_CallbackData* cb) {
     t_holding = true;
     t_counting = false;
     if (failed()) return;
+    // A program's first runtime launch may create its context: without one
+    // yet, this launch is not counted (never a reason to give up counting).
+    CUcontext ctx = cb->context ? cb->context : api_->CurrentContext();
+    if (ctx == nullptr) return;
     const char* symbol = cb->symbolName;
     std::string mangled = symbol ? symbol : "";
     if (!selector_.Select(mangled, Demangle(symbol))) return;
-    Context* c = Ensure(cb->context);
+    Context* c = Ensure(ctx);
     if (c == nullptr || !StartRange(*c)) return;
     t_counting = true;
-    t_context = cb->context;
+    t_context = ctx;
     t_correlation = cb->correlationId;
     t_kernel_name = mangled.empty() ? 0 : interner_->Intern(mangled);
     return;

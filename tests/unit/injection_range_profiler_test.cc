@@ -1,0 +1,336 @@
+// The range profiler (injection/range_profiler.h) driven through a fake
+// ProfilerApi: the CUPTI call order, the samples it writes (joined by
+// correlation id or range name, with passes), launch selection, and failing
+// open with one line. No GPU: the fake answers as CUPTI documents.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <generated_nvtx_meta.h>
+
+#include "injection/metrics_config.h"
+#include "injection/range_profiler.h"
+
+namespace cutrace::injection {
+namespace {
+
+class FakeProfiler : public ProfilerApi {
+ public:
+  std::vector<std::string> calls;
+  std::map<std::string, CUptiResult> fail;  // call name -> result
+  std::vector<std::string> missing_metrics;
+  size_t passes = 1;
+  size_t ranges = 1;
+  double value = 1234;
+  std::string range_name = "step";
+  int object_storage = 0, host_storage = 0;
+
+  CUptiResult Call(const std::string& name) {
+    calls.push_back(name);
+    auto it = fail.find(name);
+    return it == fail.end() ? CUPTI_SUCCESS : it->second;
+  }
+  CUptiResult ProfilerInitialize(CUpti_Profiler_Initialize_Params*) override { return Call("ProfilerInitialize"); }
+  CUptiResult DeviceGetChipName(CUpti_Device_GetChipName_Params* p) override {
+    p->pChipName = "GH100";
+    return Call("DeviceGetChipName");
+  }
+  CUptiResult GetCounterAvailability(CUpti_Profiler_GetCounterAvailability_Params* p) override {
+    if (p->pCounterAvailabilityImage == nullptr) p->counterAvailabilityImageSize = 16;
+    return Call("GetCounterAvailability");
+  }
+  CUptiResult DeviceSupported(CUpti_Profiler_DeviceSupported_Params* p) override {
+    p->isSupported = CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
+    return Call("DeviceSupported");
+  }
+  CUptiResult HostInitialize(CUpti_Profiler_Host_Initialize_Params* p) override {
+    p->pHostObject = reinterpret_cast<CUpti_Profiler_Host_Object*>(&host_storage);
+    return Call("HostInitialize");
+  }
+  CUptiResult HostDeinitialize(CUpti_Profiler_Host_Deinitialize_Params*) override { return Call("HostDeinitialize"); }
+  CUptiResult HostGetMetricProperties(CUpti_Profiler_Host_GetMetricProperties_Params* p) override {
+    for (const std::string& m : missing_metrics)
+      if (m == p->pMetricName) return CUPTI_ERROR_INVALID_METRIC_NAME;
+    return CUPTI_SUCCESS;
+  }
+  CUptiResult HostConfigAddMetrics(CUpti_Profiler_Host_ConfigAddMetrics_Params* p) override {
+    added = p->numMetrics;
+    return Call("HostConfigAddMetrics");
+  }
+  CUptiResult HostGetConfigImageSize(CUpti_Profiler_Host_GetConfigImageSize_Params* p) override {
+    p->configImageSize = 32;
+    return Call("HostGetConfigImageSize");
+  }
+  CUptiResult HostGetConfigImage(CUpti_Profiler_Host_GetConfigImage_Params*) override { return Call("HostGetConfigImage"); }
+  CUptiResult HostGetNumOfPasses(CUpti_Profiler_Host_GetNumOfPasses_Params* p) override {
+    p->numOfPasses = passes;
+    return Call("HostGetNumOfPasses");
+  }
+  CUptiResult HostEvaluateToGpuValues(CUpti_Profiler_Host_EvaluateToGpuValues_Params* p) override {
+    for (size_t i = 0; i < p->numMetrics; ++i) p->pMetricValues[i] = value + static_cast<double>(i);
+    return Call("HostEvaluateToGpuValues");
+  }
+  CUptiResult Enable(CUpti_RangeProfiler_Enable_Params* p) override {
+    p->pRangeProfilerObject = reinterpret_cast<CUpti_RangeProfiler_Object*>(&object_storage);
+    return Call("Enable");
+  }
+  CUptiResult Disable(CUpti_RangeProfiler_Disable_Params*) override { return Call("Disable"); }
+  CUptiResult GetCounterDataSize(CUpti_RangeProfiler_GetCounterDataSize_Params* p) override {
+    p->counterDataSize = 64;
+    return Call("GetCounterDataSize");
+  }
+  CUptiResult CounterDataImageInitialize(CUpti_RangeProfiler_CounterDataImage_Initialize_Params*) override {
+    return Call("CounterDataImageInitialize");
+  }
+  CUptiResult SetConfig(CUpti_RangeProfiler_SetConfig_Params* p) override {
+    range_mode = p->range;
+    replay_mode = p->replayMode;
+    return Call("SetConfig");
+  }
+  CUptiResult Start(CUpti_RangeProfiler_Start_Params*) override { return Call("Start"); }
+  CUptiResult Stop(CUpti_RangeProfiler_Stop_Params* p) override {
+    p->isAllPassSubmitted = 1;
+    return Call("Stop");
+  }
+  CUptiResult PushRange(CUpti_RangeProfiler_PushRange_Params* p) override {
+    pushed.push_back(p->pRangeName);
+    return Call("PushRange");
+  }
+  CUptiResult PopRange(CUpti_RangeProfiler_PopRange_Params*) override { return Call("PopRange"); }
+  CUptiResult DecodeData(CUpti_RangeProfiler_DecodeData_Params*) override { return Call("DecodeData"); }
+  CUptiResult GetCounterDataInfo(CUpti_RangeProfiler_GetCounterDataInfo_Params* p) override {
+    p->numTotalRanges = ranges;
+    return Call("GetCounterDataInfo");
+  }
+  CUptiResult GetRangeInfo(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params* p) override {
+    p->rangeName = range_name.c_str();
+    return Call("GetRangeInfo");
+  }
+  CUptiResult EnableCallback(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain domain,
+                             CUpti_CallbackId) override {
+    domains.push_back(domain);
+    return CUPTI_SUCCESS;
+  }
+  CUptiResult GetDeviceId(CUcontext, uint32_t* id) override {
+    *id = 0;
+    return CUPTI_SUCCESS;
+  }
+  CUcontext CurrentContext() override { return reinterpret_cast<CUcontext>(0x1); }
+  std::string ResultString(CUptiResult r) override { return "CUPTI_ERROR_" + std::to_string(r); }
+
+  size_t added = 0;
+  CUpti_ProfilerRange range_mode = CUPTI_Range_INVALID;
+  CUpti_ProfilerReplayMode replay_mode = CUPTI_Replay_INVALID;
+  std::vector<std::string> pushed;
+  std::vector<CUpti_CallbackDomain> domains;
+};
+
+struct Harness {
+  FakeProfiler* fake = nullptr;
+  StringInterner interner;
+  std::vector<CounterBatchInfo> batches;
+  std::vector<std::string> warnings;
+  std::unique_ptr<RangeProfiler> profiler;
+
+  explicit Harness(std::map<std::string, std::string> env, FakeProfiler* f = nullptr) {
+    auto owned = std::unique_ptr<FakeProfiler>(f ? f : new FakeProfiler);
+    fake = owned.get();
+    MetricsConfig config = ParseMetricsConfig([&](const char* name) -> std::optional<std::string> {
+      auto it = env.find(name);
+      return it == env.end() ? std::nullopt : std::optional<std::string>(it->second);
+    });
+    CounterSinks sinks;
+    sinks.counters = [this](CounterBatchInfo b) { batches.push_back(std::move(b)); };
+    sinks.warning = [this](std::string w) { warnings.push_back(std::move(w)); };
+    profiler = std::make_unique<RangeProfiler>(config, std::move(owned), &interner, sinks);
+  }
+
+  void Launch(const char* symbol, uint64_t correlation) {
+    CUpti_CallbackData cb{};
+    cb.context = reinterpret_cast<CUcontext>(0x1);
+    cb.symbolName = symbol;
+    cb.correlationId = static_cast<uint32_t>(correlation);
+    cb.callbackSite = CUPTI_API_ENTER;
+    profiler->OnCallback(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &cb);
+    // The runtime calls the driver: the nested callback must not count twice.
+    profiler->OnCallback(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &cb);
+    cb.callbackSite = CUPTI_API_EXIT;
+    profiler->OnCallback(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &cb);
+    profiler->OnCallback(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &cb);
+  }
+
+  size_t Count(const std::string& call) const {
+    size_t n = 0;
+    for (const std::string& c : fake->calls) n += c == call;
+    return n;
+  }
+};
+
+TEST(RangeProfiler, KernelScopeFollowsTheDocumentedOrderAndJoinsByCorrelation) {
+  auto* fake = new FakeProfiler;
+  fake->passes = 2;
+  Harness h({{"CUTRACE_METRICS", "dram__bytes_read.sum,dram__bytes_write.sum"}}, fake);
+  ASSERT_TRUE(h.profiler->Start(nullptr));
+  h.Launch("_Z4copyv", 77);
+  h.profiler->Finish();
+  const std::vector<std::string> expected = {
+      "ProfilerInitialize", "DeviceSupported", "DeviceGetChipName", "GetCounterAvailability",
+      "GetCounterAvailability", "HostInitialize", "HostConfigAddMetrics", "HostGetConfigImageSize",
+      "HostGetConfigImage", "HostGetNumOfPasses", "Enable", "GetCounterDataSize",
+      "CounterDataImageInitialize", "SetConfig", "Start", "Stop", "DecodeData",
+      "GetCounterDataInfo", "HostEvaluateToGpuValues", "CounterDataImageInitialize"};
+  EXPECT_EQ(fake->calls, expected);
+  EXPECT_EQ(fake->range_mode, CUPTI_AutoRange);
+  EXPECT_EQ(fake->replay_mode, CUPTI_KernelReplay);
+  EXPECT_EQ(fake->added, 2u);
+  ASSERT_EQ(h.batches.size(), 1u);
+  const CounterBatchInfo& b = h.batches[0];
+  EXPECT_EQ(b.scope, "kernel");
+  ASSERT_EQ(b.metric_name_ids.size(), 2u);
+  EXPECT_EQ(h.interner.Lookup(b.metric_name_ids[0]), "dram__bytes_read.sum");
+  ASSERT_EQ(b.samples.size(), 1u);
+  EXPECT_EQ(b.samples[0].correlation_id, 77u);
+  EXPECT_EQ(b.samples[0].passes, 2u);
+  EXPECT_EQ(h.interner.Lookup(b.samples[0].kernel_name_id), "_Z4copyv");
+  EXPECT_EQ(b.samples[0].values, (std::vector<double>{1234, 1235}));
+  EXPECT_TRUE(h.warnings.empty());
+}
+
+TEST(RangeProfiler, FilterAndSampleChooseTheCountedLaunches) {
+  Harness h({{"CUTRACE_METRICS", "dram__bytes_read.sum"},
+             {"CUTRACE_KERNEL_FILTER", "copy"},
+             {"CUTRACE_KERNEL_SAMPLE", "2"}});
+  ASSERT_TRUE(h.profiler->Start(nullptr));
+  h.Launch("_Z4copyv", 1);  // 1st match: counted
+  h.Launch("_Z4gemmv", 2);  // no match
+  h.Launch("_Z4copyv", 3);  // 2nd match: skipped
+  h.Launch("_Z4copyv", 4);  // 3rd match: counted
+  h.profiler->Finish();
+  EXPECT_EQ(h.Count("Start"), 2u);
+  ASSERT_EQ(h.batches.size(), 1u);
+  ASSERT_EQ(h.batches[0].samples.size(), 2u);
+  EXPECT_EQ(h.batches[0].samples[0].correlation_id, 1u);
+  EXPECT_EQ(h.batches[0].samples[1].correlation_id, 4u);
+  EXPECT_EQ(h.profiler->counted(), 2u);
+}
+
+TEST(RangeProfiler, NoPermissionFailsOpenWithOneLine) {
+  auto* fake = new FakeProfiler;
+  fake->fail["Enable"] = CUPTI_ERROR_INSUFFICIENT_PRIVILEGES;
+  Harness h({{"CUTRACE_METRICS", "speed-of-light"}}, fake);
+  ASSERT_TRUE(h.profiler->Start(nullptr));
+  h.Launch("_Z4copyv", 1);
+  h.Launch("_Z4copyv", 2);
+  h.profiler->Finish();
+  EXPECT_TRUE(h.profiler->failed());
+  ASSERT_EQ(h.warnings.size(), 1u);
+  EXPECT_NE(h.warnings[0].find("NVreg_RestrictProfilingToAdminUsers=0"), std::string::npos);
+  EXPECT_NE(h.warnings[0].find("activity trace is still written"), std::string::npos);
+  EXPECT_EQ(h.Count("Start"), 0u);
+  EXPECT_TRUE(h.batches.empty());
+}
+
+TEST(RangeProfiler, BusyCountersAndMigSayWhat) {
+  for (auto [result, needle] : {std::pair{CUPTI_ERROR_HARDWARE_BUSY, "another profiler"},
+                                std::pair{CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED, "MIG"}}) {
+    auto* fake = new FakeProfiler;
+    fake->fail["Start"] = result;
+    Harness h({{"CUTRACE_METRICS", "dram__bytes_read.sum"}}, fake);
+    ASSERT_TRUE(h.profiler->Start(nullptr));
+    h.Launch("_Z4copyv", 1);
+    ASSERT_EQ(h.warnings.size(), 1u);
+    EXPECT_NE(h.warnings[0].find(needle), std::string::npos) << h.warnings[0];
+  }
+}
+
+TEST(RangeProfiler, AMissingRawMetricStopsCountingAPresetOneIsDropped) {
+  auto* fake = new FakeProfiler;
+  fake->missing_metrics = {"bogus__thing.sum"};
+  Harness h({{"CUTRACE_METRICS", "dram__bytes_read.sum,bogus__thing.sum"}}, fake);
+  ASSERT_TRUE(h.profiler->Start(nullptr));
+  h.Launch("_Z4copyv", 1);
+  ASSERT_EQ(h.warnings.size(), 1u);
+  EXPECT_NE(h.warnings[0].find("bogus__thing.sum is not available on this GPU (GH100"),
+            std::string::npos);
+  EXPECT_EQ(h.Count("Start"), 0u);
+
+  auto* fake2 = new FakeProfiler;
+  fake2->missing_metrics = {"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"};
+  Harness p({{"CUTRACE_METRICS", "compute"}}, fake2);
+  ASSERT_TRUE(p.profiler->Start(nullptr));
+  p.Launch("_Z4copyv", 1);
+  p.profiler->Finish();
+  EXPECT_TRUE(p.warnings.empty());
+  ASSERT_EQ(p.batches.size(), 1u);
+  EXPECT_EQ(p.batches[0].metric_name_ids.size(), 11u);  // 12 in the preset, one dropped
+}
+
+TEST(RangeProfiler, NvtxScopeCountsRangesByName) {
+  auto* fake = new FakeProfiler;
+  Harness h({{"CUTRACE_METRICS", "dram__bytes_read.sum"}, {"CUTRACE_METRICS_SCOPE", "nvtx"}}, fake);
+  ASSERT_TRUE(h.profiler->Start(nullptr));
+  EXPECT_EQ(fake->domains.front(), CUPTI_CB_DOMAIN_NVTX);
+  nvtxRangePushA_params push{"step"};
+  CUpti_NvtxData data{};
+  data.functionParams = &push;
+  h.profiler->OnCallback(CUPTI_CB_DOMAIN_NVTX, CUPTI_CBID_NVTX_nvtxRangePushA, &data);
+  CUpti_NvtxData pop{};
+  h.profiler->OnCallback(CUPTI_CB_DOMAIN_NVTX, CUPTI_CBID_NVTX_nvtxRangePop, &pop);
+  h.profiler->Finish();
+  EXPECT_EQ(fake->range_mode, CUPTI_UserRange);
+  EXPECT_EQ(fake->replay_mode, CUPTI_UserReplay);
+  EXPECT_EQ(fake->pushed, std::vector<std::string>{"step"});
+  ASSERT_EQ(h.batches.size(), 1u);
+  EXPECT_EQ(h.batches[0].scope, "nvtx");
+  ASSERT_EQ(h.batches[0].samples.size(), 1u);
+  EXPECT_EQ(h.interner.Lookup(h.batches[0].samples[0].range_name_id), "step");
+}
+
+TEST(RangeProfiler, NvtxScopeRefusesMultiPassSets) {
+  auto* fake = new FakeProfiler;
+  fake->passes = 3;
+  Harness h({{"CUTRACE_METRICS", "memory"}, {"CUTRACE_METRICS_SCOPE", "nvtx"}}, fake);
+  ASSERT_TRUE(h.profiler->Start(nullptr));
+  nvtxRangePushA_params push{"step"};
+  CUpti_NvtxData data{};
+  data.functionParams = &push;
+  h.profiler->OnCallback(CUPTI_CB_DOMAIN_NVTX, CUPTI_CBID_NVTX_nvtxRangePushA, &data);
+  ASSERT_EQ(h.warnings.size(), 1u);
+  EXPECT_NE(h.warnings[0].find("3 passes"), std::string::npos);
+  EXPECT_TRUE(fake->pushed.empty());
+}
+
+TEST(MetricsConfig, ParsesEveryVariableAndReportsBadValues) {
+  auto env = [](std::map<std::string, std::string> m) {
+    return [m](const char* name) -> std::optional<std::string> {
+      auto it = m.find(name);
+      return it == m.end() ? std::nullopt : std::optional<std::string>(it->second);
+    };
+  };
+  MetricsConfig off = ParseMetricsConfig(env({}));
+  EXPECT_FALSE(off.enabled);
+  MetricsConfig c = ParseMetricsConfig(env({{"CUTRACE_METRICS", "speed-of-light"},
+                                            {"CUTRACE_METRICS_SCOPE", "nvtx"},
+                                            {"CUTRACE_KERNEL_FILTER", "gemm|attn"},
+                                            {"CUTRACE_KERNEL_SAMPLE", "10"}}));
+  EXPECT_TRUE(c.enabled);
+  EXPECT_EQ(c.metrics.size(), 4u);
+  EXPECT_EQ(c.scope, MetricsScope::kNvtx);
+  EXPECT_EQ(c.kernel_filter, "gemm|attn");
+  EXPECT_EQ(c.kernel_sample, 10u);
+  EXPECT_TRUE(c.problems.empty());
+  MetricsConfig bad = ParseMetricsConfig(env({{"CUTRACE_METRICS", "nope!"}}));
+  EXPECT_FALSE(bad.enabled);
+  ASSERT_EQ(bad.problems.size(), 1u);
+  MetricsConfig bad_filter =
+      ParseMetricsConfig(env({{"CUTRACE_METRICS", "memory"}, {"CUTRACE_KERNEL_FILTER", "(("},
+                              {"CUTRACE_KERNEL_SAMPLE", "0"}, {"CUTRACE_METRICS_SCOPE", "warp"}}));
+  EXPECT_FALSE(bad_filter.enabled);
+  EXPECT_EQ(bad_filter.problems.size(), 3u);
+  EXPECT_EQ(bad_filter.kernel_sample, 1u);
+}
+
+}  // namespace
+}  // namespace cutrace::injection
