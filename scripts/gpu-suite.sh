@@ -9,6 +9,7 @@
 # traced, A B A B, 3 rounds, median us/launch; a figure, not a pass/fail); every
 # case of tests/gpu/validate.py; tests/gpu/torch_loop.py; the fail-open matrix,
 # the 1 M-launch load test and the ASan library runs (tests/gpu/failopen.py);
+# the production modes, scaled down (tests/gpu/modes.py);
 # a verdict table.
 # Every step runs under `timeout`, inside a budget (SUITE_BUDGET_S, default 480 s)
 # that keeps the whole run well under 9 minutes; steps it cannot fit are NOT RUN.
@@ -206,6 +207,27 @@ counters() {
   esac
 }
 
+# tests/gpu/modes.py: the production modes (issue 5), scaled to ~6 s runs:
+# bare vs summary vs continuous overhead and RSS, summary counts, window
+# chunks, rotation under a disk cap, a flight-recorder dump on SIGUSR2.
+modes() {
+  section "production modes (summary, continuous, disk cap, flight recorder)"
+  local t rc
+  t=$(step_timeout 90)
+  if ((t == 0)); then record modes "NOT RUN" "no time left"; return; fi
+  timeout -k 10 "$t" python3 "$tests/modes.py" --cutrace "$cutrace" --bin-dir "$bundle/bin" \
+    --work "$work/cases/modes" --json-out "$work/cases/modes.json" \
+    > "$work/logs/modes.log" 2>&1
+  rc=$?
+  grep -vE '^PASS  ' "$work/logs/modes.log" | head -40
+  case $rc in
+    0) record modes PASS "$(sed -n 's/^FIGURE modes overhead: //p' "$work/logs/modes.log")" ;;
+    77) record modes SKIP "$(tail -1 "$work/logs/modes.log")" ;;
+    124|137) record modes FAIL "timed out after ${t}s" ;;
+    *) record modes FAIL "$(tail -1 "$work/logs/modes.log")" ;;
+  esac
+}
+
 verdict() {
   section "verdict"
   python3 - "$results" "$work/cases" "$work/overhead.json" "$out/figures.json" <<'PY' | tee "$out/verdict.txt"
@@ -291,6 +313,7 @@ main() {
   validate_cases
   torch_loop
   counters
+  modes
   failopen_group matrix 150
   failopen_group load 90
   failopen_group asan 90

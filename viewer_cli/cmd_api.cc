@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "analysis/api_stats.h"
+#include "analysis/summary_reports.h"
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/report_common.h"
 #include "viewer_cli/report_views.h"
@@ -18,7 +19,11 @@ struct Options {
 
 int Run(const Options& options) {
   return RunReport(options.files, options.format, [&](analysis::TraceSet traces, Format format) {
-    analysis::ApiReport report = analysis::ComputeApiStats(traces, options.top);
+    // Summary-mode traces: from their aggregates (analysis/summary_reports.h).
+    analysis::ApiReport report =
+        analysis::HasSummaries(traces)
+            ? analysis::ApiFromSummaries(analysis::MergeSummaries(traces), options.top)
+            : analysis::ComputeApiStats(traces, options.top);
     Rendered r;
     if (format == Format::kJson)
       r.json["api_calls"] = ApiJson(report);

@@ -6,6 +6,7 @@
 #include <fmt/core.h>
 
 #include "analysis/device_timeline.h"
+#include "analysis/summary_reports.h"
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/report_common.h"
 #include "viewer_cli/report_views.h"
@@ -26,7 +27,11 @@ int Run(const Options& options) {
   gap_options.longest = options.top;
   return RunReport(options.files, options.format,
                    [&](analysis::TraceSet traces, Format format) {
-                     analysis::TimelineReport report = analysis::AnalyzeTimeline(traces, gap_options);
+                     // Summary-mode traces count gaps but cannot list them.
+                     analysis::TimelineReport report =
+                         analysis::HasSummaries(traces)
+                             ? analysis::TimelineFromSummaries(analysis::MergeSummaries(traces))
+                             : analysis::AnalyzeTimeline(traces, gap_options);
                      Rendered r;
                      if (format == Format::kJson) {
                        r.json["devices"] = GapsJson(report, traces);

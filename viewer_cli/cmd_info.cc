@@ -95,6 +95,7 @@ json InfoJson(const TraceData& t) {
       {"events", events},
       {"events_total", n},
       {"counter_samples", samples},
+      {"summaries", t.summaries.size()},
       {"file_bytes", t.read.file_bytes},
       {"packets", t.read.packets},
       {"bytes_per_event", n ? static_cast<double>(t.read.file_bytes) / n : 0.0},
@@ -156,6 +157,22 @@ void PrintText(const TraceData& t) {
                                             : fmt::format("{} ({})", Or(h.source_format()),
                                                           h.source_path()));
   PrintKv("mode", Or(h.mode()));
+  // Rotation and windows (collector/rotation.h): which chunk of a run this is.
+  if (h.chunk_index() != 0 || !h.run_id().empty() || !h.chunk_reason().empty()) {
+    std::string chunk = fmt::format("{}", h.chunk_index());
+    if (!h.chunk_reason().empty()) chunk += fmt::format(" (started by {})", h.chunk_reason());
+    if (!h.previous_chunk().empty()) chunk += fmt::format(", after {}", h.previous_chunk());
+    PrintKv("chunk", chunk);
+    PrintKv("run id", Or(h.run_id()));
+  }
+  if (h.has_rotation()) {
+    const proto::RotationLimits& l = h.rotation();
+    PrintKv("rotation", fmt::format("max file {}, every {}, max disk {}; {} chunks deleted before this one",
+                                    l.max_file_bytes() ? FormatBytes(l.max_file_bytes()) : "-",
+                                    l.rotate_interval_ns() ? FormatDuration(l.rotate_interval_ns()) : "-",
+                                    l.max_disk_bytes() ? FormatBytes(l.max_disk_bytes()) : "-",
+                                    l.chunks_deleted()));
+  }
   PrintKv("shutdown", t.clean_shutdown()
                           ? fmt::format("clean ({})", Or(t.end->reason(), "no reason given"))
                           : "NOT clean: no end-of-trace packet (the process died, or is still "
@@ -213,6 +230,12 @@ void PrintText(const TraceData& t) {
   PrintKv("ranges", std::to_string(r.ranges.size()));
   PrintKv("api_calls", std::to_string(r.api_calls.size()));
   PrintKv("syncs", std::to_string(r.syncs.size()));
+  if (!t.summaries.empty()) {
+    uint64_t kernels = 0;
+    for (const proto::SummaryPacket& p : t.summaries)
+      for (const proto::KernelSummary& k : p.kernels()) kernels += k.count();
+    PrintKv("summaries", fmt::format("{} intervals ({} kernels aggregated)", t.summaries.size(), kernels));
+  }
   PrintKv("total", n ? fmt::format("{} ({:.1f} bytes/event)", n,
                                    static_cast<double>(t.read.file_bytes) / n)
                      : "0");
@@ -245,6 +268,19 @@ void PrintText(const TraceData& t) {
                                          FormatDuration(s.tool_cpu_ns()),
                                          FormatDuration(s.cupti_overhead_ns()),
                                          FormatBytes(s.peak_memory_bytes())));
+    if (s.records_handled() || s.memory_cap_bytes() || s.ring_bytes() || s.aggregate_bytes() ||
+        s.windows()) {
+      PrintKv("tool memory", fmt::format("cap {}, queue {}, flight recorder {}, aggregates {}",
+                                         s.memory_cap_bytes() ? FormatBytes(s.memory_cap_bytes()) : "none",
+                                         FormatBytes(s.queue_bytes()), FormatBytes(s.ring_bytes()),
+                                         FormatBytes(s.aggregate_bytes())));
+      PrintKv("records handled", fmt::format("{}{}", s.records_handled(),
+                                             s.records_dropped_memory_cap()
+                                                 ? fmt::format(" ({} dropped at the memory cap)",
+                                                               s.records_dropped_memory_cap())
+                                                 : ""));
+      if (s.windows()) PrintKv("windows", std::to_string(s.windows()));
+    }
   }
   if (!t.warnings.empty() || !t.read.problems.empty()) {
     fmt::print("\nproblems\n");

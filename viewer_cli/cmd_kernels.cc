@@ -12,6 +12,7 @@
 #include "analysis/kernel_metrics.h"
 #include "analysis/kernel_stats.h"
 #include "analysis/rank_imbalance.h"
+#include "analysis/summary_reports.h"
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/metric_views.h"
 #include "viewer_cli/report_common.h"
@@ -31,8 +32,12 @@ int Run(const Options& options) {
   analysis::KernelOptions kernel_options{options.sort, options.top};
   return RunReport(options.files, options.format,
                    [&](analysis::TraceSet traces, Format format) {
+                     // Summary-mode traces: from their aggregates (analysis/summary_reports.h).
                      analysis::KernelReport report =
-                         analysis::ComputeKernelStats(traces, kernel_options);
+                         analysis::HasSummaries(traces)
+                             ? analysis::KernelsFromSummaries(analysis::MergeSummaries(traces),
+                                                              kernel_options)
+                             : analysis::ComputeKernelStats(traces, kernel_options);
                      analysis::MetricsReport metrics = analysis::ComputeMetrics(traces);
                      Rendered r;
                      // Over several files: how unevenly each kernel's time

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "analysis/copy_stats.h"
+#include "analysis/summary_reports.h"
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/report_common.h"
 #include "viewer_cli/report_views.h"
@@ -17,7 +18,11 @@ struct Options {
 
 int Run(const Options& options) {
   return RunReport(options.files, options.format, [](analysis::TraceSet traces, Format format) {
-    analysis::CopyReport report = analysis::ComputeCopyStats(traces);
+    // Summary-mode traces: from their aggregates (analysis/summary_reports.h).
+    analysis::CopyReport report =
+        analysis::HasSummaries(traces)
+            ? analysis::CopiesFromSummaries(analysis::MergeSummaries(traces))
+            : analysis::ComputeCopyStats(traces);
     Rendered r;
     if (format == Format::kJson)
       r.json["copies"] = CopiesJson(report);

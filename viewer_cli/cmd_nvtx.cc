@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "analysis/nvtx_stats.h"
+#include "analysis/summary_reports.h"
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/report_common.h"
 #include "viewer_cli/report_views.h"
@@ -18,7 +19,11 @@ struct Options {
 
 int Run(const Options& options) {
   return RunReport(options.files, options.format, [&](analysis::TraceSet traces, Format format) {
-    analysis::NvtxReport report = analysis::ComputeNvtxStats(traces, options.top);
+    // Summary-mode traces: from their aggregates (analysis/summary_reports.h).
+    analysis::NvtxReport report =
+        analysis::HasSummaries(traces)
+            ? analysis::NvtxFromSummaries(analysis::MergeSummaries(traces), options.top)
+            : analysis::ComputeNvtxStats(traces, options.top);
     Rendered r;
     if (format == Format::kJson)
       r.json["ranges"] = RangesJson(report);

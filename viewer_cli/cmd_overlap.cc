@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "analysis/device_timeline.h"
+#include "analysis/summary_reports.h"
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/report_common.h"
 #include "viewer_cli/report_views.h"
@@ -19,7 +20,11 @@ int Run(const Options& options) {
   return RunReport(options.files, options.format, [](analysis::TraceSet traces, Format format) {
     // Listing no gaps keeps this report's memory independent of the gap count.
     analysis::GapOptions no_listing{UINT64_MAX, 0};
-    analysis::TimelineReport report = analysis::AnalyzeTimeline(traces, no_listing);
+    // Summary-mode traces: from their aggregates (analysis/summary_reports.h).
+    analysis::TimelineReport report =
+        analysis::HasSummaries(traces)
+            ? analysis::TimelineFromSummaries(analysis::MergeSummaries(traces))
+            : analysis::AnalyzeTimeline(traces, no_listing);
     Rendered r;
     if (format == Format::kJson)
       r.json["devices"] = OverlapJson(report);

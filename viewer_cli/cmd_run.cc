@@ -1,4 +1,5 @@
 // `cutrace run [--output DIR|PATTERN] [--kinds LIST] [--buffer-size SIZE]
+// [--mode trace|summary|continuous]
 // [--metrics LIST|PRESET [--metrics-scope kernel|nvtx] [--kernel-filter REGEX]
 // [--kernel-sample N]] [--no-summary] -- PROG ARGS...`: runs an unmodified
 // program under the injection library and then says which traces it wrote,
@@ -13,7 +14,8 @@
 // prefix; CUTRACE_LIBRARY overrides), sets CUDA_INJECTION64_PATH (so the
 // library starts at cuInit and costs nothing in processes that never touch
 // the GPU), NVTX_INJECTION64_PATH (the libcupti the library will load, so
-// NVTX ranges are captured), CUTRACE_OUTPUT and CUTRACE_KINDS, and
+// NVTX ranges are captured), CUTRACE_OUTPUT, CUTRACE_KINDS and CUTRACE_MODE
+// (injection/modes.h; the other production variables pass through), and
 // CUTRACE_RUN_MANIFEST: a private file to which every traced process —
 // the program and any child it forks or execs — appends its trace path.
 //
@@ -55,6 +57,7 @@ namespace {
 struct Options {
   std::string output;
   std::string kinds;
+  std::string mode;
   std::string buffer_size;
   std::string metrics;
   std::string metrics_scope;
@@ -346,6 +349,7 @@ int Run(const Options& o) {
   ::setenv("CUTRACE_OUTPUT", output.c_str(), 1);
   ::setenv("CUTRACE_RUN_MANIFEST", manifest.c_str(), 1);
   if (!o.kinds.empty()) ::setenv("CUTRACE_KINDS", o.kinds.c_str(), 1);
+  if (!o.mode.empty()) ::setenv("CUTRACE_MODE", o.mode.c_str(), 1);
   if (!o.buffer_size.empty()) ::setenv("CUTRACE_BUFFER_SIZE", o.buffer_size.c_str(), 1);
   if (!o.metrics.empty()) {
     ::setenv("CUTRACE_METRICS", o.metrics.c_str(), 1);
@@ -391,6 +395,11 @@ void Register(CLI::App& app, int* exit_code) {
   cmd->add_option("--kinds", options->kinds,
                   "What to record: kernel,memcpy,memset,nvtx,api,sync (default all)");
   cmd->add_option("--buffer-size", options->buffer_size, "CUPTI buffer size, 1M..8M (default 2M)");
+  cmd->add_option("--mode", options->mode,
+                  "trace (every event, default), summary (per-interval aggregates, "
+                  "CUTRACE_SUMMARY_INTERVAL) or continuous (windows: CUTRACE_WINDOW every "
+                  "CUTRACE_PERIOD)")
+      ->check(CLI::IsMember({"trace", "summary", "continuous"}));
   cmd->add_option("--metrics", options->metrics,
                   "Hardware counters: presets (cutrace metrics --list) and/or metric names, "
                   "comma-separated; counted launches are replayed");
