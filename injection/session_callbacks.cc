@@ -194,6 +194,21 @@ void Session::Finalize(const char* reason) {
             "CUTRACE_BUFFER_COUNT or CUTRACE_BUFFER_SIZE",
             dropped);
   }
+  // Buffers CUPTI kept even through a forced flush: most likely another CUPTI
+  // client replaced cutrace's buffer callbacks (a profiler the program
+  // started after cutrace), and the records since then went to it. Said in
+  // the trace and at debug level only: CUPTI does not document that a forced
+  // flush hands back buffers it has not written to.
+  if (const size_t out = pool_->capacity() - pool_->available(); out > 0) {
+    Log(LogLevel::kDebug, "%zu activity buffers were not returned by the final flush", out);
+    writer_->Post([out](TraceWriter& w, StringInterner&) {
+      static_cast<void>(w.WriteWarning(  // errors surface at Finalize
+          std::to_string(out) + " activity buffers were not returned by CUPTI's final flush: "
+                                "another CUPTI client may have taken over the activity API, "
+                                "and records since then may be missing",
+          static_cast<int64_t>(MonotonicNs())));
+    });
+  }
   // Production modes: the last summary interval, window or capture, and a
   // flight-recorder dump if the process ends abnormally, after the last flush.
   if (production_) production_->Stop(reason);

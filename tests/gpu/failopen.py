@@ -522,6 +522,9 @@ def check_traces(case: Case, ctx: Ctx, res: Result, truth: dict, rep_checks: lis
             add(cc.Check(f"readable {f.name}", False, err))
             continue
         read.append((f, info))
+        warnings = cc.info_file(info).get("warnings") or []
+        if warnings:  # reported, not judged: e.g. buffers another CUPTI client kept
+            add(cc.Check(f"warnings in {f.name}", True, " | ".join(map(str, warnings))[:400]))
     if case.trace == "any":
         for f, info in read:
             for c in cc.check_info(info, f.name):

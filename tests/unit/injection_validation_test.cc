@@ -146,6 +146,35 @@ TEST_F(InjectionSessionTest, CuptiClockIsValidatedAgainstCuptiTime) {
             (std::map<std::string, uint64_t>{{"kernel/after_delivery", 1}}));
 }
 
+// A buffer CUPTI never hands back, even to the final forced flush, means
+// records went elsewhere (another client took over the buffer callbacks):
+// the trace says so instead of looking complete.
+TEST_F(InjectionSessionTest, BuffersNeverReturnedAreReportedInTheTrace) {
+  ASSERT_TRUE(StartSession(MakeConfig()).ok());
+  uint8_t* kept = nullptr;
+  size_t size = 0, max_records = 0;
+  fake_->requested(&kept, &size, &max_records);  // CUPTI keeps this one for good
+  ASSERT_NE(kept, nullptr);
+  DeliverBuffer([&](BufferWriter& w) { w.Add(Kernel("_Z1kv", 100, 200, 1)); });
+  session_->Finalize("exit");
+  auto t = LoadTrace(session_->path());
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->records.kernels.size(), 1u);
+  ASSERT_EQ(t->warnings.size(), 1u);
+  EXPECT_EQ(t->warnings[0].rfind("1 activity buffers were not returned by CUPTI's final flush", 0),
+            0u)
+      << t->warnings[0];
+}
+
+TEST_F(InjectionSessionTest, NoWarningWhenEveryBufferCameBack) {
+  ASSERT_TRUE(StartSession(MakeConfig()).ok());
+  DeliverBuffer([&](BufferWriter& w) { w.Add(Kernel("_Z1kv", 100, 200, 1)); });
+  session_->Finalize("exit");
+  auto t = LoadTrace(session_->path());
+  ASSERT_TRUE(t.ok());
+  EXPECT_TRUE(t->warnings.empty());
+}
+
 // An exhausted pool is one problem: CUPTI's drops that follow from it (per
 // buffer and at shutdown) are counted but not announced again. Run in a
 // child process, because the "said once" flags are process-wide.
