@@ -188,6 +188,15 @@ TEST_F(CliInteropTest, MergeAlignsByAnchorsAndRefusesWithoutThem) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err.rfind("cutrace: " + bare + ": no clock anchor", 0), 0u) << r.err;
   EXPECT_EQ(Run({"merge", a, "-o", dir_ + "/m3.trace"}).exit_code, 2);
+
+  // A multi-file export places the files the same way, and refuses the same.
+  r = Run({"export", a, b, "--format", "chrome", "-o", dir_ + "/ab.json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("from 2 files"), std::string::npos) << r.out;
+  r = Run({"export", a, bare, "--format", "chrome", "-o", dir_ + "/abare.json"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("no clock anchor"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("export them one at a time"), std::string::npos) << r.err;
 }
 
 TEST_F(CliInteropTest, DiffTimelineAndImbalance) {
