@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "analysis/gap_causes.h"
@@ -41,9 +42,13 @@ struct DeviceOverlap {
 struct Gap {
   uint64_t start_ns = 0;
   uint64_t end_ns = 0;
-  OpRef before;
+  OpRef before;  // where the records are loaded (DescribeOp())
   OpRef after;
   GapCause cause = GapCause::kUnknown;
+  // The same operations as text ids into TimelineReport::labels, which
+  // streamed reports (no records in memory) have too.
+  uint32_t before_label = 0;
+  uint32_t after_label = 0;
 
   uint64_t duration_ns() const { return end_ns - start_ns; }
 };
@@ -65,8 +70,18 @@ struct GapOptions {
 struct TimelineReport {
   std::vector<DeviceOverlap> devices;  // by device id
   std::vector<DeviceGaps> gaps;        // same order as devices
+  // "kernel:NAME" (demangled), "memcpy:HtoD", "memset": what DescribeOp()
+  // says, by Gap::before_label / after_label.
+  std::vector<std::string> labels;
+
+  const std::string& Label(uint32_t id) const {
+    static const std::string kUnknown = "?";
+    return id < labels.size() ? labels[id] : kUnknown;
+  }
 };
 
+// Computed by one sweep over the operations in time order
+// (analysis/timeline_sweep.h, fed by analysis/report_engine.h).
 TimelineReport AnalyzeTimeline(TraceSet traces, const GapOptions& options = {});
 
 }  // namespace cutrace::analysis

@@ -1,6 +1,11 @@
 // Per-kernel totals, grouped by demangled name (like nsys stats
 // cuda_gpu_kern_sum): count, total, avg, min, max, p50, p99, stddev and pct.
-// Percentile and stddev definitions: analysis/duration_stats.h. `pct` is a
+// Percentile and stddev definitions: analysis/duration_stats.h. They are
+// exact for a name with at most 1024 instances; beyond that (so that memory
+// stays bounded by names, not instances) p50/p99 come from a log-bucketed
+// histogram and are within 0.4% (1/256) of the exact nearest-rank value,
+// and stddev from shifted sums (rounding only): analysis/duration_sketch.h.
+// count, total, avg, min, max and pct are always exact. `pct` is a
 // kernel's share of the sum of all kernel time, in percent, computed before
 // --top cuts the list, so the shown rows may sum to less than 100.
 #pragma once
@@ -24,6 +29,7 @@ struct KernelStats {
   uint64_t p99_ns = 0;
   double stddev_ns = 0;
   double pct = 0;
+  bool exact_percentiles = true;  // false: p50/p99 within 0.4% (see above)
 };
 
 enum class KernelSort { kTotal, kCount, kAvg, kMax };

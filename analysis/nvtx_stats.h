@@ -3,7 +3,8 @@
 // to the last end of the GPU work (kernels, copies, memsets) launched inside
 // it: API calls on the range's own thread whose start lies in [start, end),
 // joined to GPU records by correlation id. Work launched by other threads
-// during the range is not the range's work and is not counted.
+// during the range is not the range's work and is not counted. Computed in
+// one sweep in time order; nvtx_projector.h states the (far) limits of that.
 //
 // Ranges of kind RANGE_GPU (imported gpu_user_annotation) are already on the
 // GPU: they form their own rows (gpu_range = true) whose GPU time is their own

@@ -8,9 +8,8 @@
 namespace cutrace::analysis {
 
 std::vector<KernelImbalance> ComputeRankImbalance(TraceSet traces, size_t top) {
-  std::vector<KernelImbalance> rows;
   const size_t files = traces.size();
-  if (files < 2) return rows;
+  if (files < 2) return {};
   SlotIndex index;
   std::vector<std::vector<uint64_t>> totals;  // [slot][file]
   for (size_t f = 0; f < files; ++f) {
@@ -22,15 +21,28 @@ std::vector<KernelImbalance> ComputeRankImbalance(TraceSet traces, size_t top) {
       totals[slot][f] += SafeEnd(k.start_ns, k.end_ns) - k.start_ns;
     }
   }
-  rows.reserve(totals.size());
-  for (uint32_t slot = 0; slot < totals.size(); ++slot) {
-    const std::vector<uint64_t>& per_file = totals[slot];
+  std::vector<std::string> paths;
+  for (const TraceData* t : traces) paths.push_back(t->path);
+  return ImbalanceFromTotals(index, totals, paths, top);
+}
+
+std::vector<KernelImbalance> ImbalanceFromTotals(const SlotIndex& index,
+                                                 const std::vector<std::vector<uint64_t>>& all,
+                                                 const std::vector<std::string>& paths,
+                                                 size_t top) {
+  std::vector<KernelImbalance> rows;
+  const size_t files = paths.size();
+  if (files < 2) return rows;
+  rows.reserve(all.size());
+  for (uint32_t slot = 0; slot < all.size(); ++slot) {
+    std::vector<uint64_t> per_file = all[slot];
+    per_file.resize(files, 0);
     KernelImbalance row;
     row.name = index.text(slot);
     // The first file of the largest total, so ties name the earlier file.
     row.slowest_file = static_cast<size_t>(
         std::max_element(per_file.begin(), per_file.end()) - per_file.begin());
-    row.slowest_path = traces[row.slowest_file]->path;
+    row.slowest_path = paths[row.slowest_file];
     row.slowest_ns = per_file[row.slowest_file];
     std::vector<uint64_t> sorted = per_file;
     std::sort(sorted.begin(), sorted.end());

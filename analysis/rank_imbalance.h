@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/slot_index.h"
 #include "analysis/trace_set.h"
 
 namespace cutrace::analysis {
@@ -36,5 +37,13 @@ struct KernelImbalance {
 
 // Empty for fewer than two files. `top` > 0 keeps only the first `top` rows.
 std::vector<KernelImbalance> ComputeRankImbalance(TraceSet traces, size_t top = 0);
+
+// The same from per-file totals gathered elsewhere (a streamed summary):
+// totals[slot][file] for the names of `names` (a file a name never ran in
+// may be missing from the end of its row), `paths` one per file.
+std::vector<KernelImbalance> ImbalanceFromTotals(const SlotIndex& names,
+                                                 const std::vector<std::vector<uint64_t>>& totals,
+                                                 const std::vector<std::string>& paths,
+                                                 size_t top = 0);
 
 }  // namespace cutrace::analysis

@@ -5,6 +5,10 @@
 // different ids of one file, share a slot: reports group by what the user
 // reads, not by the id a file happened to use.
 //
+// Files are taken either one after another (BeginFile() before each) or
+// interleaved, batch by batch (UseFile(i) before each batch of file i: each
+// file keeps its own id cache).
+//
 // Memory is bounded by distinct names, never by records. Not thread-safe.
 #pragma once
 
@@ -27,25 +31,36 @@ class SlotIndex {
  public:
   // Starts resolving ids of another file: ids of different files never mix.
   void BeginFile() {
-    dense_.clear();
-    sparse_.clear();
+    files_.resize(1);
+    files_[0].dense.clear();
+    files_[0].sparse.clear();
+    current_ = 0;
+  }
+  // Resolves ids of file `file` (0-based) from now on, keeping every file's
+  // cache.
+  void UseFile(size_t file) {
+    if (file >= files_.size()) files_.resize(file + 1);
+    current_ = file;
   }
 
   // The slot of `key` in the current file; `make_text` (called once per
   // distinct key per file) returns the text that identifies the group.
   template <typename MakeText>
   uint32_t Slot(SlotKey key, MakeText&& make_text) {
+    if (current_ >= files_.size()) BeginFile();
+    PerFile& file = files_[current_];
+    std::vector<uint32_t>& dense = file.dense;
     if (key.b == 0 && key.c == 0 && key.a < kDenseLimit) {
-      if (key.a < dense_.size() && dense_[key.a] != 0) return dense_[key.a] - 1;
+      if (key.a < dense.size() && dense[key.a] != 0) return dense[key.a] - 1;
       uint32_t slot = SlotOfText(make_text());
-      if (key.a >= dense_.size()) dense_.resize(key.a + 1, 0);
-      dense_[key.a] = slot + 1;
+      if (key.a >= dense.size()) dense.resize(key.a + 1, 0);
+      dense[key.a] = slot + 1;
       return slot;
     }
-    auto it = sparse_.find(key);
-    if (it != sparse_.end()) return it->second;
+    auto it = file.sparse.find(key);
+    if (it != file.sparse.end()) return it->second;
     uint32_t slot = SlotOfText(make_text());
-    sparse_.emplace(key, slot);
+    file.sparse.emplace(key, slot);
     return slot;
   }
 
@@ -71,8 +86,12 @@ class SlotIndex {
     return it->second;
   }
 
-  std::vector<uint32_t> dense_;  // id -> slot + 1; 0 = not seen in this file
-  std::unordered_map<SlotKey, uint32_t, KeyHash> sparse_;
+  struct PerFile {
+    std::vector<uint32_t> dense;  // id -> slot + 1; 0 = not seen in this file
+    std::unordered_map<SlotKey, uint32_t, KeyHash> sparse;
+  };
+  std::vector<PerFile> files_;
+  size_t current_ = SIZE_MAX;  // index into files_
   std::unordered_map<std::string, uint32_t> by_text_;
   std::vector<std::string> texts_;
 };

@@ -5,19 +5,15 @@
 #include <limits>
 
 namespace cutrace::analysis {
-namespace {
-
-template <typename Records>
-void Extend(const Records& records, uint64_t* first, uint64_t* last) {
-  for (const auto& r : records) {
-    *first = std::min(*first, r.start_ns);
-    *last = std::max(*last, SafeEnd(r.start_ns, r.end_ns));
-  }
+TraceOverview Overview(const TraceData& trace) {
+  ReportParts parts;
+  parts.counts = true;
+  ReportEngine engine(parts);
+  engine.Add(0, trace, trace.records);
+  return Overview(trace, engine.counts(0));
 }
 
-}  // namespace
-
-TraceOverview Overview(const TraceData& trace) {
+TraceOverview Overview(const TraceData& trace, const EventCounts& counts) {
   TraceOverview o;
   o.path = trace.path;
   for (const std::string& arg : trace.header.command_line()) {
@@ -27,24 +23,16 @@ TraceOverview Overview(const TraceData& trace) {
   o.host = trace.header.host();
   o.rank = trace.header.rank();
   o.pid = trace.header.pid();
-  const RecordBatch& r = trace.records;
-  o.kernels = r.kernels.size();
-  o.memcpys = r.memcpys.size();
-  o.memsets = r.memsets.size();
-  o.ranges = r.ranges.size();
-  o.api_calls = r.api_calls.size();
-  o.syncs = r.syncs.size();
-  uint64_t first = std::numeric_limits<uint64_t>::max(), last = 0;
-  Extend(r.kernels, &first, &last);
-  Extend(r.memcpys, &first, &last);
-  Extend(r.memsets, &first, &last);
-  Extend(r.ranges, &first, &last);
-  Extend(r.api_calls, &first, &last);
-  Extend(r.syncs, &first, &last);
-  if (first <= last) {
-    o.first_ns = first;
-    o.last_ns = last;
-    o.duration_ns = last - first;
+  o.kernels = counts.kernels;
+  o.memcpys = counts.memcpys;
+  o.memsets = counts.memsets;
+  o.ranges = counts.ranges;
+  o.api_calls = counts.api_calls;
+  o.syncs = counts.syncs;
+  if (counts.first_ns <= counts.last_ns) {
+    o.first_ns = counts.first_ns;
+    o.last_ns = counts.last_ns;
+    o.duration_ns = counts.last_ns - counts.first_ns;
   }
   o.clean_shutdown = trace.clean_shutdown();
   o.truncated = trace.read.truncated;
@@ -80,15 +68,37 @@ TraceOverview Overview(const TraceData& trace) {
   return o;
 }
 
-SummaryReport ComputeSummary(TraceSet traces, const SummaryOptions& options) {
+ReportParts SummaryParts() {
+  ReportParts parts;
+  parts.counts = parts.kernels = parts.copies = parts.api = parts.nvtx = parts.timeline = true;
+  return parts;
+}
+
+SummaryReport SummaryFromEngine(ReportEngine& engine, TraceSet traces,
+                                const SummaryOptions& options) {
+  engine.Finish();
   SummaryReport report;
-  for (const TraceData* trace : traces) report.traces.push_back(Overview(*trace));
-  report.kernels = ComputeKernelStats(traces, {KernelSort::kTotal, options.top_kernels});
-  report.copies = ComputeCopyStats(traces);
-  report.timeline = AnalyzeTimeline(traces, {0, options.top_gaps});
-  report.nvtx = ComputeNvtxStats(traces, options.top_ranges);
-  report.api = ComputeApiStats(traces, options.top_api);
+  for (size_t file = 0; file < traces.size(); ++file)
+    report.traces.push_back(Overview(*traces[file], engine.counts(file)));
+  report.kernels = engine.Kernels({KernelSort::kTotal, options.top_kernels});
+  report.copies = engine.Copies();
+  report.timeline = engine.Timeline();
+  report.nvtx = engine.Nvtx(options.top_ranges);
+  report.api = engine.Api(options.top_api);
+  if (traces.size() >= 2) {
+    std::vector<std::string> paths;
+    for (const TraceData* t : traces) paths.push_back(t->path);
+    report.imbalance = ImbalanceFromTotals(engine.kernel_names(), engine.kernel_file_totals(),
+                                           paths, options.top_imbalance);
+  }
   return report;
+}
+
+SummaryReport ComputeSummary(TraceSet traces, const SummaryOptions& options) {
+  ReportEngine engine(SummaryParts(), GapOptions{0, options.top_gaps});
+  for (size_t file = 0; file < traces.size(); ++file)
+    engine.Add(file, *traces[file], traces[file]->records);
+  return SummaryFromEngine(engine, traces, options);
 }
 
 }  // namespace cutrace::analysis

@@ -1,7 +1,9 @@
 // The summary report: every other report at once, cut to what fits on one
 // screen, plus an overview of each trace (program, host, pid, duration,
 // event counts) and the warnings a reader must not miss (dropped or invalid
-// records, a truncated file, no clean shutdown).
+// records, a truncated file, no clean shutdown). All of it comes from one
+// ReportEngine pass (analysis/report_engine.h), so `cutrace summary` can
+// stream files of any size through it (analysis/stream_summary.h).
 #pragma once
 
 #include <cstdint>
@@ -13,6 +15,8 @@
 #include "analysis/device_timeline.h"
 #include "analysis/kernel_stats.h"
 #include "analysis/nvtx_stats.h"
+#include "analysis/rank_imbalance.h"
+#include "analysis/report_engine.h"
 #include "analysis/trace_set.h"
 
 namespace cutrace::analysis {
@@ -40,12 +44,16 @@ struct TraceOverview {
 };
 
 TraceOverview Overview(const TraceData& trace);
+// The same from a trace's header, statistics and read report (`trace`'s
+// records are not looked at) and counts gathered while streaming it.
+TraceOverview Overview(const TraceData& trace, const EventCounts& counts);
 
 struct SummaryOptions {
   size_t top_kernels = 10;
   size_t top_gaps = 10;  // per device, longest first
   size_t top_ranges = 10;
   size_t top_api = 10;
+  size_t top_imbalance = 10;  // kernels listed in the rank imbalance
 };
 
 struct SummaryReport {
@@ -55,8 +63,16 @@ struct SummaryReport {
   TimelineReport timeline;
   NvtxReport nvtx;
   ApiReport api;
+  std::vector<KernelImbalance> imbalance;  // two files or more (rank_imbalance.h)
 };
 
 SummaryReport ComputeSummary(TraceSet traces, const SummaryOptions& options = {});
+
+// The reports a summary needs, computed by `engine`; the report of
+// ComputeSummary() over the traces `engine` was fed with. `traces` provides
+// headers, statistics and paths only.
+ReportParts SummaryParts();
+SummaryReport SummaryFromEngine(ReportEngine& engine, TraceSet traces,
+                                const SummaryOptions& options);
 
 }  // namespace cutrace::analysis

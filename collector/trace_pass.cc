@@ -189,7 +189,7 @@ void TracePass::Finish() {
   problems_.clear();
 }
 
-std::vector<uint64_t> PacketStartHints(std::string_view bytes) {
+std::vector<uint64_t> PacketStartHints(std::string_view bytes, ReadReport* framing) {
   std::vector<uint64_t> hints;
   TraceReader reader(bytes);
   std::string_view body;
@@ -203,6 +203,7 @@ std::vector<uint64_t> PacketStartHints(std::string_view bytes) {
     }
     hints.push_back(min_start);
   }
+  if (framing) *framing = reader.report();
   return hints;
 }
 

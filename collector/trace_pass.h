@@ -69,6 +69,8 @@ class TracePass {
 // of its events; UINT64_MAX for a packet without events, 0 where the bytes
 // do not say cheaply (then nothing may be assumed). Framing and truncation
 // are TraceReader's, so indexes match a TracePass over the same bytes.
-std::vector<uint64_t> PacketStartHints(std::string_view bytes);
+// `framing`, when given, receives the framing reader's report (packets,
+// truncation), which is what a full pass reports unless a packet is corrupt.
+std::vector<uint64_t> PacketStartHints(std::string_view bytes, ReadReport* framing = nullptr);
 
 }  // namespace cutrace

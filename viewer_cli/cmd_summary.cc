@@ -8,8 +8,11 @@
 #include <fmt/core.h>
 
 #include "analysis/rank_imbalance.h"
+#include "analysis/stream_summary.h"
 #include "analysis/summary.h"
+#include "analysis/summary_reports.h"
 #include "viewer_cli/command_registry.h"
+#include "viewer_cli/openmetrics_report.h"
 #include "viewer_cli/report_common.h"
 #include "viewer_cli/report_views.h"
 
@@ -24,6 +27,7 @@ constexpr size_t kTopImbalance = 10;
 struct Options {
   std::vector<std::string> files;
   Format format = Format::kTable;
+  bool openmetrics = false;  // --format openmetrics (viewer_cli/openmetrics_report.h)
 };
 
 std::string DeviceName(analysis::TraceSet traces, uint32_t id) {
@@ -90,8 +94,8 @@ TableSection DevicesTable(const analysis::TimelineReport& timeline, analysis::Tr
   return t;
 }
 
-Rendered Render(analysis::TraceSet traces, Format format) {
-  analysis::SummaryReport s = analysis::ComputeSummary(traces);
+Rendered RenderSummary(const analysis::SummaryReport& s, analysis::TraceSet traces,
+                       Format format) {
   Rendered r;
   if (format == Format::kJson) {
     nlohmann::json overview = nlohmann::json::array();
@@ -105,8 +109,7 @@ Rendered Render(analysis::TraceSet traces, Format format) {
     r.json["gaps"] = GapsJson(s.timeline, traces);
     r.json["ranges"] = RangesJson(s.nvtx);
     r.json["api_calls"] = ApiJson(s.api);
-    if (traces.size() >= 2)
-      r.json["imbalance"] = ImbalanceJson(analysis::ComputeRankImbalance(traces, kTopImbalance));
+    if (traces.size() >= 2) r.json["imbalance"] = ImbalanceJson(s.imbalance);
     return r;
   }
   if (format == Format::kTable && s.traces.size() == 1) {
@@ -156,18 +159,84 @@ Rendered Render(analysis::TraceSet traces, Format format) {
   // CSV sections must match between the files and the aggregate, so the
   // imbalance (an aggregate-only table) is shown in table form only.
   if (format == Format::kTable && traces.size() >= 2)
-    r.tables.push_back(ImbalanceTable(analysis::ComputeRankImbalance(traces, kTopImbalance),
-                                      traces.size(), format, kNameWidth / 2));
+    r.tables.push_back(ImbalanceTable(s.imbalance, traces.size(), format, kNameWidth / 2));
   return r;
+}
+
+// Streams the files (analysis/stream_summary.h) instead of loading them, so
+// a summary of any size needs memory for its names, not its events. Each
+// file is mapped and checked up front (same errors and truncation warnings
+// as the other reports); each rendering, per file and aggregate, reads the
+// files again from the mapping.
+int Run(const Options& o) {
+  std::vector<std::unique_ptr<analysis::StreamedTrace>> streams;
+  for (const std::string& path : o.files) {
+    auto opened = analysis::StreamedTrace::Open(path);
+    if (!opened.ok()) {
+      const std::string& message = opened.status().message();
+      PrintError(message.rfind(path + ":", 0) == 0 ? message : path + ": " + message);
+      return 1;
+    }
+    const TraceData& info = (*opened)->info();
+    if (info.read.truncated)
+      PrintError(fmt::format("{}: warning: file truncated ({} bytes after the last complete "
+                             "packet lost); reporting the readable part",
+                             path, info.read.lost_bytes));
+    streams.push_back(std::move(opened).value());
+  }
+  LoadedTraces loaded;
+  for (auto& stream : streams) loaded.all.push_back(&stream->info());
+  int status = 0;
+  auto render = [&](analysis::TraceSet traces, Format format) {
+    std::vector<analysis::StreamedTrace*> subset;
+    for (const TraceData* info : traces)
+      for (auto& stream : streams)
+        if (&stream->info() == info) subset.push_back(stream.get());
+    analysis::SummaryOptions options;
+    options.top_imbalance = kTopImbalance;
+    StatusOr<analysis::SummaryReport> s = analysis::SummarizeStreams(subset, options);
+    if (!s.ok()) {  // the file changed since it was opened
+      PrintError(s.status().message());
+      status = 1;
+      return Rendered();
+    }
+    if (analysis::HasSummaries(traces)) {
+      // Summary-mode traces carry aggregates, not events; a mixed set needs
+      // the full traces' records too (analysis/summary_reports.h).
+      std::vector<std::string> paths;
+      for (const TraceData* info : traces) paths.push_back(info->path);
+      LoadedTraces full;
+      if (!LoadTraces(paths, &full)) {
+        status = 1;
+        return Rendered();
+      }
+      analysis::TraceSet set(full.all);
+      SummaryTotals totals = analysis::MergeSummaries(set);
+      s->traces.clear();
+      for (const TraceData* t : full.all) s->traces.push_back(analysis::Overview(*t));
+      s->kernels = analysis::KernelsFromSummaries(totals, {analysis::KernelSort::kTotal, 10});
+      s->copies = analysis::CopiesFromSummaries(totals);
+      s->timeline = analysis::TimelineFromSummaries(totals);
+      s->nvtx = analysis::NvtxFromSummaries(totals, 10);
+      s->api = analysis::ApiFromSummaries(totals, 10);
+    }
+    return RenderSummary(*s, traces, format);
+  };
+  PrintReport(loaded, o.format, render, stdout);
+  return status;
 }
 
 void Register(CLI::App& app, int* exit_code) {
   auto options = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("summary", "Everything at a glance");
   cmd->add_option("files", options->files, "Trace files")->required();
-  AddFormatOption(cmd, &options->format);
+  AddSummaryFormatOption(cmd, &options->format, &options->openmetrics);
   cmd->callback([options, exit_code] {
-    *exit_code = RunReport(options->files, options->format, Render);
+    if (options->openmetrics) {
+      *exit_code = RunOpenMetrics(options->files);
+      return;
+    }
+    *exit_code = Run(*options);
   });
 }
 

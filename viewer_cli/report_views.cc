@@ -115,7 +115,7 @@ TableSection OverlapTable(const analysis::TimelineReport& report, Format format)
   return t;
 }
 
-json GapsJson(const analysis::TimelineReport& report, analysis::TraceSet traces) {
+json GapsJson(const analysis::TimelineReport& report, analysis::TraceSet) {
   json devices = json::array();
   for (const analysis::DeviceGaps& d : report.gaps) {
     json gaps = json::array();
@@ -123,8 +123,8 @@ json GapsJson(const analysis::TimelineReport& report, analysis::TraceSet traces)
       gaps.push_back({{"start_ns", g.start_ns},
                       {"end_ns", g.end_ns},
                       {"duration_ns", g.duration_ns()},
-                      {"before", analysis::DescribeOp(traces, g.before)},
-                      {"after", analysis::DescribeOp(traces, g.after)},
+                      {"before", report.Label(g.before_label)},
+                      {"after", report.Label(g.after_label)},
                       {"cause", analysis::GapCauseName(g.cause)}});
     devices.push_back({{"device", d.device},
                        {"idle_ns", d.idle_ns},
@@ -134,7 +134,7 @@ json GapsJson(const analysis::TimelineReport& report, analysis::TraceSet traces)
   return devices;
 }
 
-TableSection GapsTable(const analysis::TimelineReport& report, analysis::TraceSet traces,
+TableSection GapsTable(const analysis::TimelineReport& report, analysis::TraceSet,
                        Format format, size_t name_width) {
   Cells c(format);
   TableSection t;
@@ -152,8 +152,8 @@ TableSection GapsTable(const analysis::TimelineReport& report, analysis::TraceSe
           c.human() ? "+" + FormatDuration(g.start_ns - origin) : std::to_string(g.start_ns);
       t.rows.push_back({c.Count(device.device), start, c.Duration(g.duration_ns()),
                         analysis::GapCauseName(g.cause),
-                        Name(analysis::DescribeOp(traces, g.before), c, name_width),
-                        Name(analysis::DescribeOp(traces, g.after), c, name_width)});
+                        Name(report.Label(g.before_label), c, name_width),
+                        Name(report.Label(g.after_label), c, name_width)});
     }
   }
   return t;

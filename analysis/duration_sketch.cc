@@ -1,0 +1,101 @@
+// Bounded-memory duration statistics: see duration_sketch.h.
+#include "analysis/duration_sketch.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+namespace cutrace::analysis {
+
+namespace {
+
+constexpr uint32_t kLinear = 256;  // buckets 0..255 hold one ns each
+constexpr uint32_t kSubBits = 7;   // 128 buckets per power of two above
+
+}  // namespace
+
+uint32_t DurationDistribution::Bucket(uint64_t ns) {
+  if (ns < kLinear) return static_cast<uint32_t>(ns);
+  const uint32_t e = 63 - static_cast<uint32_t>(std::countl_zero(ns));  // >= 8
+  const uint32_t sub = static_cast<uint32_t>(ns >> (e - kSubBits)) & ((1u << kSubBits) - 1);
+  return kLinear + ((e - 8) << kSubBits) + sub;
+}
+
+uint64_t DurationDistribution::BucketLow(uint32_t bucket) {
+  if (bucket < kLinear) return bucket;
+  const uint32_t e = 8 + ((bucket - kLinear) >> kSubBits);
+  const uint64_t sub = (bucket - kLinear) & ((1u << kSubBits) - 1);
+  return ((uint64_t{1} << kSubBits) + sub) << (e - kSubBits);
+}
+
+uint64_t DurationDistribution::BucketWidth(uint32_t bucket) {
+  if (bucket < kLinear) return 1;
+  const uint32_t e = 8 + ((bucket - kLinear) >> kSubBits);
+  return uint64_t{1} << (e - kSubBits);
+}
+
+void DurationDistribution::Spill() {
+  // K: the mean of the kept values, the centre the shifted sums grow around.
+  __int128 sum = 0;
+  for (uint64_t v : exact_) sum += v;
+  shift_ = exact_.empty() ? 0 : static_cast<uint64_t>(sum / static_cast<__int128>(exact_.size()));
+  std::vector<uint64_t> kept;
+  kept.swap(exact_);
+  for (uint64_t v : kept) AddToHistogram(v);
+}
+
+void DurationDistribution::AddToHistogram(uint64_t ns) {
+  if (histogram_.empty() && !exact_.empty()) {
+    Spill();
+  }
+  const uint32_t b = Bucket(ns);
+  if (histogram_.empty()) {
+    first_ = b;
+    histogram_.assign(1, 0);
+  } else if (b < first_) {
+    histogram_.insert(histogram_.begin(), first_ - b, 0);
+    first_ = b;
+  } else if (b - first_ >= histogram_.size()) {
+    histogram_.resize(b - first_ + 1, 0);
+  }
+  ++histogram_[b - first_];
+  const __int128 d = static_cast<__int128>(ns) - static_cast<__int128>(shift_);
+  sum_diff_ += d;
+  const double dd = static_cast<double>(d);
+  sum_sq_ += dd * dd;
+}
+
+uint64_t DurationDistribution::Percentile(double percent) const {
+  if (totals_.count == 0) return 0;
+  if (histogram_.empty()) {
+    std::vector<uint64_t> copy = exact_;
+    return NearestRankPercentile(copy, percent);
+  }
+  // The same rank as NearestRankPercentile(), found by walking the buckets.
+  const uint64_t n = totals_.count;
+  uint64_t rank = static_cast<uint64_t>(std::ceil(percent / 100.0 * static_cast<double>(n) - 1e-9));
+  rank = std::clamp<uint64_t>(rank, 1, n);
+  if (rank == 1) return totals_.min();  // the ends are known exactly
+  if (rank == n) return totals_.max_ns;
+  uint64_t seen = 0;
+  for (size_t i = 0; i < histogram_.size(); ++i) {
+    seen += histogram_[i];
+    if (seen >= rank) {
+      const uint32_t b = first_ + static_cast<uint32_t>(i);
+      const uint64_t mid = BucketLow(b) + (BucketWidth(b) - 1) / 2;
+      return std::clamp(mid, totals_.min(), totals_.max_ns);
+    }
+  }
+  return totals_.max_ns;
+}
+
+double DurationDistribution::Stddev() const {
+  if (totals_.count < 2) return 0.0;
+  if (histogram_.empty()) return PopulationStddev(exact_, totals_.avg());
+  const long double n = static_cast<long double>(totals_.count);
+  const long double mean_diff = static_cast<long double>(sum_diff_) / n;
+  const long double var = static_cast<long double>(sum_sq_) / n - mean_diff * mean_diff;
+  return var > 0 ? static_cast<double>(std::sqrt(var)) : 0.0;
+}
+
+}  // namespace cutrace::analysis

@@ -1,0 +1,73 @@
+// DurationDistribution: count, total, min, max, population stddev and
+// nearest-rank percentiles of one group's durations (one kernel name), in
+// memory bounded per group, however many instances the trace holds:
+//
+// - The first kExactLimit (1024) durations are kept as they are; while a
+//   group has no more, stddev and percentiles are exact, with the
+//   definitions of analysis/duration_stats.h.
+// - Beyond that, durations are counted in a log-bucketed histogram: below
+//   256 ns one bucket per ns (exact); above, 128 buckets per power of two,
+//   each [lo, lo + w) with w <= lo / 128. A percentile is the midpoint of the
+//   bucket holding the nearest-rank value, clamped to [min, max], so it is
+//   within w / 2 <= 1/256 (0.4%) of the exact nearest-rank value (ranks 1
+//   and n are the exact min and max). The
+//   histogram spans only the buckets seen (a few hundred for one kernel;
+//   at most 7,424 for durations from 1 ns to 2^64 ns).
+//   Stddev then comes from sums of (x - K) and (x - K)^2 around K, the mean
+//   of the first 1024 values (shifted data: no cancellation while K is near
+//   the mean), so it differs from the two-pass value only by rounding.
+//
+// count, total, min, max and the mean are exact in both modes.
+// Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "analysis/duration_stats.h"
+
+namespace cutrace::analysis {
+
+class DurationDistribution {
+ public:
+  static constexpr size_t kExactLimit = 1024;
+
+  void Add(uint64_t ns) {
+    totals_.Add(ns);
+    if (exact_.size() < kExactLimit && histogram_.empty()) {
+      exact_.push_back(ns);
+      return;
+    }
+    AddToHistogram(ns);
+  }
+
+  const DurationTotals& totals() const { return totals_; }
+  // True while every duration is kept (percentiles and stddev exact).
+  bool exact() const { return histogram_.empty(); }
+
+  // Nearest-rank percentile, `percent` in (0, 100]; 0 when empty.
+  uint64_t Percentile(double percent) const;
+  // Population standard deviation; 0 for fewer than two values.
+  double Stddev() const;
+
+  // The bucket of a duration and the bounds of a bucket (exposed for tests).
+  static uint32_t Bucket(uint64_t ns);
+  static uint64_t BucketLow(uint32_t bucket);
+  static uint64_t BucketWidth(uint32_t bucket);
+
+ private:
+  void AddToHistogram(uint64_t ns);
+  void Spill();  // moves the kept values into the histogram
+
+  DurationTotals totals_;
+  std::vector<uint64_t> exact_;
+  // counts_[b - first_] for buckets first_ .. first_ + counts_.size() - 1.
+  std::vector<uint64_t> histogram_;
+  uint32_t first_ = 0;
+  // Shifted sums for the stddev once the histogram is in use.
+  uint64_t shift_ = 0;
+  __int128 sum_diff_ = 0;  // exact
+  double sum_sq_ = 0;
+};
+
+}  // namespace cutrace::analysis

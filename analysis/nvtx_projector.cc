@@ -1,0 +1,209 @@
+// NVTX projection over time-ordered events: see nvtx_projector.h.
+#include "analysis/nvtx_projector.h"
+
+#include <algorithm>
+
+#include "analysis/gap_causes.h"
+#include "analysis/timeline_sweep.h"
+
+namespace cutrace::analysis {
+
+NvtxProjector::File& NvtxProjector::FileFor(uint16_t file) {
+  if (file >= files_.size()) files_.resize(file + 1u);
+  return files_[file];
+}
+
+NvtxProjector::Thread& NvtxProjector::ThreadFor(File& f, uint32_t slot) {
+  if (slot >= f.threads.size()) f.threads.resize(slot + 1u);
+  return f.threads[slot];
+}
+
+void NvtxProjector::UnrefInstance(uint32_t id) {
+  Instance& in = instances_[id];
+  if (--in.refs > 0) return;
+  if (in.projection.ops > 0) done_(in.range, in.projection);
+  free_instances_.push_back(id);
+}
+
+void NvtxProjector::UnrefSnapshot(uint32_t id) {
+  Snapshot& s = snapshots_[id];
+  if (--s.refs > 0) return;
+  std::vector<uint32_t> members;
+  members.swap(s.instances);
+  free_snapshots_.push_back(id);
+  for (uint32_t in : members) UnrefInstance(in);
+  members.clear();
+  snapshots_[id].instances.swap(members);  // keep the capacity for reuse
+}
+
+uint32_t NvtxProjector::NewSnapshot() {
+  if (!free_snapshots_.empty()) {
+    uint32_t id = free_snapshots_.back();
+    free_snapshots_.pop_back();
+    return id;
+  }
+  snapshots_.emplace_back();
+  return static_cast<uint32_t>(snapshots_.size() - 1);
+}
+
+// Closes the thread's ranges that ended by `now`: calls from then on are
+// outside them.
+void NvtxProjector::Expire(Thread& t, uint64_t now) {
+  bool changed = false;
+  for (size_t i = 0; i < t.open.size();) {
+    if (instances_[t.open[i]].range.end <= now) {
+      uint32_t id = t.open[i];
+      t.open[i] = t.open.back();
+      t.open.pop_back();
+      UnrefInstance(id);
+      changed = true;
+    } else {
+      ++i;
+    }
+  }
+  if (changed && t.snapshot != kNone) {
+    UnrefSnapshot(t.snapshot);
+    t.snapshot = kNone;
+  }
+}
+
+void NvtxProjector::Range(const TimedItem& range) {
+  if (range.end <= range.start) return;  // holds no call
+  Thread& t = ThreadFor(FileFor(range.file), range.a);
+  Expire(t, range.start);
+  uint32_t id;
+  if (!free_instances_.empty()) {
+    id = free_instances_.back();
+    free_instances_.pop_back();
+  } else {
+    id = static_cast<uint32_t>(instances_.size());
+    instances_.emplace_back();
+  }
+  instances_[id] = Instance{range, GpuProjection{UINT64_MAX, 0, 0}, 1};  // ref: open
+  t.open.push_back(id);
+  if (t.snapshot != kNone) {
+    UnrefSnapshot(t.snapshot);
+    t.snapshot = kNone;
+  }
+}
+
+void NvtxProjector::Evict(File& f, Entry& e) {
+  // Work may still come for a launch that has seen none, or for a graph
+  // launch (more nodes): keep those, the newest kOverflow of them.
+  if (e.launch && (!e.got_op || e.graph)) {
+    auto [it, inserted] = f.overflow.emplace(e.correlation, e);
+    if (!inserted) {
+      UnrefSnapshot(e.snapshot);  // a duplicate id: keep the first
+    } else {
+      f.overflow_order.push_back(e.correlation);
+    }
+    while (f.overflow.size() > kOverflow && !f.overflow_order.empty()) {
+      auto old = f.overflow.find(f.overflow_order.front());
+      f.overflow_order.pop_front();
+      if (old == f.overflow.end()) continue;
+      UnrefSnapshot(old->second.snapshot);
+      f.overflow.erase(old);
+    }
+  } else {
+    UnrefSnapshot(e.snapshot);
+  }
+  e.used = false;
+}
+
+void NvtxProjector::Api(const TimedItem& call) {
+  if (call.correlation == 0) return;
+  File& f = FileFor(call.file);
+  Thread& t = ThreadFor(f, call.a);
+  Expire(t, call.start);
+  if (t.open.empty()) return;  // in no range: its work is nobody's
+  if (t.snapshot == kNone) {
+    uint32_t id = NewSnapshot();
+    Snapshot& s = snapshots_[id];
+    s.instances = t.open;
+    s.refs = 1;  // the thread's
+    for (uint32_t in : s.instances) ++instances_[in].refs;
+    t.snapshot = id;
+  }
+  if (f.ring.empty()) f.ring.resize(kRing);
+  Entry& e = f.ring[call.correlation & (kRing - 1)];
+  if (e.used && e.correlation == call.correlation) {
+    // Two calls with one id (a runtime call and the driver call inside it,
+    // in some imports): the work counts for the ranges of both, as a join
+    // over the whole trace would count it.
+    uint32_t merged = NewSnapshot();
+    Snapshot& m = snapshots_[merged];
+    m.instances = snapshots_[e.snapshot].instances;
+    const std::vector<uint32_t>& more = snapshots_[t.snapshot].instances;
+    m.instances.insert(m.instances.end(), more.begin(), more.end());
+    m.refs = 1;
+    for (uint32_t in : m.instances) ++instances_[in].refs;
+    UnrefSnapshot(e.snapshot);
+    e.snapshot = merged;
+    e.launch = e.launch || static_cast<ApiRole>(call.b) == ApiRole::kLaunch;
+    return;
+  }
+  if (e.used) Evict(f, e);
+  e = Entry{call.correlation, t.snapshot, true, static_cast<ApiRole>(call.b) == ApiRole::kLaunch,
+            false, false};
+  ++snapshots_[t.snapshot].refs;
+}
+
+void NvtxProjector::Extend(const Entry& e, const TimedItem& op) {
+  for (uint32_t in : snapshots_[e.snapshot].instances) {
+    GpuProjection& p = instances_[in].projection;
+    p.start_ns = std::min(p.start_ns, op.start);
+    p.end_ns = std::max(p.end_ns, op.end);
+    ++p.ops;
+  }
+}
+
+void NvtxProjector::Op(const TimedItem& op) {
+  if (op.correlation == 0 || op.file >= files_.size()) return;
+  File& f = files_[op.file];
+  const bool graph = (op.type & kOpGraph) != 0;
+  if (!f.ring.empty()) {
+    Entry& e = f.ring[op.correlation & (kRing - 1)];
+    if (e.used && e.correlation == op.correlation) {
+      Extend(e, op);
+      e.got_op = true;
+      e.graph = e.graph || graph;
+      return;
+    }
+  }
+  if (f.overflow.empty()) return;
+  auto it = f.overflow.find(op.correlation);
+  if (it == f.overflow.end()) return;
+  Extend(it->second, op);
+  if (!graph && !it->second.graph) {
+    UnrefSnapshot(it->second.snapshot);
+    f.overflow.erase(it);  // its entry in overflow_order is skipped later
+  } else {
+    it->second.graph = true;
+  }
+}
+
+void NvtxProjector::Finish() {
+  for (File& f : files_) {
+    for (Entry& e : f.ring)
+      if (e.used) {
+        UnrefSnapshot(e.snapshot);
+        e.used = false;
+      }
+    for (auto& [id, e] : f.overflow) UnrefSnapshot(e.snapshot);
+    f.overflow.clear();
+    f.overflow_order.clear();
+    for (Thread& t : f.threads) Expire(t, UINT64_MAX);
+  }
+  // Ranges ending at UINT64_MAX never expire above: release them too.
+  for (File& f : files_)
+    for (Thread& t : f.threads) {
+      if (t.snapshot != kNone) {
+        UnrefSnapshot(t.snapshot);
+        t.snapshot = kNone;
+      }
+      for (uint32_t id : t.open) UnrefInstance(id);
+      t.open.clear();
+    }
+}
+
+}  // namespace cutrace::analysis

@@ -1,0 +1,107 @@
+// NvtxProjector: the GPU projection of NVTX ranges (nvtx_stats.h) in one
+// pass over time-ordered events (analysis/time_order.h), holding only what
+// is still in flight instead of every call and operation of the trace.
+//
+// In time order a range opens before the calls inside it, and a call comes
+// before the work it launched. So each thread keeps its open ranges; a call
+// with a correlation id, made while some are open, remembers that set under
+// its id; an operation with that id extends the projection of every range in
+// the set. A range is reported once it has ended and no remembered call
+// refers to it any more.
+//
+// Calls are remembered in a ring of kRing slots by correlation id (ids are
+// dense and increasing, so a slot is reused some kRing calls later). A call
+// pushed out of the ring before any work arrived for it, or one that
+// launched a CUDA graph (whose nodes share its id), moves to an overflow
+// table if it is a launch, copy or memset call (ApiRole::kLaunch), so its
+// work still counts however late it runs; the overflow keeps the newest
+// kOverflow such calls. The projection differs from joining the whole trace
+// by correlation id only when work starts more than kRing correlation ids
+// after a call that is not a launch call, or after kOverflow later launches
+// whose work has not started either; the launch queue of a GPU holds a few
+// thousand operations, far below both. Work that starts before its call
+// (impossible on one clock) is not joined.
+//
+// Each file has its own ids and threads (TimedItem::file, ::a = thread slot).
+// Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <unordered_map>
+#include <vector>
+
+#include "analysis/nvtx_stats.h"
+#include "analysis/time_order.h"
+
+namespace cutrace::analysis {
+
+class NvtxProjector {
+ public:
+  static constexpr uint32_t kRing = 1u << 14;
+  static constexpr size_t kOverflow = 1u << 16;
+
+  // Called once per range whose projection has work (ops > 0), with the
+  // range's item (file, index, b = row) and its projection.
+  using Done = std::function<void(const TimedItem& range, const GpuProjection& projection)>;
+  explicit NvtxProjector(Done done) : done_(std::move(done)) {}
+
+  // Events in time order. Range: a = thread slot, b = row; only push/pop and
+  // start/end ranges. API call: a = thread slot, b = ApiRole. GPU operation:
+  // type carries kOpGraph (timeline_sweep.h).
+  void Range(const TimedItem& range);
+  void Api(const TimedItem& call);
+  void Op(const TimedItem& op);
+
+  // Ends the pass: every range with work is reported.
+  void Finish();
+
+ private:
+  struct Instance {
+    TimedItem range;
+    GpuProjection projection{UINT64_MAX, 0, 0};
+    uint32_t refs = 0;
+  };
+  struct Snapshot {
+    std::vector<uint32_t> instances;
+    uint32_t refs = 0;
+  };
+  struct Entry {
+    uint64_t correlation = 0;
+    uint32_t snapshot = 0;
+    bool used = false;
+    bool launch = false;  // ApiRole::kLaunch
+    bool got_op = false;
+    bool graph = false;
+  };
+  struct Thread {
+    std::vector<uint32_t> open;  // instances
+    uint32_t snapshot = kNone;   // the set `open`, while unchanged
+  };
+  struct File {
+    std::vector<Thread> threads;
+    std::vector<Entry> ring;  // allocated at the first call inside a range
+    std::unordered_map<uint64_t, Entry> overflow;
+    std::deque<uint64_t> overflow_order;
+  };
+  static constexpr uint32_t kNone = UINT32_MAX;
+
+  File& FileFor(uint16_t file);
+  Thread& ThreadFor(File& f, uint32_t slot);
+  void Expire(Thread& t, uint64_t now);
+  uint32_t NewSnapshot();
+  void UnrefInstance(uint32_t id);
+  void UnrefSnapshot(uint32_t id);
+  void Evict(File& f, Entry& e);
+  void Extend(const Entry& e, const TimedItem& op);
+
+  Done done_;
+  std::vector<File> files_;
+  std::vector<Instance> instances_;
+  std::vector<uint32_t> free_instances_;
+  std::vector<Snapshot> snapshots_;
+  std::vector<uint32_t> free_snapshots_;
+};
+
+}  // namespace cutrace::analysis

@@ -1,0 +1,128 @@
+// ReportEngine: every report of analysis/ computed from records as they
+// arrive, batch by batch, so that a trace never has to sit in memory:
+// per-name totals (kernels, API calls, NVTX CPU rows), copies by kind, the
+// overview counts, and the reports that sweep time (device timeline, gaps
+// and causes, NVTX GPU projection) over analysis/time_order.h.
+//
+// Both ways of reading go through it, so they cannot disagree:
+//  - a loaded TraceSet: each file's records as one batch, then Finish()
+//    (AnalyzeTimeline(), ComputeKernelStats(), ComputeSummary(), ...);
+//  - a stream (analysis/stream_summary.h): packets in file order, with
+//    Release(limit) after each, `limit` being the earliest start any packet
+//    still to come can hold, so only the disorder between packets is held.
+//
+// Memory: per distinct name (and per device, thread, label), plus the events
+// not yet released, plus the NVTX calls in flight (nvtx_projector.h); never
+// per event of the trace.
+//
+// Names are resolved through the TraceData passed with each batch: its
+// StringTable must hold the ids the batch uses (a trace defines them before
+// the first batch that uses them). Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "analysis/api_stats.h"
+#include "analysis/copy_stats.h"
+#include "analysis/device_timeline.h"
+#include "analysis/duration_sketch.h"
+#include "analysis/kernel_stats.h"
+#include "analysis/nvtx_projector.h"
+#include "analysis/nvtx_stats.h"
+#include "analysis/slot_index.h"
+#include "analysis/time_order.h"
+#include "analysis/timeline_sweep.h"
+
+namespace cutrace::analysis {
+
+// Which reports to compute (each costs only when asked for).
+struct ReportParts {
+  bool counts = false;    // per-file event counts and time extent
+  bool kernels = false;   // kernel totals (and per-file totals, for imbalance)
+  bool copies = false;
+  bool api = false;
+  bool nvtx = false;      // rows and GPU projection
+  bool timeline = false;  // overlap, gaps, causes
+};
+
+// Per-file counts for the overview (summary.h).
+struct EventCounts {
+  uint64_t kernels = 0, memcpys = 0, memsets = 0, ranges = 0, api_calls = 0, syncs = 0;
+  uint64_t first_ns = UINT64_MAX;  // earliest start of any record
+  uint64_t last_ns = 0;            // latest end of any record
+};
+
+class ReportEngine {
+ public:
+  explicit ReportEngine(const ReportParts& parts, const GapOptions& gaps = {});
+  ~ReportEngine();
+
+  // Records of file `file` (its index in the set). Files beyond 65535 are
+  // left out of the timeline (OpRef holds 16 bits), as before.
+  void Add(size_t file, const TraceData& trace, const RecordBatch& batch);
+  // Sweeps every held event that started before `limit`.
+  void Release(uint64_t limit);
+  // Sweeps the rest and closes the sweeps; call once, before the reports.
+  void Finish();
+
+  // Called for each NVTX range with GPU work, as its projection is final.
+  void OnProjection(NvtxProjector::Done hook) { projection_hook_ = std::move(hook); }
+
+  KernelReport Kernels(const KernelOptions& options) const;
+  // Kernel names (demangled) and each one's total per file: [name][file].
+  const SlotIndex& kernel_names() const { return kernel_slots_; }
+  const std::vector<std::vector<uint64_t>>& kernel_file_totals() const { return file_totals_; }
+  CopyReport Copies() const;
+  ApiReport Api(size_t top) const;
+  NvtxReport Nvtx(size_t top) const;
+  TimelineReport Timeline();
+  const EventCounts& counts(size_t file) const;
+  // The most events held for time order at once (streaming's memory).
+  size_t peak_held() const { return order_.peak_held(); }
+
+ private:
+  struct FileState;
+  FileState& StateFor(size_t file);
+  uint32_t ThreadSlot(FileState& f, uint64_t thread_id);
+  void AddKernels(size_t file, FileState& f, const TraceData& t, const RecordBatch& b);
+  void AddCopies(size_t file, FileState& f, const RecordBatch& b);
+  void AddRanges(size_t file, FileState& f, const TraceData& t, const RecordBatch& b);
+  void AddApi(size_t file, FileState& f, const TraceData& t, const RecordBatch& b);
+  void AddSyncs(size_t file, FileState& f, const RecordBatch& b);
+  void Sweep(const TimedItem& item);
+
+  ReportParts parts_;
+  bool ordered_;  // timeline or NVTX: events go through order_
+  std::vector<std::unique_ptr<FileState>> files_;
+
+  SlotIndex kernel_slots_;
+  std::vector<DurationDistribution> kernel_durations_;
+  std::vector<std::vector<uint64_t>> file_totals_;
+  std::vector<CopyStats> copy_rows_;  // kCopyKindCount kinds + memset
+  SlotIndex api_slots_;
+  std::vector<ApiStats> api_rows_;
+  std::vector<DurationTotals> api_totals_;
+  SlotIndex nvtx_slots_;
+  std::vector<NvtxRow> nvtx_rows_;
+  std::vector<DurationTotals> nvtx_cpu_;
+  std::vector<uint8_t> api_roles_;  // ApiRole by API slot
+  SlotIndex labels_;  // GPU operation labels for gaps
+  std::vector<uint32_t> kernel_label_;  // by kernel slot; UINT32_MAX: not yet
+  uint32_t copy_label_[kCopyKindCount] = {UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX,
+                                          UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX,
+                                          UINT32_MAX, UINT32_MAX, UINT32_MAX};
+  uint32_t memset_label_ = UINT32_MAX;
+
+  TimeOrder order_;
+  std::vector<TimedItem> run_;
+  TimelineSweep sweep_;
+  NvtxProjector projector_;
+  NvtxProjector::Done projection_hook_;
+  bool finished_ = false;
+};
+
+}  // namespace cutrace::analysis

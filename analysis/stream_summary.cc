@@ -1,0 +1,95 @@
+// Summaries of streamed trace files: see stream_summary.h.
+#include "analysis/stream_summary.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "collector/trace_pass.h"
+
+namespace cutrace::analysis {
+
+StatusOr<std::unique_ptr<StreamedTrace>> StreamedTrace::Open(const std::string& path) {
+  StatusOr<std::unique_ptr<FileBytes>> file = FileBytes::Open(path);
+  if (!file.ok()) return file.status();
+  std::unique_ptr<StreamedTrace> t(new StreamedTrace());
+  t->file_ = std::move(file).value();
+  t->bytes_ = t->file_->bytes();
+  Status s = t->Init(path);
+  if (!s.ok()) return s;
+  return t;
+}
+
+StatusOr<std::unique_ptr<StreamedTrace>> StreamedTrace::FromBytes(std::string_view bytes,
+                                                                  std::string name) {
+  std::unique_ptr<StreamedTrace> t(new StreamedTrace());
+  t->bytes_ = bytes;
+  Status s = t->Init(std::move(name));
+  if (!s.ok()) return s;
+  return t;
+}
+
+Status StreamedTrace::Init(std::string name) {
+  StatusOr<std::unique_ptr<TracePass>> pass = TracePass::Start(bytes_, std::move(name), &info_);
+  if (!pass.ok()) return pass.status();
+  // Until a summary reads the file, info_.read tells what the framing shows.
+  std::vector<uint64_t> hints = PacketStartHints(bytes_, &info_.read);
+  future_min_.assign(hints.size() + 1, std::numeric_limits<uint64_t>::max());
+  for (size_t i = hints.size(); i-- > 0;) future_min_[i] = std::min(hints[i], future_min_[i + 1]);
+  return Status::Ok();
+}
+
+StatusOr<SummaryReport> SummarizeStreams(std::span<StreamedTrace* const> traces,
+                                         const SummaryOptions& options, StreamStats* stats) {
+  struct Reading {
+    StreamedTrace* trace;
+    std::unique_ptr<TracePass> pass;
+    bool done = false;
+    // The earliest start any packet after the ones handled can hold.
+    uint64_t future() const {
+      if (done) return std::numeric_limits<uint64_t>::max();
+      const std::vector<uint64_t>& m = trace->future_min();
+      const size_t next = static_cast<size_t>(pass->packet_index()) + 1;
+      return next < m.size() ? m[next] : std::numeric_limits<uint64_t>::max();
+    }
+  };
+  std::vector<Reading> reading;
+  for (StreamedTrace* t : traces) {
+    StatusOr<std::unique_ptr<TracePass>> pass =
+        TracePass::Start(t->bytes(), t->info().path, &t->info());
+    if (!pass.ok()) return pass.status();
+    reading.push_back({t, std::move(pass).value()});
+  }
+  ReportEngine engine(SummaryParts(), GapOptions{0, options.top_gaps});
+  RecordBatch batch;
+  StreamStats local;
+  for (;;) {
+    // Advance the file whose packets still to come start earliest: it is
+    // the one holding the others back.
+    size_t best = reading.size();
+    for (size_t i = 0; i < reading.size(); ++i)
+      if (!reading[i].done && (best == reading.size() || reading[i].future() < reading[best].future()))
+        best = i;
+    if (best == reading.size()) break;
+    Reading& r = reading[best];
+    batch.clear();
+    if (!r.pass->Next(&batch)) {
+      r.pass->Finish();
+      r.done = true;
+    } else {
+      engine.Add(best, r.trace->info(), batch);
+      local.events += batch.size();
+      ++local.batches;
+    }
+    uint64_t limit = std::numeric_limits<uint64_t>::max();
+    for (const Reading& other : reading) limit = std::min(limit, other.future());
+    engine.Release(limit);
+  }
+  std::vector<const TraceData*> infos;
+  for (StreamedTrace* t : traces) infos.push_back(&t->info());
+  SummaryReport report = SummaryFromEngine(engine, infos, options);
+  local.peak_held = engine.peak_held();
+  if (stats) *stats = local;
+  return report;
+}
+
+}  // namespace cutrace::analysis

@@ -1,0 +1,72 @@
+// The summary report (summary.h) of trace files that are never loaded: each
+// file is mapped and read packet by packet (collector/trace_pass.h), every
+// batch goes into one ReportEngine (report_engine.h) and is dropped, and the
+// time-ordered reports release events as soon as no packet still to come can
+// hold an earlier one (collector PacketStartHints()). Memory is bounded by
+// distinct names and by the disorder between packets, not by events; several
+// files are read side by side, always advancing the one whose next packet
+// starts earliest, so their aggregate is one timeline as in ComputeSummary().
+//
+// The result is ComputeSummary() of the same files loaded with LoadTrace()
+// (tests/unit/analysis_stream_summary_test.cc compares them).
+//
+// Not thread-safe; one StreamedTrace per file, used by one thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "analysis/summary.h"
+#include "collector/status.h"
+#include "collector/trace_data.h"
+#include "collector/trace_reader.h"
+
+namespace cutrace::analysis {
+
+class StreamedTrace {
+ public:
+  // Maps the file, checks its header and reads the start hints (a framing
+  // pass). Errors are LoadTrace()'s. info() then holds the header and the
+  // read report of the framing (truncation); a summary fills the rest.
+  static StatusOr<std::unique_ptr<StreamedTrace>> Open(const std::string& path);
+  // The same over bytes that outlive it.
+  static StatusOr<std::unique_ptr<StreamedTrace>> FromBytes(std::string_view bytes,
+                                                           std::string name);
+
+  // Header, devices, strings, statistics, end, warnings and read report, as
+  // LoadTrace() gives them, but no records; complete after a summary.
+  const TraceData& info() const { return info_; }
+  TraceData& info() { return info_; }
+  std::string_view bytes() const { return bytes_; }
+  // Per packet: earliest start of its events (trace_pass.h), and the
+  // smallest of those from each packet on (suffix minima; one past the end
+  // holds UINT64_MAX).
+  const std::vector<uint64_t>& future_min() const { return future_min_; }
+
+ private:
+  StreamedTrace() = default;
+  Status Init(std::string name);
+
+  std::unique_ptr<FileBytes> file_;
+  std::string_view bytes_;
+  TraceData info_;
+  std::vector<uint64_t> future_min_;
+};
+
+// What streaming cost, for benchmarks.
+struct StreamStats {
+  uint64_t events = 0;      // records decoded
+  uint64_t batches = 0;
+  size_t peak_held = 0;     // most events held for time order at once
+};
+
+// The summary of `traces` (each file's own for one, the aggregate for
+// several), filling each one's info().
+StatusOr<SummaryReport> SummarizeStreams(std::span<StreamedTrace* const> traces,
+                                         const SummaryOptions& options = {},
+                                         StreamStats* stats = nullptr);
+
+}  // namespace cutrace::analysis

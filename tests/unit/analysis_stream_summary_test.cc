@@ -1,0 +1,343 @@
+// The time-ordered reports against their definitions, and streaming against
+// loading, on random workloads whose packets overlap in time as CUPTI's do:
+//  - overlap, gaps and gap causes (device_timeline.h, gap_causes.h) and the
+//    NVTX projection (nvtx_stats.h), computed by the one-pass sweeps, equal
+//    a brute-force reading of the definitions (interval algebra, joins over
+//    the whole trace);
+//  - SummarizeStreams() over the encoded bytes equals ComputeSummary() over
+//    the loaded trace, for one file and for the aggregate of two.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <string>
+
+#include "analysis/device_timeline.h"
+#include "analysis/gap_causes.h"
+#include "analysis/intervals.h"
+#include "analysis/nvtx_stats.h"
+#include "analysis/stream_summary.h"
+#include "analysis/summary.h"
+#include "collector/trace_loader.h"
+#include "collector/trace_writer.h"
+#include "tests/unit/collector_test_util.h"
+
+namespace cutrace::analysis {
+namespace {
+
+// A random two-device workload, encoded in packets the way CUPTI delivers:
+// each thread's calls and ranges (ranges at their end) in one stream of
+// batches, each device's operations (in completion order) in another, the
+// streams' batches interleaved with a lag.
+std::string RandomTrace(uint64_t seed, int steps, int64_t pid) {
+  std::mt19937_64 rng(seed);
+  StringInterner strings;
+  const uint32_t launch = strings.Intern("cudaLaunchKernel"), copy = strings.Intern("cudaMemcpyAsync"),
+                 sync = strings.Intern("cudaStreamSynchronize"), wait = strings.Intern("cudaEventSynchronize"),
+                 other = strings.Intern("cudaGetDevice"), graph = strings.Intern("cudaGraphLaunch");
+  std::vector<RecordBatch> host(3), gpu(2);
+  std::vector<RecordBatch> packets;
+  uint64_t corr = 1;
+  // One wall clock: threads take turns, each step starting where the last ended.
+  uint64_t clock = 1000;
+  std::vector<uint64_t> now = {0, 0, 0};
+  std::vector<uint64_t> free = {0, 0};
+  auto flush = [&](RecordBatch& b, bool by_end) {
+    if (by_end) {
+      std::stable_sort(b.kernels.begin(), b.kernels.end(), [](auto& x, auto& y) { return x.end_ns < y.end_ns; });
+      std::stable_sort(b.memcpys.begin(), b.memcpys.end(), [](auto& x, auto& y) { return x.end_ns < y.end_ns; });
+    }
+    if (!b.empty()) packets.push_back(std::move(b));
+    b.clear();
+  };
+  for (int step = 0; step < steps; ++step) {
+    const uint32_t t = static_cast<uint32_t>(step % 3), dev = t % 2;  // threads take turns
+    RecordBatch& h = host[t];
+    RecordBatch& g = gpu[dev];
+    now[t] = clock;
+    // A full launch queue blocks the host, so the device never lags far.
+    if (free[dev] > now[t] + 3000) now[t] = free[dev] - 1000;
+    const uint64_t range_start = now[t];
+    now[t] += 10 + rng() % 50;
+    const int ops = 1 + rng() % 6;
+    for (int i = 0; i < ops; ++i) {
+      const uint64_t c = rng() % 9 == 0 ? 0 : corr++;
+      const uint32_t kind = rng() % 10;
+      ApiRecord a;
+      a.start_ns = now[t];
+      a.end_ns = a.start_ns + 5 + rng() % 20;
+      a.thread_id = 100 + t;
+      a.correlation_id = c;
+      a.name_id = kind < 6 ? launch : kind < 8 ? copy : kind == 8 ? graph : other;
+      h.api_calls.push_back(a);
+      now[t] = a.end_ns + rng() % 30;
+      if (kind == 9) continue;  // a call that launches nothing
+      const int n = kind == 8 ? 3 : (rng() % 15 == 0 ? 2 : 1);  // graphs: several nodes
+      for (int k = 0; k < n; ++k) {
+        uint64_t start = std::max(a.start_ns + 3 + rng() % 40, free[dev] + (rng() % 4 == 0 ? rng() % 300 : 0));
+        if (rng() % 5 == 0) start = a.start_ns + 3 + rng() % 40;  // concurrent streams
+        const uint64_t end = start + 1 + rng() % 120;
+        free[dev] = std::max(free[dev], end);
+        if (kind >= 6 && kind < 8) {
+          MemcpyRecord m;
+          m.start_ns = start;
+          m.end_ns = end;
+          m.correlation_id = c;
+          m.device_id = dev;
+          m.copy_kind = rng() % 2 ? CopyKind::kHtoD : CopyKind::kDtoH;
+          m.src_kind = rng() % 3 == 0 ? MemoryKind::kPageable : MemoryKind::kPinned;
+          m.bytes = 4096;
+          g.memcpys.push_back(m);
+        } else {
+          KernelRecord kr;
+          kr.start_ns = start;
+          kr.end_ns = end;
+          kr.correlation_id = c;
+          kr.device_id = dev;
+          kr.graph_id = kind == 8 ? 7 : 0;
+          kr.name_id = strings.Intern("k" + std::to_string(rng() % 7));
+          g.kernels.push_back(kr);
+        }
+      }
+    }
+    if (rng() % 4 == 0) {  // a sync call, and the device's sync record
+      ApiRecord a;
+      a.start_ns = now[t];
+      a.end_ns = std::max(a.start_ns + 5, free[dev] + rng() % 20);
+      a.thread_id = 100 + t;
+      a.correlation_id = corr++;
+      a.name_id = rng() % 3 ? sync : wait;
+      h.api_calls.push_back(a);
+      SyncRecord s;
+      s.start_ns = a.start_ns + 1;
+      s.end_ns = a.end_ns;
+      s.device_id = rng() % 2;
+      s.kind = a.name_id == sync ? SyncKind::kStreamSynchronize : SyncKind::kEventSynchronize;
+      h.syncs.push_back(s);
+      now[t] = a.end_ns + 1;
+    }
+    RangeRecord inner, outer;
+    inner.start_ns = range_start + 5;
+    inner.end_ns = now[t] - 1 > inner.start_ns ? now[t] - 1 : inner.start_ns + 1;
+    inner.thread_id = 100 + t;
+    inner.name_id = strings.Intern(rng() % 2 ? "fwd" : "bwd");
+    inner.depth = 1;
+    outer = inner;
+    outer.start_ns = range_start;
+    outer.end_ns = now[t] + 2;
+    outer.name_id = strings.Intern("step");
+    outer.depth = 0;
+    h.ranges.push_back(inner);  // inner ends first
+    h.ranges.push_back(outer);
+    now[t] += 3 + (rng() % 8 == 0 ? 2000 : rng() % 100);
+    clock = now[t];
+    if (h.size() > 20 + rng() % 60) flush(h, false);
+    if (g.size() > 10 + rng() % 40) flush(g, true);
+  }
+  for (auto& b : host) flush(b, false);
+  for (auto& b : gpu) flush(b, true);
+  // Deliver with a lag: swap neighbours now and then.
+  for (size_t i = 1; i < packets.size(); ++i)
+    if (rng() % 3 == 0) std::swap(packets[i - 1], packets[i]);
+  TraceEncoder encoder;
+  std::string bytes;
+  HeaderInfo header = testing::SampleHeader();
+  header.pid = pid;
+  encoder.EncodeHeader(header, &bytes);
+  for (const RecordBatch& b : packets) encoder.EncodeBatch(b, strings, &bytes);
+  encoder.EncodeEnd(EndInfo{{}, "exit"}, &bytes);
+  return bytes;
+}
+
+std::string Dump(const SummaryReport& s) {
+  std::string out;
+  auto line = [&](auto... parts) {
+    ((out += std::to_string(parts), out += ' '), ...);
+    out += '\n';
+  };
+  for (const TraceOverview& o : s.traces) {
+    out += o.path + '\n';
+    line(o.kernels, o.memcpys, o.memsets, o.ranges, o.api_calls, o.syncs, o.first_ns, o.last_ns);
+  }
+  for (const KernelStats& k : s.kernels.kernels) {
+    out += k.name + ' ';
+    line(k.count, k.total_ns, k.min_ns, k.max_ns, k.p50_ns, k.p99_ns, k.stddev_ns, k.pct);
+  }
+  for (const CopyStats& c : s.copies.copies) {
+    out += c.kind + ' ';
+    line(c.count, c.bytes, c.total_ns, c.pageable_count);
+  }
+  for (size_t d = 0; d < s.timeline.devices.size(); ++d) {
+    const DeviceOverlap& o = s.timeline.devices[d];
+    line(o.device, o.first_ns, o.last_ns, o.busy_ns, o.compute_ns, o.copy_ns, o.overlap_ns, o.ops,
+         s.timeline.gaps[d].gap_count, s.timeline.gaps[d].idle_ns);
+    for (const Gap& g : s.timeline.gaps[d].gaps) {
+      out += s.timeline.Label(g.before_label) + ' ' + s.timeline.Label(g.after_label) + ' ' +
+             GapCauseName(g.cause) + ' ';
+      line(g.start_ns, g.end_ns);
+    }
+  }
+  for (const NvtxRow& r : s.nvtx.ranges) {
+    out += r.domain + ' ' + r.name + ' ';
+    line(r.depth, r.count, r.cpu_total_ns, r.gpu_total_ns, r.gpu_ops, r.gpu_ranges);
+  }
+  for (const ApiStats& a : s.api.api_calls) {
+    out += a.name + ' ';
+    line(a.count, a.total_ns, a.min_ns, a.max_ns, a.errors);
+  }
+  for (const KernelImbalance& k : s.imbalance) {
+    out += k.name + ' ' + k.slowest_path + ' ';
+    line(k.slowest_ns, k.median_ns);
+  }
+  return out;
+}
+
+TEST(StreamSummaryTest, StreamingEqualsLoading) {
+  for (uint64_t seed : {1, 2, 3}) {
+    SCOPED_TRACE(seed);
+    std::string bytes = RandomTrace(seed, 3000, 1);
+    StatusOr<TraceData> loaded = LoadTraceFromBytes(bytes, "a.trace");
+    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+    const TraceData* one[] = {&loaded.value()};
+    SummaryOptions options;
+    options.top_gaps = 50;
+    SummaryReport expected = ComputeSummary(TraceSet(one), options);
+
+    auto stream = StreamedTrace::FromBytes(bytes, "a.trace");
+    ASSERT_TRUE(stream.ok());
+    StreamedTrace* streams[] = {stream->get()};
+    StreamStats stats;
+    StatusOr<SummaryReport> streamed = SummarizeStreams(streams, options, &stats);
+    ASSERT_TRUE(streamed.ok());
+    EXPECT_EQ(Dump(*streamed), Dump(expected));
+    EXPECT_EQ(stats.events, loaded->records.size());
+    // Only the disorder between packets is held, not the trace.
+    EXPECT_LT(stats.peak_held, loaded->records.size() / 4);
+    EXPECT_TRUE((*stream)->info().clean_shutdown());
+  }
+}
+
+TEST(StreamSummaryTest, TwoFilesStreamAsTheirAggregate) {
+  std::string a = RandomTrace(5, 1500, 11), b = RandomTrace(6, 1500, 12);
+  StatusOr<TraceData> la = LoadTraceFromBytes(a, "a.trace"), lb = LoadTraceFromBytes(b, "b.trace");
+  ASSERT_TRUE(la.ok() && lb.ok());
+  const TraceData* both[] = {&la.value(), &lb.value()};
+  SummaryReport expected = ComputeSummary(TraceSet(both));
+  auto sa = StreamedTrace::FromBytes(a, "a.trace"), sb = StreamedTrace::FromBytes(b, "b.trace");
+  ASSERT_TRUE(sa.ok() && sb.ok());
+  StreamedTrace* streams[] = {sa->get(), sb->get()};
+  StatusOr<SummaryReport> streamed = SummarizeStreams(streams);
+  ASSERT_TRUE(streamed.ok());
+  EXPECT_EQ(Dump(*streamed), Dump(expected));
+  EXPECT_FALSE(streamed->imbalance.empty());
+}
+
+// The definitions, read literally over the whole trace.
+TEST(StreamSummaryTest, SweepsEqualTheDefinitions) {
+  std::string bytes = RandomTrace(9, 2500, 1);
+  StatusOr<TraceData> loaded = LoadTraceFromBytes(bytes, "a.trace");
+  ASSERT_TRUE(loaded.ok());
+  const TraceData& t = *loaded;
+  const TraceData* one[] = {&t};
+  TimelineReport r = AnalyzeTimeline(TraceSet(one));
+
+  std::vector<Interval> sync_calls, event_calls;
+  std::vector<uint64_t> launches;
+  for (const ApiRecord& a : t.records.api_calls) {
+    ApiRole role = ClassifyApiName(t.strings.Display(a.name_id));
+    if (role == ApiRole::kHostSync) sync_calls.push_back({a.start_ns, a.end_ns});
+    if (role == ApiRole::kEventWait) event_calls.push_back({a.start_ns, a.end_ns});
+    if (role == ApiRole::kLaunch) launches.push_back(a.start_ns);
+  }
+  ASSERT_EQ(r.devices.size(), 2u);
+  size_t causes_seen[5] = {};
+  for (uint32_t dev = 0; dev < 2; ++dev) {
+    SCOPED_TRACE(dev);
+    struct Op {
+      uint64_t start, end;
+      bool kernel, pageable;
+    };
+    std::vector<Op> ops;
+    std::vector<Interval> all, compute, copies;
+    for (const KernelRecord& k : t.records.kernels)
+      if (k.device_id == dev) ops.push_back({k.start_ns, k.end_ns, true, false});
+    for (const MemcpyRecord& m : t.records.memcpys)
+      if (m.device_id == dev) ops.push_back({m.start_ns, m.end_ns, false, m.pageable()});
+    for (const Op& o : ops) {
+      all.push_back({o.start, o.end});
+      (o.kernel ? compute : copies).push_back({o.start, o.end});
+    }
+    std::vector<Interval> merged = Merge(all), mc = Merge(compute), mp = Merge(copies);
+    const DeviceOverlap& o = r.devices[dev];
+    EXPECT_EQ(o.busy_ns, Measure(merged));
+    EXPECT_EQ(o.compute_ns, Measure(mc));
+    EXPECT_EQ(o.copy_ns, Measure(mp));
+    EXPECT_EQ(o.overlap_ns, IntersectionMeasure(mc, mp));
+    // Touching operations leave no gap; Merge() unites them too.
+    std::vector<Interval> gaps = Complement(merged, Hull(merged));
+    const DeviceGaps& g = r.gaps[dev];
+    ASSERT_EQ(g.gaps.size(), gaps.size());
+    std::vector<Interval> dev_sync = sync_calls, dev_event = event_calls;
+    for (const SyncRecord& s : t.records.syncs)
+      if (s.device_id == dev)
+        (s.kind == SyncKind::kEventSynchronize ? dev_event : dev_sync).push_back({s.start_ns, s.end_ns});
+    for (size_t i = 0; i < gaps.size(); ++i) {
+      const uint64_t s = gaps[i].start, e = gaps[i].end;
+      ASSERT_EQ(g.gaps[i].start_ns, s);
+      ASSERT_EQ(g.gaps[i].end_ns, e);
+      // The operation after: the first at e in sweep order (shortest first).
+      const Op* after = nullptr;
+      for (const Op& op : ops)
+        if (op.start == e && (!after || op.end < after->end || (op.end == after->end && op.kernel && !after->kernel)))
+          after = &op;
+      ASSERT_NE(after, nullptr);
+      auto any = [](const std::vector<Interval>& v, auto pred) { return std::any_of(v.begin(), v.end(), pred); };
+      GapCause want = GapCause::kUnknown;
+      if (any(dev_sync, [&](const Interval& x) { return x.start <= s && x.end >= s; }))
+        want = GapCause::kHostSync;
+      else if (!after->kernel && after->pageable)
+        want = GapCause::kPageableCopy;
+      else if (any(dev_event, [&](const Interval& x) { return x.start <= e - 1 && x.end >= s; }))
+        want = GapCause::kEventWait;
+      else if (!launches.empty() &&
+               std::none_of(launches.begin(), launches.end(), [&](uint64_t l) { return l >= s && l < e; }))
+        want = GapCause::kNothingLaunched;
+      EXPECT_EQ(GapCauseName(g.gaps[i].cause), std::string(GapCauseName(want))) << s << ".." << e;
+      ++causes_seen[static_cast<int>(want)];
+    }
+  }
+  for (int c = 0; c < 5; ++c) EXPECT_GT(causes_seen[c], 0u) << GapCauseName(static_cast<GapCause>(c));
+
+  // NVTX: calls on the range's thread starting inside it, their work by id.
+  std::vector<GpuProjection> p = ProjectRanges(t);
+  ASSERT_EQ(p.size(), t.records.ranges.size());
+  size_t with_work = 0;
+  for (size_t i = 0; i < t.records.ranges.size(); ++i) {
+    const RangeRecord& range = t.records.ranges[i];
+    GpuProjection want{UINT64_MAX, 0, 0};
+    for (const ApiRecord& a : t.records.api_calls) {
+      if (a.thread_id != range.thread_id || a.correlation_id == 0 || a.start_ns < range.start_ns ||
+          a.start_ns >= range.end_ns)
+        continue;
+      auto add = [&](const auto& v) {
+        for (const auto& op : v)
+          if (op.correlation_id == a.correlation_id) {
+            want.start_ns = std::min(want.start_ns, op.start_ns);
+            want.end_ns = std::max(want.end_ns, op.end_ns);
+            ++want.ops;
+          }
+      };
+      add(t.records.kernels);
+      add(t.records.memcpys);
+    }
+    if (want.ops == 0) want = GpuProjection{};
+    EXPECT_EQ(p[i].ops, want.ops) << i;
+    EXPECT_EQ(p[i].start_ns, want.start_ns) << i;
+    EXPECT_EQ(p[i].end_ns, want.end_ns) << i;
+    with_work += want.ops > 0;
+  }
+  EXPECT_GT(with_work, t.records.ranges.size() / 2);
+}
+
+}  // namespace
+}  // namespace cutrace::analysis
