@@ -35,9 +35,6 @@ double Seconds(uint64_t ns) { return static_cast<double>(ns) / 1e9; }
 
 class Out {
  public:
-  explicit Out(const MetricLabels& common) {
-    for (const auto& [k, v] : common) common_ += k + "=" + EscapeLabelValue(v) + ",";
-  }
   void Family(const char* name, const char* type, const char* help) {
     text_ += "# HELP ";
     text_ += name;
@@ -49,9 +46,11 @@ class Out {
     text_ += type;
     text_ += '\n';
   }
-  void Sample(const char* name, const MetricLabels& labels, const std::string& value) {
+  void Sample(const char* name, const MetricLabels& common, const MetricLabels& labels,
+              const std::string& value) {
     text_ += name;
-    std::string l = common_;
+    std::string l;
+    for (const auto& [k, v] : common) l += k + "=" + EscapeLabelValue(v) + ",";
     for (const auto& [k, v] : labels) l += k + "=" + EscapeLabelValue(v) + ",";
     if (!l.empty()) {
       l.pop_back();
@@ -67,7 +66,6 @@ class Out {
   }
 
  private:
-  std::string common_;
   std::string text_;
 };
 
@@ -91,117 +89,164 @@ std::string EscapeLabelValue(std::string_view value) {
   return out;
 }
 
-std::string RenderOpenMetrics(const SummaryTotals& t, const MetricLabels& labels,
+std::string RenderOpenMetrics(const SummaryTotals& totals, const MetricLabels& labels,
                               const StatsInfo* stats) {
-  Out o(labels);
-  auto dev = [](uint32_t d) { return std::to_string(d); };
+  return RenderOpenMetrics({MetricSource{labels, &totals, stats}});
+}
 
-  if (!t.kernels.empty()) {
+std::string RenderOpenMetrics(const std::vector<MetricSource>& sources) {
+  Out o;
+  auto dev = [](uint32_t d) { return std::to_string(d); };
+  auto any = [&](auto pred) {
+    for (const MetricSource& src : sources)
+      if (src.totals != nullptr && pred(*src.totals)) return true;
+    return false;
+  };
+  // Each family once, with every source's samples (the format wants a
+  // family's lines together).
+  auto each = [&](auto fn) {
+    for (const MetricSource& src : sources)
+      if (src.totals != nullptr) fn(*src.totals, src.labels);
+  };
+
+  if (any([](const SummaryTotals& t) { return !t.kernels.empty(); })) {
     o.Family("cutrace_kernel_calls_total", "counter", "Kernel executions, by kernel name and device.");
-    for (const auto& [key, d] : t.kernels)
-      o.Sample("cutrace_kernel_calls_total", {{"name", key.first}, {"device", dev(key.second)}},
-               Integer(d.count));
+    each([&](const SummaryTotals& t, const MetricLabels& c) {
+      for (const auto& [key, d] : t.kernels)
+        o.Sample("cutrace_kernel_calls_total", c, {{"name", key.first}, {"device", dev(key.second)}},
+                 Integer(d.count));
+    });
     o.Family("cutrace_kernel_seconds_total", "counter", "GPU time of kernel executions, in seconds.");
-    for (const auto& [key, d] : t.kernels)
-      o.Sample("cutrace_kernel_seconds_total", {{"name", key.first}, {"device", dev(key.second)}},
-               Number(Seconds(d.total_ns)));
+    each([&](const SummaryTotals& t, const MetricLabels& c) {
+      for (const auto& [key, d] : t.kernels)
+        o.Sample("cutrace_kernel_seconds_total", c, {{"name", key.first}, {"device", dev(key.second)}},
+                 Number(Seconds(d.total_ns)));
+    });
     o.Family("cutrace_kernel_duration_max_seconds", "gauge", "Longest kernel execution, in seconds.");
-    for (const auto& [key, d] : t.kernels)
-      o.Sample("cutrace_kernel_duration_max_seconds", {{"name", key.first}, {"device", dev(key.second)}},
-               Number(Seconds(d.max_ns)));
+    each([&](const SummaryTotals& t, const MetricLabels& c) {
+      for (const auto& [key, d] : t.kernels)
+        o.Sample("cutrace_kernel_duration_max_seconds", c,
+                 {{"name", key.first}, {"device", dev(key.second)}}, Number(Seconds(d.max_ns)));
+    });
     o.Family("cutrace_kernel_duration_seconds", "gauge",
              "Kernel execution time percentiles, in seconds (log-bucket histogram, within 6.25%).");
-    for (const auto& [key, d] : t.kernels) {
-      for (int p : {50, 99}) {
-        o.Sample("cutrace_kernel_duration_seconds",
-                 {{"name", key.first}, {"device", dev(key.second)}, {"percentile", std::to_string(p)}},
-                 Number(Seconds(HistogramPercentile(d, p))));
-      }
-    }
+    each([&](const SummaryTotals& t, const MetricLabels& c) {
+      for (const auto& [key, d] : t.kernels)
+        for (int p : {50, 99})
+          o.Sample("cutrace_kernel_duration_seconds", c,
+                   {{"name", key.first}, {"device", dev(key.second)}, {"percentile", std::to_string(p)}},
+                   Number(Seconds(HistogramPercentile(d, p))));
+    });
   }
-  if (!t.copies.empty()) {
+  if (any([](const SummaryTotals& t) { return !t.copies.empty(); })) {
     o.Family("cutrace_memcpy_calls_total", "counter", "Memory copies and memsets, by kind and device.");
-    for (const auto& [key, c] : t.copies)
-      o.Sample("cutrace_memcpy_calls_total", {{"kind", key.first}, {"device", dev(key.second)}},
-               Integer(c.count));
+    each([&](const SummaryTotals& t, const MetricLabels& c) {
+      for (const auto& [key, v] : t.copies)
+        o.Sample("cutrace_memcpy_calls_total", c, {{"kind", key.first}, {"device", dev(key.second)}},
+                 Integer(v.count));
+    });
     o.Family("cutrace_memcpy_bytes_total", "counter", "Bytes copied or set, by kind and device.");
-    for (const auto& [key, c] : t.copies)
-      o.Sample("cutrace_memcpy_bytes_total", {{"kind", key.first}, {"device", dev(key.second)}},
-               Integer(c.bytes));
+    each([&](const SummaryTotals& t, const MetricLabels& c) {
+      for (const auto& [key, v] : t.copies)
+        o.Sample("cutrace_memcpy_bytes_total", c, {{"kind", key.first}, {"device", dev(key.second)}},
+                 Integer(v.bytes));
+    });
     o.Family("cutrace_memcpy_seconds_total", "counter", "GPU time of copies and memsets, in seconds.");
-    for (const auto& [key, c] : t.copies)
-      o.Sample("cutrace_memcpy_seconds_total", {{"kind", key.first}, {"device", dev(key.second)}},
-               Number(Seconds(c.total_ns)));
+    each([&](const SummaryTotals& t, const MetricLabels& c) {
+      for (const auto& [key, v] : t.copies)
+        o.Sample("cutrace_memcpy_seconds_total", c, {{"kind", key.first}, {"device", dev(key.second)}},
+                 Number(Seconds(v.total_ns)));
+    });
   }
-  if (!t.ranges.empty()) {
+  if (any([](const SummaryTotals& t) { return !t.ranges.empty(); })) {
     // Rows of one (domain, name) at several depths are one series here.
-    std::map<std::pair<std::string, std::string>, std::pair<uint64_t, uint64_t>> ranges;
-    for (const auto& [key, d] : t.ranges) {
-      auto& r = ranges[{std::get<0>(key), std::get<1>(key)}];
-      r.first += d.count;
-      r.second += d.total_ns;
-    }
+    auto ranges = [](const SummaryTotals& t) {
+      std::map<std::pair<std::string, std::string>, std::pair<uint64_t, uint64_t>> out;
+      for (const auto& [key, d] : t.ranges) {
+        auto& r = out[{std::get<0>(key), std::get<1>(key)}];
+        r.first += d.count;
+        r.second += d.total_ns;
+      }
+      return out;
+    };
     o.Family("cutrace_nvtx_range_calls_total", "counter", "NVTX ranges, by domain and name.");
-    for (const auto& [key, r] : ranges)
-      o.Sample("cutrace_nvtx_range_calls_total", {{"domain", key.first}, {"name", key.second}},
-               Integer(r.first));
+    each([&](const SummaryTotals& t, const MetricLabels& c) {
+      for (const auto& [key, r] : ranges(t))
+        o.Sample("cutrace_nvtx_range_calls_total", c, {{"domain", key.first}, {"name", key.second}},
+                 Integer(r.first));
+    });
     o.Family("cutrace_nvtx_range_seconds_total", "counter", "CPU time inside NVTX ranges, in seconds.");
-    for (const auto& [key, r] : ranges)
-      o.Sample("cutrace_nvtx_range_seconds_total", {{"domain", key.first}, {"name", key.second}},
-               Number(Seconds(r.second)));
+    each([&](const SummaryTotals& t, const MetricLabels& c) {
+      for (const auto& [key, r] : ranges(t))
+        o.Sample("cutrace_nvtx_range_seconds_total", c, {{"domain", key.first}, {"name", key.second}},
+                 Number(Seconds(r.second)));
+    });
   }
-  if (!t.devices.empty()) {
+  if (any([](const SummaryTotals& t) { return !t.devices.empty(); })) {
     o.Family("cutrace_device_busy_ratio", "gauge",
              "Share of the device's span with any kernel, copy or memset running.");
-    for (const auto& [id, d] : t.devices)
-      o.Sample("cutrace_device_busy_ratio", {{"device", dev(id)}},
-               Number(d.span_ns ? static_cast<double>(d.busy_ns) / static_cast<double>(d.span_ns)
-                                : 0.0));
+    each([&](const SummaryTotals& t, const MetricLabels& c) {
+      for (const auto& [id, d] : t.devices)
+        o.Sample("cutrace_device_busy_ratio", c, {{"device", dev(id)}},
+                 Number(d.span_ns ? static_cast<double>(d.busy_ns) / static_cast<double>(d.span_ns)
+                                  : 0.0));
+    });
     struct Part {
       const char* name;
       const char* help;
-      uint64_t DeviceTotals::*field;
+      uint64_t (*value)(const DeviceTotals&);
     };
     const Part parts[] = {
-        {"cutrace_device_busy_seconds_total", "Time with any GPU work running.", &DeviceTotals::busy_ns},
-        {"cutrace_device_compute_seconds_total", "Time with a kernel running.", &DeviceTotals::compute_ns},
-        {"cutrace_device_copy_seconds_total", "Time with a copy or memset running.", &DeviceTotals::copy_ns},
+        {"cutrace_device_busy_seconds_total", "Time with any GPU work running.",
+         [](const DeviceTotals& d) { return d.busy_ns; }},
+        {"cutrace_device_compute_seconds_total", "Time with a kernel running.",
+         [](const DeviceTotals& d) { return d.compute_ns; }},
+        {"cutrace_device_copy_seconds_total", "Time with a copy or memset running.",
+         [](const DeviceTotals& d) { return d.copy_ns; }},
+        {"cutrace_device_overlap_seconds_total", "Time with a kernel and a copy running at once.",
+         [](const DeviceTotals& d) {
+           const uint64_t both = d.compute_ns + d.copy_ns;
+           return both > d.busy_ns ? both - d.busy_ns : 0;
+         }},
+        {"cutrace_device_idle_seconds_total", "Time within the device's span with no GPU work.",
+         [](const DeviceTotals& d) { return d.span_ns > d.busy_ns ? d.span_ns - d.busy_ns : 0; }},
     };
     for (const Part& p : parts) {
       o.Family(p.name, "counter", p.help);
-      for (const auto& [id, d] : t.devices)
-        o.Sample(p.name, {{"device", dev(id)}}, Number(Seconds(d.*(p.field))));
+      each([&](const SummaryTotals& t, const MetricLabels& c) {
+        for (const auto& [id, d] : t.devices)
+          o.Sample(p.name, c, {{"device", dev(id)}}, Number(Seconds(p.value(d))));
+      });
     }
-    o.Family("cutrace_device_overlap_seconds_total", "counter",
-             "Time with a kernel and a copy running at once.");
-    for (const auto& [id, d] : t.devices) {
-      const uint64_t both = d.compute_ns + d.copy_ns;
-      o.Sample("cutrace_device_overlap_seconds_total", {{"device", dev(id)}},
-               Number(Seconds(both > d.busy_ns ? both - d.busy_ns : 0)));
-    }
-    o.Family("cutrace_device_idle_seconds_total", "counter",
-             "Time within the device's span with no GPU work.");
-    for (const auto& [id, d] : t.devices)
-      o.Sample("cutrace_device_idle_seconds_total", {{"device", dev(id)}},
-               Number(Seconds(d.span_ns > d.busy_ns ? d.span_ns - d.busy_ns : 0)));
   }
   o.Family("cutrace_intervals_total", "counter", "Summary intervals aggregated.");
-  o.Sample("cutrace_intervals_total", {}, Integer(t.intervals));
-  if (stats != nullptr) {
+  each([&](const SummaryTotals& t, const MetricLabels& c) {
+    o.Sample("cutrace_intervals_total", c, {}, Integer(t.intervals));
+  });
+  bool stats = false;
+  for (const MetricSource& src : sources) stats = stats || src.stats != nullptr;
+  if (stats) {
+    auto each_stats = [&](const char* name, auto value) {
+      for (const MetricSource& src : sources)
+        if (src.stats != nullptr) o.Sample(name, src.labels, {}, value(*src.stats));
+    };
     o.Family("cutrace_tool_cpu_seconds_total", "counter", "CPU time of cutrace's own threads.");
-    o.Sample("cutrace_tool_cpu_seconds_total", {}, Number(Seconds(stats->tool_cpu_ns)));
+    each_stats("cutrace_tool_cpu_seconds_total",
+               [](const StatsInfo& s) { return Number(Seconds(s.tool_cpu_ns)); });
     o.Family("cutrace_tool_memory_bytes", "gauge",
              "Memory of cutrace's buffers, queue, ring and aggregates (peak of the buffer pool).");
-    o.Sample("cutrace_tool_memory_bytes", {},
-             Integer(stats->peak_memory_bytes + stats->queue_bytes + stats->ring_bytes +
-                     stats->aggregate_bytes));
+    each_stats("cutrace_tool_memory_bytes", [](const StatsInfo& s) {
+      return Integer(s.peak_memory_bytes + s.queue_bytes + s.ring_bytes + s.aggregate_bytes);
+    });
     o.Family("cutrace_tool_records_total", "counter", "Activity records cutrace handled.");
-    o.Sample("cutrace_tool_records_total", {}, Integer(stats->records_handled));
+    each_stats("cutrace_tool_records_total",
+               [](const StatsInfo& s) { return Integer(s.records_handled); });
     o.Family("cutrace_tool_records_dropped_total", "counter",
              "Activity records lost (CUPTI, full queue, memory cap).");
-    o.Sample("cutrace_tool_records_dropped_total", {},
-             Integer(stats->records_dropped_by_cupti + stats->records_dropped_queue_full +
-                     stats->records_dropped_memory_cap));
+    each_stats("cutrace_tool_records_dropped_total", [](const StatsInfo& s) {
+      return Integer(s.records_dropped_by_cupti + s.records_dropped_queue_full +
+                     s.records_dropped_memory_cap);
+    });
   }
   return o.Take();
 }

@@ -46,7 +46,18 @@ using MetricLabels = std::vector<std::pair<std::string, std::string>>;
 // `label="value"` text with the value escaped.
 std::string EscapeLabelValue(std::string_view value);
 
-// `stats` may be null (then no tool-cost families are written).
+// One process's figures: its totals, the labels every sample of it carries
+// (host, pid, rank: what keeps several processes' series apart), and its
+// tool cost (may be null: then no tool families for it).
+struct MetricSource {
+  MetricLabels labels;
+  const SummaryTotals* totals = nullptr;
+  const StatsInfo* stats = nullptr;
+};
+
+// Several sources: every family once, with each source's samples.
+std::string RenderOpenMetrics(const std::vector<MetricSource>& sources);
+// One source.
 std::string RenderOpenMetrics(const SummaryTotals& totals, const MetricLabels& labels,
                               const StatsInfo* stats);
 

@@ -1,0 +1,167 @@
+// The report commands on a summary-mode trace (SummaryPacket instead of
+// events): the built `cutrace` binary reads the same workload written once
+// as events and once as two summary intervals, and kernels, memcpy, overlap,
+// nvtx and api agree; `cutrace info` shows the intervals, the chunk fields
+// and the tool's memory.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "collector/summary_aggregator.h"
+#include "collector/trace_writer.h"
+
+namespace cutrace {
+namespace {
+
+using nlohmann::json;
+
+std::string Shell(const std::string& cmd, int* status) {
+  FILE* p = ::popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  const int rc = ::pclose(p);
+  *status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  return out;
+}
+
+class CliSummaryModeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/cutrace_cli_summary_XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+    binary_ = std::string(CUTRACE_BINARY_DIR) + "/bin/cutrace";
+    Write();
+  }
+  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
+
+  RecordBatch Part(StringInterner& s, uint64_t shift) {
+    RecordBatch b;
+    for (int i = 0; i < 3; ++i) {
+      KernelRecord k;
+      k.name_id = s.Intern(i == 2 ? "_Z4tailv" : "_Z4stepv");
+      k.start_ns = shift + 1000 + i * 300;
+      k.end_ns = k.start_ns + 100 + i * 50;
+      b.kernels.push_back(k);
+    }
+    MemcpyRecord m;
+    m.start_ns = shift + 1050;
+    m.end_ns = shift + 1300;
+    m.bytes = 4000;
+    m.copy_kind = CopyKind::kHtoD;
+    m.src_kind = MemoryKind::kPageable;
+    b.memcpys.push_back(m);
+    ApiRecord a;
+    a.name_id = s.Intern("cudaLaunchKernel");
+    a.start_ns = shift + 990;
+    a.end_ns = shift + 995;
+    b.api_calls.push_back(a);
+    RangeRecord r;
+    r.name_id = s.Intern("iteration");
+    r.start_ns = shift + 900;
+    r.end_ns = shift + 2000;
+    b.ranges.push_back(r);
+    return b;
+  }
+
+  void Write() {
+    full_ = dir_ + "/full.trace";
+    summary_ = dir_ + "/summary.trace";
+    StringInterner s1, s2;
+    HeaderInfo h;
+    h.producer = "cli_summary_mode_test";
+    auto full = TraceWriter::Create(full_).value();
+    ASSERT_TRUE(full->WriteHeader(h).ok());
+    h.mode = "summary";
+    h.chunk_index = 2;
+    h.previous_chunk = "run.1.trace";
+    h.run_id = "42-1";
+    h.max_disk_bytes = 1 << 20;
+    auto sum = TraceWriter::Create(summary_).value();
+    ASSERT_TRUE(sum->WriteHeader(h).ok());
+    SummaryAggregator agg;
+    for (uint64_t shift : {0ull, 10000ull}) {
+      ASSERT_TRUE(full->WriteBatch(Part(s1, shift), s1).ok());
+      agg.Add(Part(s2, shift));
+      SummaryInfo info = agg.Close(static_cast<int64_t>(shift + 5000));
+      info.has_statistics = true;
+      info.statistics.records_handled = 12;
+      info.statistics.aggregate_bytes = 4096;
+      ASSERT_TRUE(sum->WriteSummary(info, s2).ok());
+    }
+    StatsInfo stats;
+    stats.kernels = 6;
+    stats.records_handled = 12;
+    stats.memory_cap_bytes = 64u << 20;
+    ASSERT_TRUE(sum->WriteStatistics(stats).ok());
+    ASSERT_TRUE(full->WriteEnd(EndInfo{}).ok());
+    ASSERT_TRUE(sum->WriteEnd(EndInfo{}).ok());
+    ASSERT_TRUE(full->Close().ok());
+    ASSERT_TRUE(sum->Close().ok());
+  }
+  json Report(const std::string& command, const std::string& file) {
+    int status = 0;
+    std::string out = Shell(binary_ + " " + command + " --format json " + file, &status);
+    EXPECT_EQ(status, 0) << command << " " << file;
+    return json::parse(out, nullptr, false);
+  }
+
+  std::string dir_, binary_, full_, summary_;
+};
+
+TEST_F(CliSummaryModeTest, KernelsMatchTheFullTrace) {
+  json f = Report("kernels", full_);
+  json s = Report("kernels", summary_);
+  ASSERT_TRUE(s.contains("kernels")) << s.dump();
+  ASSERT_EQ(s["kernels"].size(), f["kernels"].size());
+  for (size_t i = 0; i < f["kernels"].size(); ++i) {
+    for (const char* key : {"name", "count", "total_ns", "min_ns", "max_ns", "p50_ns", "p99_ns"})
+      EXPECT_EQ(s["kernels"][i][key], f["kernels"][i][key]) << key;
+  }
+}
+
+TEST_F(CliSummaryModeTest, MemcpyOverlapNvtxApiMatchTheFullTrace) {
+  EXPECT_EQ(Report("memcpy", summary_)["copies"], Report("memcpy", full_)["copies"]);
+  json fo = Report("overlap", full_)["devices"];
+  json so = Report("overlap", summary_)["devices"];
+  ASSERT_EQ(so.size(), 1u);
+  for (const char* key : {"span_ns", "busy_ns", "idle_ns", "compute_ns", "copy_ns", "overlap_ns"})
+    EXPECT_EQ(so[0][key], fo[0][key]) << key;
+  json fn = Report("nvtx", full_)["ranges"];
+  json sn = Report("nvtx", summary_)["ranges"];
+  ASSERT_EQ(sn.size(), 1u);
+  EXPECT_EQ(sn[0]["count"], fn[0]["count"]);
+  EXPECT_EQ(sn[0]["cpu_total_ns"], fn[0]["cpu_total_ns"]);
+  json fa = Report("api", full_)["api_calls"];
+  json sa = Report("api", summary_)["api_calls"];
+  ASSERT_EQ(sa.size(), 1u);
+  EXPECT_EQ(sa[0]["count"], fa[0]["count"]);
+  EXPECT_EQ(sa[0]["total_ns"], fa[0]["total_ns"]);
+}
+
+TEST_F(CliSummaryModeTest, InfoShowsIntervalsChunkAndToolMemory) {
+  json i = Report("info", summary_)["files"][0];
+  EXPECT_EQ(i["summaries"], 2);
+  EXPECT_EQ(i["header"]["mode"], "summary");
+  EXPECT_EQ(i["header"]["chunk_index"], 2);
+  EXPECT_EQ(i["header"]["previous_chunk"], "run.1.trace");
+  EXPECT_EQ(i["header"]["rotation"]["max_disk_bytes"], 1 << 20);
+  EXPECT_EQ(i["statistics"]["records_handled"], 12);
+  EXPECT_EQ(i["statistics"]["memory_cap_bytes"], 64 << 20);
+  int status = 0;
+  std::string text = Shell(binary_ + " info " + summary_, &status);
+  EXPECT_EQ(status, 0);
+  EXPECT_NE(text.find("2 intervals (6 kernels aggregated)"), std::string::npos) << text;
+  EXPECT_NE(text.find("after run.1.trace"), std::string::npos) << text;
+  EXPECT_NE(text.find("records handled"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace cutrace

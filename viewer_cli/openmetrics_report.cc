@@ -1,0 +1,98 @@
+// See openmetrics_report.h.
+#include "viewer_cli/openmetrics_report.h"
+
+#include <cstdio>
+#include <map>
+#include <tuple>
+
+#include "analysis/summary_reports.h"
+#include "collector/openmetrics.h"
+#include "viewer_cli/report_common.h"
+
+namespace cutrace::cli {
+namespace {
+
+StatsInfo FromProto(const proto::Statistics& s) {
+  StatsInfo out;
+  out.kernels = s.kernels();
+  out.records_dropped_by_cupti = s.records_dropped_by_cupti();
+  out.records_dropped_queue_full = s.records_dropped_queue_full();
+  out.records_dropped_memory_cap = s.records_dropped_memory_cap();
+  out.tool_cpu_ns = s.tool_cpu_ns();
+  out.peak_memory_bytes = s.peak_memory_bytes();
+  out.queue_bytes = s.queue_bytes();
+  out.ring_bytes = s.ring_bytes();
+  out.aggregate_bytes = s.aggregate_bytes();
+  out.records_handled = s.records_handled();
+  if (out.records_handled == 0) {
+    out.records_handled = s.kernels() + s.memcpys() + s.memsets() + s.ranges() + s.api_calls() + s.syncs();
+  }
+  return out;
+}
+
+}  // namespace
+
+void AddSummaryFormatOption(CLI::App* cmd, Format* format, bool* openmetrics) {
+  cmd->add_option_function<std::string>(
+         "--format",
+         [format, openmetrics](const std::string& value) {
+           std::string v = value;
+           for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+           *openmetrics = v == "openmetrics";
+           if (v == "csv") *format = Format::kCsv;
+           if (v == "json") *format = Format::kJson;
+           if (v == "table") *format = Format::kTable;
+         },
+         "Output format: table, csv, json or openmetrics")
+      ->check(CLI::IsMember({"table", "csv", "json", "openmetrics"}, CLI::ignore_case))
+      ->default_str("table");
+}
+
+int RunOpenMetrics(const std::vector<std::string>& files) {
+  LoadedTraces loaded;
+  if (!LoadTraces(files, &loaded)) return 1;
+  struct Group {
+    std::vector<const TraceData*> traces;
+    MetricLabels labels;
+    SummaryTotals totals;
+    bool has_stats = false;
+    StatsInfo stats;
+  };
+  // One group per process run, in the order of the files.
+  std::map<std::tuple<std::string, int64_t, std::string>, size_t> index;
+  std::vector<Group> groups;
+  for (const TraceData* t : loaded.all) {
+    const proto::Header& h = t->header;
+    auto key = std::make_tuple(h.host(), h.pid(), h.run_id().empty() ? t->path : h.run_id());
+    auto [it, fresh] = index.emplace(key, groups.size());
+    if (fresh) {
+      groups.emplace_back();
+      Group& g = groups.back();
+      if (!h.host().empty()) g.labels.push_back({"host", h.host()});
+      if (h.pid() != 0) g.labels.push_back({"pid", std::to_string(h.pid())});
+      if (!h.rank().empty()) g.labels.push_back({"rank", h.rank()});
+    }
+    groups[it->second].traces.push_back(t);
+  }
+  // Groups whose labels collide (no host/pid, e.g. imported traces) get the file.
+  std::map<MetricLabels, int> seen;
+  for (const Group& g : groups) ++seen[g.labels];
+  std::vector<MetricSource> sources;
+  for (Group& g : groups) {
+    if (seen[g.labels] > 1) g.labels.push_back({"file", g.traces.front()->path});
+    g.totals = analysis::MergeSummaries(g.traces);
+    // Statistics are totals so far: the chunk that saw most is the latest.
+    for (const TraceData* t : g.traces) {
+      if (!t->statistics) continue;
+      StatsInfo s = FromProto(*t->statistics);
+      if (!g.has_stats || s.records_handled >= g.stats.records_handled) g.stats = s;
+      g.has_stats = true;
+    }
+    sources.push_back({g.labels, &g.totals, g.has_stats ? &g.stats : nullptr});
+  }
+  const std::string text = RenderOpenMetrics(sources);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return 0;
+}
+
+}  // namespace cutrace::cli
