@@ -268,4 +268,32 @@ ApiReport ApiFromSummaries(const SummaryTotals& totals, size_t top) {
   return report;
 }
 
+SummaryReport SummaryReportFromSummaries(TraceSet traces, const SummaryOptions& options) {
+  SummaryReport report;
+  for (const TraceData* t : traces) {
+    TraceOverview o = Overview(*t);
+    for (const proto::SummaryPacket& p : t->summaries) {
+      for (const proto::KernelSummary& k : p.kernels()) o.kernels += k.count();
+      for (const proto::CopySummary& c : p.copies()) (c.memset() ? o.memsets : o.memcpys) += c.count();
+      for (const proto::RangeSummary& r : p.ranges()) o.ranges += r.count();
+      for (const proto::ApiSummary& a : p.api_calls()) o.api_calls += a.count();
+      o.syncs += p.syncs();
+      if (p.start_ns() > 0 && (o.first_ns == 0 || static_cast<uint64_t>(p.start_ns()) < o.first_ns))
+        o.first_ns = static_cast<uint64_t>(p.start_ns());
+      if (p.end_ns() > 0) o.last_ns = std::max(o.last_ns, static_cast<uint64_t>(p.end_ns()));
+    }
+    o.duration_ns = o.last_ns > o.first_ns ? o.last_ns - o.first_ns : 0;
+    report.traces.push_back(std::move(o));
+  }
+  const SummaryTotals totals = MergeSummaries(traces);
+  KernelOptions k;
+  k.top = options.top_kernels;
+  report.kernels = KernelsFromSummaries(totals, k);
+  report.copies = CopiesFromSummaries(totals);
+  report.timeline = TimelineFromSummaries(totals);
+  report.nvtx = NvtxFromSummaries(totals, options.top_ranges);
+  report.api = ApiFromSummaries(totals, options.top_api);
+  return report;
+}
+
 }  // namespace cutrace::analysis

@@ -22,6 +22,7 @@
 #include "analysis/device_timeline.h"
 #include "analysis/kernel_stats.h"
 #include "analysis/nvtx_stats.h"
+#include "analysis/summary.h"
 #include "analysis/trace_set.h"
 #include "collector/summary_totals.h"
 #include "proto/cutrace.pb.h"
@@ -41,5 +42,11 @@ CopyReport CopiesFromSummaries(const SummaryTotals& totals);
 TimelineReport TimelineFromSummaries(const SummaryTotals& totals);
 NvtxReport NvtxFromSummaries(const SummaryTotals& totals, size_t top);
 ApiReport ApiFromSummaries(const SummaryTotals& totals, size_t top);
+
+// The `summary` report of a set with summary-mode files: each file's
+// overview (event counts from its aggregates, duration from its intervals)
+// and the reports above, cut to the options' tops. No gap listing and no
+// rank imbalance (they need events).
+SummaryReport SummaryReportFromSummaries(TraceSet traces, const SummaryOptions& options = {});
 
 }  // namespace cutrace::analysis

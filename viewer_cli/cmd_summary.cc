@@ -9,6 +9,7 @@
 
 #include "analysis/rank_imbalance.h"
 #include "analysis/stream_summary.h"
+#include "analysis/summary_reports.h"
 #include "analysis/summary.h"
 #include "analysis/summary_reports.h"
 #include "viewer_cli/command_registry.h"
@@ -183,6 +184,15 @@ int Run(const Options& o) {
                              "packet lost); reporting the readable part",
                              path, info.read.lost_bytes));
     streams.push_back(std::move(opened).value());
+  }
+  // Summary-mode files carry aggregates, not events: report from those
+  // (analysis/summary_reports.h), loading the files (they are small).
+  for (auto& stream : streams) {
+    if (stream->info().header.mode() != "summary") continue;
+    return RunReport(o.files, o.format, [](analysis::TraceSet traces, Format format) {
+      analysis::SummaryOptions options;
+      return RenderSummary(analysis::SummaryReportFromSummaries(traces, options), traces, format);
+    });
   }
   LoadedTraces loaded;
   for (auto& stream : streams) loaded.all.push_back(&stream->info());

@@ -163,5 +163,40 @@ TEST_F(CliSummaryModeTest, InfoShowsIntervalsChunkAndToolMemory) {
   EXPECT_NE(text.find("records handled"), std::string::npos) << text;
 }
 
+TEST_F(CliSummaryModeTest, SummaryReportReadsTheAggregates) {
+  json s = Report("summary", summary_);
+  json f = Report("summary", full_);
+  EXPECT_EQ(s["kernel_count"], f["kernel_count"]);
+  EXPECT_EQ(s["kernel_total_ns"], f["kernel_total_ns"]);
+  EXPECT_EQ(s["overview"][0]["events"]["kernels"], 6);
+  EXPECT_EQ(s["devices"][0]["busy_ns"], f["devices"][0]["busy_ns"]);
+}
+
+TEST_F(CliSummaryModeTest, OpenMetricsOfSummaryAndFullTracesAgree) {
+  int status = 0;
+  const std::string s = Shell(binary_ + " summary --format openmetrics " + summary_, &status);
+  EXPECT_EQ(status, 0);
+  const std::string f = Shell(binary_ + " summary --format openmetrics " + full_, &status);
+  EXPECT_EQ(status, 0);
+  const std::string line = "cutrace_kernel_calls_total{name=\"step()\",device=\"0\"} 4\n";
+  EXPECT_NE(s.find(line), std::string::npos) << s;
+  EXPECT_NE(f.find(line), std::string::npos) << f;
+  ASSERT_GE(s.size(), 6u);
+  EXPECT_EQ(s.substr(s.size() - 6), "# EOF\n");
+  // Two files of different processes: one family block each, no duplicates.
+  const std::string both = Shell(binary_ + " summary --format openmetrics " + summary_ + " " + full_, &status);
+  EXPECT_EQ(status, 0);
+  size_t types = 0;
+  for (size_t at = both.find("# TYPE cutrace_kernel_calls_total"); at != std::string::npos;
+       at = both.find("# TYPE cutrace_kernel_calls_total", at + 1))
+    ++types;
+  EXPECT_EQ(types, 1u);
+  if (std::system("command -v promtool >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "promtool not installed (Debian package prometheus); not checked";
+  }
+  Shell(binary_ + " summary --format openmetrics " + summary_ + " " + full_ + " | promtool check metrics", &status);
+  EXPECT_EQ(status, 0) << both;
+}
+
 }  // namespace
 }  // namespace cutrace
