@@ -48,8 +48,9 @@ if [[ -f $build/lib/libcutrace_fake_cupti_version.so ]]; then
   cp -p "$build/lib/libcutrace_fake_cupti_version.so" "$bundle/lib/"
 fi
 # The ASan+UBSan library, with the sanitizer runtimes it was linked against
-# (the GPU machine's may be another version). Stripped of nothing: the
-# reports need its symbols.
+# (the GPU machine's may be another version). Debug sections are stripped from
+# the copies (the symbol tables stay, so reports name functions); the
+# unstripped library in ASAN_BUILD_DIR symbolizes a report's offsets here.
 asan_build=${ASAN_BUILD_DIR:-$root/build-asan}
 if [[ -f $asan_build/lib/libcutrace_injection.so ]]; then
   mkdir -p "$bundle/lib-asan"
@@ -57,6 +58,7 @@ if [[ -f $asan_build/lib/libcutrace_injection.so ]]; then
   while read -r name _ path _; do
     [[ $name =~ ^lib(asan|ubsan)\.so && -f $path ]] && cp -L "$path" "$bundle/lib-asan/$name"
   done < <(ldd "$asan_build/lib/libcutrace_injection.so" 2>/dev/null | grep '=>')
+  strip --strip-debug "$bundle/lib-asan"/*.so* 2>/dev/null || true
   [[ -f $bundle/lib-asan/libasan.so.8 ]] ||
     echo "make-gpu-bundle: $asan_build's library does not link libasan.so.8; failopen's asan cases will fail" >&2
 else
