@@ -169,11 +169,13 @@ def cutrace_json(cutrace: str, report: str, trace: Path, extra: list[str] | None
 
 
 def export_csv(cutrace: str, trace: Path, work: Path) -> str | None:
-    out = work / (trace.stem + ".csv")
+    # `cutrace export --format csv -o DIR` writes one CSV per event kind into DIR.
+    out = work / (trace.stem + "-csv")
     r = run([cutrace, "export", str(trace), "--format", "csv", "-o", str(out)], clean_env(), 120)
-    if r.status != 0 or not out.exists():
+    kernels = out / "kernels.csv"
+    if r.status != 0 or not kernels.is_file():
         return None
-    return out.read_text(errors="replace")
+    return kernels.read_text(errors="replace")
 
 
 def collect_reports(cutrace: str, trace: Path, truth: dict, case: Case, work: Path) -> dict:
