@@ -193,8 +193,13 @@ def main() -> int:
         figures["summary_file_bytes"] = info["file_bytes"]
         try:
             k = cli_json(cutrace, "kernels", str(sfiles[0]))
-            check("summary: cutrace kernels counts every kernel", k.get("kernel_count") == total,
-                  f"{k.get('kernel_count')} of {total}")
+            counted = sum(row.get("count", 0) for row in k.get("kernels", []))
+            check("summary: cutrace kernels counts every kernel", counted == total,
+                  f"{counted} of {total}")
+            om = subprocess.run([cutrace, "summary", "--format", "openmetrics", str(sfiles[0])],
+                                capture_output=True, text=True, timeout=60)
+            check("summary: openmetrics export ends in # EOF",
+                  om.returncode == 0 and om.stdout.endswith("# EOF\n"), om.stderr.strip()[-200:])
         except RuntimeError as e:
             check("summary: cutrace kernels reads summary packets", False, str(e))
 
