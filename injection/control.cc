@@ -124,9 +124,12 @@ void ProductionController::InstallSignals() {
     if (*sig == 0) continue;
     struct sigaction current;
     if (sigaction(*sig, nullptr, &current) != 0) continue;
-    const bool program_handler = (current.sa_flags & SA_SIGINFO)
-                                     ? current.sa_sigaction != nullptr
-                                     : (current.sa_handler != SIG_DFL && current.sa_handler != SIG_IGN);
+    // cutrace's own handler (an earlier session: a forked child's) is not the program's.
+    const bool program_handler =
+        (current.sa_flags & SA_SIGINFO)
+            ? current.sa_sigaction != nullptr
+            : (current.sa_handler != SIG_DFL && current.sa_handler != SIG_IGN &&
+               current.sa_handler != &OnTriggerSignal);
     if (program_handler) {
       Log(LogLevel::kWarn, "the program handles %s itself: cutrace's trigger on it is off (set "
           "CUTRACE_TRIGGER_SIGNAL or CUTRACE_CAPTURE_SIGNAL to another signal)",

@@ -396,5 +396,51 @@ TEST_F(ControllerTest, RotatesBySizeWithTheDiskCap) {
   EXPECT_LE(total, c.max_disk_bytes);
 }
 
+TEST_F(ControllerTest, OpenMetricsFileIsRewrittenEachInterval) {
+  ProductionConfig c;
+  c.mode = Mode::kSummary;
+  c.summary_interval_ns = 3600'000'000'000ull;
+  c.openmetrics_file = dir_ + "/cutrace.prom";
+  Make(c);
+  Push(5, "_Z4gemmv");
+  controller_->RequestSummary();
+  Sync();
+  auto read = [&] {
+    std::ifstream in(c.openmetrics_file);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  std::string first = read();
+  EXPECT_NE(first.find("cutrace_kernel_calls_total{host=\"\",pid=\""), std::string::npos) << first;
+  EXPECT_NE(first.find("name=\"gemm()\",device=\"0\"} 5\n"), std::string::npos) << first;
+  // Counters are run totals: the next interval adds to them.
+  Push(3, "_Z4gemmv");
+  controller_->RequestSummary();
+  Sync();
+  std::string second = read();
+  EXPECT_NE(second.find("name=\"gemm()\",device=\"0\"} 8\n"), std::string::npos) << second;
+  EXPECT_EQ(second.substr(second.size() - 6), "# EOF\n");
+  controller_->Stop("exit");
+  writer_->Stop();
+}
+
+TEST_F(ControllerTest, TriggerSignalDumpsWithoutStoppingTheProgram) {
+  ProductionConfig c;
+  c.flight_bytes = 1u << 20;
+  c.trigger_signal = SIGUSR2;
+  Make(c);
+  Push(6, "_Z6signalv");
+  Sync();
+  controller_->Start();  // the control thread and the handler
+  ASSERT_EQ(::raise(SIGUSR2), 0);  // the default action would end this test
+  for (int i = 0; i < 100 && controller_->side_files().empty(); ++i) ::usleep(20000);
+  ASSERT_EQ(controller_->side_files().size(), 1u);
+  auto dump = LoadTrace(controller_->side_files()[0]);
+  ASSERT_TRUE(dump.ok());
+  EXPECT_EQ(dump->header.chunk_reason(), "flight-recorder:SIGUSR2");
+  EXPECT_EQ(dump->records.kernels.size(), 6u);
+  controller_->Stop("exit");
+  writer_->Stop();
+}
+
 }  // namespace
 }  // namespace cutrace::injection
