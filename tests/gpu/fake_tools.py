@@ -247,7 +247,10 @@ def run_cutrace(argv: list[str]) -> int:
     if report == "export":
         if data.get("csv") is None:
             return 1
-        Path(argv[argv.index("-o") + 1]).write_text(data["csv"])
+        # Like the real `export --format csv -o DIR`: one CSV per event kind in DIR.
+        out_dir = Path(argv[argv.index("-o") + 1])
+        out_dir.mkdir(parents=True, exist_ok=True)
+        (out_dir / "kernels.csv").write_text(data["csv"])
         return 0
     if report == "summary":
         data["summary"] = {k: data[k] for k in ("kernels", "memcpy", "nvtx", "overlap")}
