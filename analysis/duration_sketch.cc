@@ -14,13 +14,6 @@ constexpr uint32_t kSubBits = 7;   // 128 buckets per power of two above
 
 }  // namespace
 
-uint32_t DurationDistribution::Bucket(uint64_t ns) {
-  if (ns < kLinear) return static_cast<uint32_t>(ns);
-  const uint32_t e = 63 - static_cast<uint32_t>(std::countl_zero(ns));  // >= 8
-  const uint32_t sub = static_cast<uint32_t>(ns >> (e - kSubBits)) & ((1u << kSubBits) - 1);
-  return kLinear + ((e - 8) << kSubBits) + sub;
-}
-
 uint64_t DurationDistribution::BucketLow(uint32_t bucket) {
   if (bucket < kLinear) return bucket;
   const uint32_t e = 8 + ((bucket - kLinear) >> kSubBits);
@@ -59,10 +52,20 @@ void DurationDistribution::AddToHistogram(uint64_t ns) {
     histogram_.resize(b - first_ + 1, 0);
   }
   ++histogram_[b - first_];
-  const __int128 d = static_cast<__int128>(ns) - static_cast<__int128>(shift_);
-  sum_diff_ += d;
-  const double dd = static_cast<double>(d);
-  sum_sq_ += dd * dd;
+  // Durations sit within 2^62 ns of the shift unless the input is absurd;
+  // the 64-bit difference converts to double in one instruction.
+  const uint64_t ud = ns - shift_;
+  const int64_t d = static_cast<int64_t>(ud);
+  if (d > -(int64_t{1} << 62) && d < (int64_t{1} << 62)) {
+    sum_diff_ += d;
+    const double dd = static_cast<double>(d);
+    sum_sq_ += dd * dd;
+  } else {
+    const __int128 wide = static_cast<__int128>(ns) - static_cast<__int128>(shift_);
+    sum_diff_ += wide;
+    const double dd = static_cast<double>(wide);
+    sum_sq_ += dd * dd;
+  }
 }
 
 uint64_t DurationDistribution::Percentile(double percent) const {

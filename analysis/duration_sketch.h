@@ -34,7 +34,19 @@ class DurationDistribution {
 
   void Add(uint64_t ns) {
     totals_.Add(ns);
-    if (exact_.size() < kExactLimit && histogram_.empty()) {
+    if (!histogram_.empty()) {
+      // The common case inline: a bucket inside the span seen so far.
+      const uint32_t i = Bucket(ns) - first_;
+      const uint64_t ud = ns - shift_;
+      const int64_t d = static_cast<int64_t>(ud);
+      if (i < histogram_.size() && d > -(int64_t{1} << 62) && d < (int64_t{1} << 62)) {
+        ++histogram_[i];
+        sum_diff_ += d;
+        const double dd = static_cast<double>(d);
+        sum_sq_ += dd * dd;
+        return;
+      }
+    } else if (exact_.size() < kExactLimit) {
       exact_.push_back(ns);
       return;
     }
@@ -51,7 +63,11 @@ class DurationDistribution {
   double Stddev() const;
 
   // The bucket of a duration and the bounds of a bucket (exposed for tests).
-  static uint32_t Bucket(uint64_t ns);
+  static uint32_t Bucket(uint64_t ns) {
+    if (ns < 256) return static_cast<uint32_t>(ns);
+    const uint32_t e = 63 - static_cast<uint32_t>(__builtin_clzll(ns));  // >= 8
+    return 256 + ((e - 8) << 7) + (static_cast<uint32_t>(ns >> (e - 7)) & 127);
+  }
   static uint64_t BucketLow(uint32_t bucket);
   static uint64_t BucketWidth(uint32_t bucket);
 

@@ -8,16 +8,6 @@
 
 namespace cutrace::analysis {
 
-NvtxProjector::File& NvtxProjector::FileFor(uint16_t file) {
-  if (file >= files_.size()) files_.resize(file + 1u);
-  return files_[file];
-}
-
-NvtxProjector::Thread& NvtxProjector::ThreadFor(File& f, uint32_t slot) {
-  if (slot >= f.threads.size()) f.threads.resize(slot + 1u);
-  return f.threads[slot];
-}
-
 void NvtxProjector::UnrefInstance(uint32_t id) {
   Instance& in = instances_[id];
   if (--in.refs > 0) return;
@@ -25,13 +15,22 @@ void NvtxProjector::UnrefInstance(uint32_t id) {
   free_instances_.push_back(id);
 }
 
-void NvtxProjector::UnrefSnapshot(uint32_t id) {
+void NvtxProjector::FreeSnapshot(uint32_t id) {
   Snapshot& s = snapshots_[id];
-  if (--s.refs > 0) return;
   std::vector<uint32_t> members;
   members.swap(s.instances);
+  const GpuProjection work = s.work;
+  s.work = GpuProjection{UINT64_MAX, 0, 0};
   free_snapshots_.push_back(id);
-  for (uint32_t in : members) UnrefInstance(in);
+  for (uint32_t in : members) {
+    if (work.ops > 0) {
+      GpuProjection& p = instances_[in].projection;
+      p.start_ns = std::min(p.start_ns, work.start_ns);
+      p.end_ns = std::max(p.end_ns, work.end_ns);
+      p.ops += work.ops;
+    }
+    UnrefInstance(in);
+  }
   members.clear();
   snapshots_[id].instances.swap(members);  // keep the capacity for reuse
 }
@@ -49,15 +48,19 @@ uint32_t NvtxProjector::NewSnapshot() {
 // Closes the thread's ranges that ended by `now`: calls from then on are
 // outside them.
 void NvtxProjector::Expire(Thread& t, uint64_t now) {
+  if (now < t.first_end) return;
   bool changed = false;
+  t.first_end = UINT64_MAX;
   for (size_t i = 0; i < t.open.size();) {
-    if (instances_[t.open[i]].range.end <= now) {
+    const uint64_t end = instances_[t.open[i]].range.end;
+    if (end <= now) {
       uint32_t id = t.open[i];
       t.open[i] = t.open.back();
       t.open.pop_back();
       UnrefInstance(id);
       changed = true;
     } else {
+      t.first_end = std::min(t.first_end, end);
       ++i;
     }
   }
@@ -81,6 +84,7 @@ void NvtxProjector::Range(const TimedItem& range) {
   }
   instances_[id] = Instance{range, GpuProjection{UINT64_MAX, 0, 0}, 1};  // ref: open
   t.open.push_back(id);
+  t.first_end = std::min(t.first_end, range.end);
   if (t.snapshot != kNone) {
     UnrefSnapshot(t.snapshot);
     t.snapshot = kNone;
@@ -149,12 +153,10 @@ void NvtxProjector::Api(const TimedItem& call) {
 }
 
 void NvtxProjector::Extend(const Entry& e, const TimedItem& op) {
-  for (uint32_t in : snapshots_[e.snapshot].instances) {
-    GpuProjection& p = instances_[in].projection;
-    p.start_ns = std::min(p.start_ns, op.start);
-    p.end_ns = std::max(p.end_ns, op.end);
-    ++p.ops;
-  }
+  GpuProjection& p = snapshots_[e.snapshot].work;
+  p.start_ns = std::min(p.start_ns, op.start);
+  p.end_ns = std::max(p.end_ns, op.end);
+  ++p.ops;
 }
 
 void NvtxProjector::Op(const TimedItem& op) {

@@ -63,9 +63,13 @@ class NvtxProjector {
     GpuProjection projection{UINT64_MAX, 0, 0};
     uint32_t refs = 0;
   };
+  // The open ranges of a thread between two changes, shared by every call
+  // made meanwhile. Work is gathered here and spread over the ranges once
+  // the snapshot is released: one update per operation, not per range.
   struct Snapshot {
     std::vector<uint32_t> instances;
     uint32_t refs = 0;
+    GpuProjection work{UINT64_MAX, 0, 0};
   };
   struct Entry {
     uint64_t correlation = 0;
@@ -77,7 +81,8 @@ class NvtxProjector {
   };
   struct Thread {
     std::vector<uint32_t> open;  // instances
-    uint32_t snapshot = kNone;   // the set `open`, while unchanged
+    uint64_t first_end = UINT64_MAX;  // the earliest end among `open`
+    uint32_t snapshot = kNone;        // the set `open`, while unchanged
   };
   struct File {
     std::vector<Thread> threads;
@@ -87,12 +92,21 @@ class NvtxProjector {
   };
   static constexpr uint32_t kNone = UINT32_MAX;
 
-  File& FileFor(uint16_t file);
-  Thread& ThreadFor(File& f, uint32_t slot);
+  File& FileFor(uint16_t file) {
+    if (file >= files_.size()) files_.resize(file + 1u);
+    return files_[file];
+  }
+  Thread& ThreadFor(File& f, uint32_t slot) {
+    if (slot >= f.threads.size()) f.threads.resize(slot + 1u);
+    return f.threads[slot];
+  }
   void Expire(Thread& t, uint64_t now);
   uint32_t NewSnapshot();
   void UnrefInstance(uint32_t id);
-  void UnrefSnapshot(uint32_t id);
+  void UnrefSnapshot(uint32_t id) {
+    if (--snapshots_[id].refs == 0) FreeSnapshot(id);
+  }
+  void FreeSnapshot(uint32_t id);
   void Evict(File& f, Entry& e);
   void Extend(const Entry& e, const TimedItem& op);
 

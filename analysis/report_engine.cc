@@ -22,12 +22,6 @@ namespace {
 
 constexpr size_t kMemsetRow = kCopyKindCount;
 
-template <typename R>
-void Extend(const R& r, EventCounts* c) {
-  c->first_ns = std::min(c->first_ns, r.start_ns);
-  c->last_ns = std::max(c->last_ns, SafeEnd(r.start_ns, r.end_ns));
-}
-
 }  // namespace
 
 ReportEngine::ReportEngine(const ReportParts& parts, const GapOptions& gaps)
@@ -63,199 +57,206 @@ uint32_t ReportEngine::ThreadSlot(FileState& f, uint64_t thread_id) {
   return it->second;
 }
 
-void ReportEngine::Add(size_t file, const TraceData& trace, const RecordBatch& batch) {
-  FileState& f = StateFor(file);
-  if (parts_.counts) {
-    EventCounts& c = f.counts;
-    c.kernels += batch.kernels.size();
-    c.memcpys += batch.memcpys.size();
-    c.memsets += batch.memsets.size();
-    c.ranges += batch.ranges.size();
-    c.api_calls += batch.api_calls.size();
-    c.syncs += batch.syncs.size();
-    for (const auto& r : batch.kernels) Extend(r, &c);
-    for (const auto& r : batch.memcpys) Extend(r, &c);
-    for (const auto& r : batch.memsets) Extend(r, &c);
-    for (const auto& r : batch.ranges) Extend(r, &c);
-    for (const auto& r : batch.api_calls) Extend(r, &c);
-    for (const auto& r : batch.syncs) Extend(r, &c);
-  }
-  AddKernels(file, f, trace, batch);
-  AddCopies(file, f, batch);
-  AddRanges(file, f, trace, batch);
-  AddApi(file, f, trace, batch);
-  AddSyncs(file, f, batch);
-}
-
-void ReportEngine::AddKernels(size_t file, FileState& f, const TraceData& t,
-                              const RecordBatch& b) {
-  const bool ordered = ordered_ && file < UINT16_MAX;
-  if (!parts_.kernels && !ordered) {
-    f.kernels += static_cast<uint32_t>(b.kernels.size());
-    return;
-  }
+void ReportEngine::Begin(size_t file, const TraceData& trace) {
+  cur_ = &StateFor(file);
+  cur_file_ = file;
+  cur_trace_ = &trace;
+  cur_ordered_ = ordered_ && file < UINT16_MAX;
   kernel_slots_.UseFile(file);
-  for (const KernelRecord& k : b.kernels) {
-    const uint32_t slot =
-        kernel_slots_.Slot(SlotKey{k.name_id}, [&] { return t.strings.Display(k.name_id); });
-    const uint64_t end = SafeEnd(k.start_ns, k.end_ns);
-    if (parts_.kernels) {
-      if (slot >= kernel_durations_.size()) {
-        kernel_durations_.resize(slot + 1);
-        file_totals_.resize(slot + 1);
-      }
-      kernel_durations_[slot].Add(end - k.start_ns);
-      std::vector<uint64_t>& per_file = file_totals_[slot];
-      if (per_file.size() <= file) per_file.resize(file + 1, 0);
-      per_file[file] += end - k.start_ns;
-    }
-    if (ordered) {
-      // Labels name kernels as DescribeOp() does; one lookup per name.
-      if (slot >= kernel_label_.size()) kernel_label_.resize(slot + 1, UINT32_MAX);
-      if (kernel_label_[slot] == UINT32_MAX)
-        kernel_label_[slot] = labels_.Slot(SlotKey{slot, 1},
-                                           [&] { return "kernel:" + kernel_slots_.text(slot); });
-      const uint32_t label = kernel_label_[slot];
-      uint8_t type = static_cast<uint8_t>(OpType::kKernel) | (k.graph_id != 0 ? kOpGraph : 0);
-      run_.push_back({k.start_ns, end, k.correlation_id, k.device_id, label, f.kernels,
-                      static_cast<uint16_t>(file), TimedItem::kGpu, type});
-    }
+  api_slots_.UseFile(file);
+  nvtx_slots_.UseFile(file);
+}
+
+void ReportEngine::Add(size_t file, const TraceData& trace, const RecordBatch& batch) {
+  Begin(file, trace);
+  for (const KernelRecord& r : batch.kernels) OnKernel(r);
+  EndKind(kKernelKind);
+  for (const MemcpyRecord& r : batch.memcpys) OnMemcpy(r);
+  EndKind(kMemcpyKind);
+  for (const MemsetRecord& r : batch.memsets) OnMemset(r);
+  EndKind(kMemsetKind);
+  for (const RangeRecord& r : batch.ranges) OnRange(r);
+  EndKind(kRangeKind);
+  for (const ApiRecord& r : batch.api_calls) OnApi(r);
+  EndKind(kApiKind);
+  for (const SyncRecord& r : batch.syncs) OnSync(r);
+  EndKind(kSyncKind);
+}
+
+void ReportEngine::EndKind(int kind) {
+  if (!ordered_) return;
+  order_.EndRun();
+  // GPU operations and host events of a packet go to lanes of their own:
+  // each stream follows itself in time, not the other.
+  if (kind == kMemsetKind || kind == kSyncKind) order_.Commit();
+}
+
+template <typename R>
+inline void ReportEngine::Count(const R& r, uint64_t EventCounts::*kind) {
+  if (!parts_.counts) return;
+  EventCounts& c = cur_->counts;
+  ++(c.*kind);
+  c.first_ns = std::min(c.first_ns, r.start_ns);
+  c.last_ns = std::max(c.last_ns, SafeEnd(r.start_ns, r.end_ns));
+}
+
+void ReportEngine::OnKernel(const KernelRecord& k) {
+  FileState& f = *cur_;
+  Count(k, &EventCounts::kernels);
+  if (!parts_.kernels && !cur_ordered_) {
     ++f.kernels;
-  }
-  order_.Add(0, &run_);
-}
-
-void ReportEngine::AddCopies(size_t file, FileState& f, const RecordBatch& b) {
-  const bool ordered = ordered_ && file < UINT16_MAX;
-  for (const MemcpyRecord& m : b.memcpys) {
-    const uint64_t end = SafeEnd(m.start_ns, m.end_ns);
-    size_t row = static_cast<size_t>(m.copy_kind);
-    if (row >= kCopyKindCount) row = 0;  // an unknown value from a newer producer
-    if (parts_.copies) {
-      CopyStats& s = copy_rows_[row];
-      ++s.count;
-      s.bytes += m.bytes;
-      s.total_ns += end - m.start_ns;
-      if (m.pageable()) ++s.pageable_count;
-    }
-    if (ordered) {
-      if (copy_label_[row] == UINT32_MAX)
-        copy_label_[row] = labels_.Slot(SlotKey{static_cast<uint32_t>(row), 2}, [&] {
-          return std::string("memcpy:") + CopyKindName(static_cast<CopyKind>(row));
-        });
-      const uint32_t label = copy_label_[row];
-      uint8_t type = static_cast<uint8_t>(OpType::kMemcpy) | (m.pageable() ? kOpPageable : 0) |
-                     (m.graph_id != 0 ? kOpGraph : 0);
-      run_.push_back({m.start_ns, end, m.correlation_id, m.device_id, label, f.memcpys,
-                      static_cast<uint16_t>(file), TimedItem::kGpu, type});
-    }
-    ++f.memcpys;
-  }
-  order_.Add(1, &run_);
-  for (const MemsetRecord& m : b.memsets) {
-    const uint64_t end = SafeEnd(m.start_ns, m.end_ns);
-    if (parts_.copies) {
-      CopyStats& s = copy_rows_[kMemsetRow];
-      ++s.count;
-      s.bytes += m.bytes;
-      s.total_ns += end - m.start_ns;
-    }
-    if (ordered) {
-      if (memset_label_ == UINT32_MAX)
-        memset_label_ = labels_.Slot(SlotKey{0, 3}, [] { return std::string("memset"); });
-      const uint32_t label = memset_label_;
-      uint8_t type = static_cast<uint8_t>(OpType::kMemset) | (m.graph_id != 0 ? kOpGraph : 0);
-      run_.push_back({m.start_ns, end, m.correlation_id, m.device_id, label, f.memsets,
-                      static_cast<uint16_t>(file), TimedItem::kGpu, type});
-    }
-    ++f.memsets;
-  }
-  order_.Add(2, &run_);
-}
-
-void ReportEngine::AddRanges(size_t file, FileState& f, const TraceData& t,
-                             const RecordBatch& b) {
-  if (!parts_.nvtx) {
-    f.ranges += static_cast<uint32_t>(b.ranges.size());
     return;
   }
-  const bool ordered = file < UINT16_MAX;
-  nvtx_slots_.UseFile(file);
-  for (const RangeRecord& range : b.ranges) {
-    const bool gpu_range = range.kind == RangeKind::kGpu;
-    // The depth's top bit separates GPU rows from CPU rows of the same name.
-    const uint32_t depth_key = range.depth | (gpu_range ? 0x80000000u : 0);
-    const uint32_t slot = nvtx_slots_.Slot(SlotKey{range.name_id, range.domain_id, depth_key}, [&] {
-      return DomainName(t, range.domain_id) + '\x1f' + t.strings.Display(range.name_id) + '\x1f' +
-             std::to_string(depth_key);
-    });
-    if (slot >= nvtx_rows_.size()) {
-      nvtx_rows_.resize(slot + 1);
-      nvtx_cpu_.resize(slot + 1);
-      NvtxRow& row = nvtx_rows_[slot];
-      row.domain = DomainName(t, range.domain_id);
-      row.name = t.strings.Display(range.name_id);
-      row.depth = range.depth;
-      row.gpu_range = gpu_range;
+  const TraceData& t = *cur_trace_;
+  const uint32_t slot =
+      kernel_slots_.Slot(SlotKey{k.name_id}, [&] { return t.strings.Display(k.name_id); });
+  const uint64_t end = SafeEnd(k.start_ns, k.end_ns);
+  if (parts_.kernels) {
+    if (slot >= kernel_durations_.size()) {
+      kernel_durations_.resize(slot + 1);
+      file_totals_.resize(slot + 1);
     }
-    const uint64_t end = SafeEnd(range.start_ns, range.end_ns);
-    if (gpu_range) {
-      ++nvtx_rows_[slot].count;
-      nvtx_rows_[slot].gpu_total_ns += end - range.start_ns;
-    } else {
-      nvtx_cpu_[slot].Add(end - range.start_ns);
-      if (ordered && range.kind != RangeKind::kMark)
-        run_.push_back({range.start_ns, end, 0, ThreadSlot(f, range.thread_id), slot, f.ranges,
-                        static_cast<uint16_t>(file), TimedItem::kRange, 0});
-    }
+    kernel_durations_[slot].Add(end - k.start_ns);
+    std::vector<uint64_t>& per_file = file_totals_[slot];
+    if (per_file.size() <= cur_file_) per_file.resize(cur_file_ + 1, 0);
+    per_file[cur_file_] += end - k.start_ns;
+  }
+  if (cur_ordered_) {
+    // Labels name kernels as DescribeOp() does; one lookup per name.
+    if (slot >= kernel_label_.size()) kernel_label_.resize(slot + 1, UINT32_MAX);
+    if (kernel_label_[slot] == UINT32_MAX)
+      kernel_label_[slot] =
+          labels_.Slot(SlotKey{slot, 1}, [&] { return "kernel:" + kernel_slots_.text(slot); });
+    const uint8_t type = static_cast<uint8_t>(OpType::kKernel) | (k.graph_id != 0 ? kOpGraph : 0);
+    order_.Stage(TimedItem{k.start_ns, end, k.correlation_id, k.device_id, kernel_label_[slot],
+                           f.kernels, static_cast<uint16_t>(cur_file_), TimedItem::kGpu, type});
+  }
+  ++f.kernels;
+}
+
+void ReportEngine::OnMemcpy(const MemcpyRecord& m) {
+  FileState& f = *cur_;
+  Count(m, &EventCounts::memcpys);
+  const uint64_t end = SafeEnd(m.start_ns, m.end_ns);
+  size_t row = static_cast<size_t>(m.copy_kind);
+  if (row >= kCopyKindCount) row = 0;  // an unknown value from a newer producer
+  if (parts_.copies) {
+    CopyStats& s = copy_rows_[row];
+    ++s.count;
+    s.bytes += m.bytes;
+    s.total_ns += end - m.start_ns;
+    if (m.pageable()) ++s.pageable_count;
+  }
+  if (cur_ordered_) {
+    if (copy_label_[row] == UINT32_MAX)
+      copy_label_[row] = labels_.Slot(SlotKey{static_cast<uint32_t>(row), 2}, [&] {
+        return std::string("memcpy:") + CopyKindName(static_cast<CopyKind>(row));
+      });
+    const uint8_t type = static_cast<uint8_t>(OpType::kMemcpy) |
+                         (m.pageable() ? kOpPageable : 0) | (m.graph_id != 0 ? kOpGraph : 0);
+    order_.Stage(TimedItem{m.start_ns, end, m.correlation_id, m.device_id, copy_label_[row],
+                           f.memcpys, static_cast<uint16_t>(cur_file_), TimedItem::kGpu, type});
+  }
+  ++f.memcpys;
+}
+
+void ReportEngine::OnMemset(const MemsetRecord& m) {
+  FileState& f = *cur_;
+  Count(m, &EventCounts::memsets);
+  const uint64_t end = SafeEnd(m.start_ns, m.end_ns);
+  if (parts_.copies) {
+    CopyStats& s = copy_rows_[kMemsetRow];
+    ++s.count;
+    s.bytes += m.bytes;
+    s.total_ns += end - m.start_ns;
+  }
+  if (cur_ordered_) {
+    if (memset_label_ == UINT32_MAX)
+      memset_label_ = labels_.Slot(SlotKey{0, 3}, [] { return std::string("memset"); });
+    const uint8_t type = static_cast<uint8_t>(OpType::kMemset) | (m.graph_id != 0 ? kOpGraph : 0);
+    order_.Stage(TimedItem{m.start_ns, end, m.correlation_id, m.device_id, memset_label_,
+                           f.memsets, static_cast<uint16_t>(cur_file_), TimedItem::kGpu, type});
+  }
+  ++f.memsets;
+}
+
+void ReportEngine::OnRange(const RangeRecord& range) {
+  FileState& f = *cur_;
+  Count(range, &EventCounts::ranges);
+  if (!parts_.nvtx) {
     ++f.ranges;
+    return;
   }
-  order_.Add(3, &run_);
+  const TraceData& t = *cur_trace_;
+  const bool gpu_range = range.kind == RangeKind::kGpu;
+  // The depth's top bit separates GPU rows from CPU rows of the same name.
+  const uint32_t depth_key = range.depth | (gpu_range ? 0x80000000u : 0);
+  const uint32_t slot = nvtx_slots_.Slot(SlotKey{range.name_id, range.domain_id, depth_key}, [&] {
+    return DomainName(t, range.domain_id) + '\x1f' + t.strings.Display(range.name_id) + '\x1f' +
+           std::to_string(depth_key);
+  });
+  if (slot >= nvtx_rows_.size()) {
+    nvtx_rows_.resize(slot + 1);
+    nvtx_cpu_.resize(slot + 1);
+    NvtxRow& row = nvtx_rows_[slot];
+    row.domain = DomainName(t, range.domain_id);
+    row.name = t.strings.Display(range.name_id);
+    row.depth = range.depth;
+    row.gpu_range = gpu_range;
+  }
+  const uint64_t end = SafeEnd(range.start_ns, range.end_ns);
+  if (gpu_range) {
+    ++nvtx_rows_[slot].count;
+    nvtx_rows_[slot].gpu_total_ns += end - range.start_ns;
+  } else {
+    nvtx_cpu_[slot].Add(end - range.start_ns);
+    if (cur_file_ < UINT16_MAX && range.kind != RangeKind::kMark)
+      order_.Stage(TimedItem{range.start_ns, end, 0, ThreadSlot(f, range.thread_id), slot,
+                             f.ranges, static_cast<uint16_t>(cur_file_), TimedItem::kRange, 0});
+  }
+  ++f.ranges;
 }
 
-void ReportEngine::AddApi(size_t file, FileState& f, const TraceData& t, const RecordBatch& b) {
-  const bool ordered = ordered_ && file < UINT16_MAX;
-  if (!parts_.api && !ordered) return;
-  api_slots_.UseFile(file);
-  for (const ApiRecord& call : b.api_calls) {
-    // The domain is part of the key: cudaMalloc (runtime) and cuMemAlloc
-    // (driver) differ anyway, but an imported trace may reuse a name.
-    const uint32_t slot =
-        api_slots_.Slot(SlotKey{call.name_id, static_cast<uint32_t>(call.domain)}, [&] {
-          return t.strings.Display(call.name_id) + '\x1f' + ApiDomainName(call.domain);
-        });
-    if (slot >= api_rows_.size()) {
-      api_rows_.resize(slot + 1);
-      api_totals_.resize(slot + 1);
-      ApiStats& row = api_rows_[slot];
-      row.name = t.strings.Display(call.name_id);
-      row.domain = ApiDomainName(call.domain);
-      api_roles_.resize(slot + 1);
-      api_roles_[slot] = static_cast<uint8_t>(ClassifyApiName(row.name));
-    }
-    const uint64_t end = SafeEnd(call.start_ns, call.end_ns);
-    if (parts_.api) {
-      api_totals_[slot].Add(end - call.start_ns);
-      if (call.return_code != 0) ++api_rows_[slot].errors;
-    }
-    if (ordered) {
-      const uint32_t role = api_roles_[slot];
-      if ((parts_.timeline && role != 0) || (parts_.nvtx && call.correlation_id != 0))
-        run_.push_back({call.start_ns, end, call.correlation_id, ThreadSlot(f, call.thread_id),
-                        role, 0, static_cast<uint16_t>(file), TimedItem::kApi, 0});
-    }
+void ReportEngine::OnApi(const ApiRecord& call) {
+  Count(call, &EventCounts::api_calls);
+  if (!parts_.api && !cur_ordered_) return;
+  const TraceData& t = *cur_trace_;
+  // The domain is part of the key: cudaMalloc (runtime) and cuMemAlloc
+  // (driver) differ anyway, but an imported trace may reuse a name.
+  const uint32_t slot =
+      api_slots_.Slot(SlotKey{call.name_id, static_cast<uint32_t>(call.domain)}, [&] {
+        return t.strings.Display(call.name_id) + '\x1f' + ApiDomainName(call.domain);
+      });
+  if (slot >= api_rows_.size()) {
+    api_rows_.resize(slot + 1);
+    api_totals_.resize(slot + 1);
+    ApiStats& row = api_rows_[slot];
+    row.name = t.strings.Display(call.name_id);
+    row.domain = ApiDomainName(call.domain);
+    api_roles_.resize(slot + 1);
+    api_roles_[slot] = static_cast<uint8_t>(ClassifyApiName(row.name));
   }
-  order_.Add(4, &run_);
+  const uint64_t end = SafeEnd(call.start_ns, call.end_ns);
+  if (parts_.api) {
+    api_totals_[slot].Add(end - call.start_ns);
+    if (call.return_code != 0) ++api_rows_[slot].errors;
+  }
+  if (cur_ordered_) {
+    const uint32_t role = api_roles_[slot];
+    if ((parts_.timeline && role != 0) || (parts_.nvtx && call.correlation_id != 0))
+      order_.Stage(TimedItem{call.start_ns, end, call.correlation_id,
+                             ThreadSlot(*cur_, call.thread_id), role, 0,
+                             static_cast<uint16_t>(cur_file_), TimedItem::kApi, 0});
+  }
 }
 
-void ReportEngine::AddSyncs(size_t file, FileState&, const RecordBatch& b) {
-  if (!parts_.timeline || file >= UINT16_MAX) return;
-  for (const SyncRecord& s : b.syncs) {
-    const bool event = s.kind == SyncKind::kEventSynchronize || s.kind == SyncKind::kStreamWaitEvent;
-    run_.push_back({s.start_ns, SafeEnd(s.start_ns, s.end_ns), 0, s.device_id, event ? 1u : 0u, 0,
-                    static_cast<uint16_t>(file), TimedItem::kSync, 0});
-  }
-  order_.Add(5, &run_);
+void ReportEngine::OnSync(const SyncRecord& s) {
+  Count(s, &EventCounts::syncs);
+  if (!parts_.timeline || !cur_ordered_) return;
+  const bool event = s.kind == SyncKind::kEventSynchronize || s.kind == SyncKind::kStreamWaitEvent;
+  order_.Stage(TimedItem{s.start_ns, SafeEnd(s.start_ns, s.end_ns), 0, s.device_id,
+                         event ? 1u : 0u, 0, static_cast<uint16_t>(cur_file_), TimedItem::kSync,
+                         0});
 }
 
 void ReportEngine::Sweep(const TimedItem& item) {

@@ -15,6 +15,9 @@
 // not yet released, plus the NVTX calls in flight (nvtx_projector.h); never
 // per event of the trace.
 //
+// Record fields read: those collector/event_decoder.h WireFields::kReports
+// decodes (a streamed summary decodes no others).
+//
 // Names are resolved through the TraceData passed with each batch: its
 // StringTable must hold the ids the batch uses (a trace defines them before
 // the first batch that uses them). Not thread-safe.
@@ -64,6 +67,18 @@ class ReportEngine {
   // Records of file `file` (its index in the set). Files beyond 65535 are
   // left out of the timeline (OpRef holds 16 bits), as before.
   void Add(size_t file, const TraceData& trace, const RecordBatch& batch);
+
+  // The same one record at a time (a RecordSink, collector/event_decoder.h,
+  // feeds these while it decodes): Begin() names the file, then each kind's
+  // records and EndKind(kind), for all six kinds in the order of RecordKind.
+  void Begin(size_t file, const TraceData& trace);
+  void OnKernel(const KernelRecord& r);
+  void OnMemcpy(const MemcpyRecord& r);
+  void OnMemset(const MemsetRecord& r);
+  void OnRange(const RangeRecord& r);
+  void OnApi(const ApiRecord& r);
+  void OnSync(const SyncRecord& r);
+  void EndKind(int kind);
   // Sweeps every held event that started before `limit`.
   void Release(uint64_t limit);
   // Sweeps the rest and closes the sweeps; call once, before the reports.
@@ -86,18 +101,22 @@ class ReportEngine {
 
  private:
   struct FileState;
+  static constexpr int kKernelKind = 0, kMemcpyKind = 1, kMemsetKind = 2, kRangeKind = 3,
+                       kApiKind = 4, kSyncKind = 5;
   FileState& StateFor(size_t file);
   uint32_t ThreadSlot(FileState& f, uint64_t thread_id);
-  void AddKernels(size_t file, FileState& f, const TraceData& t, const RecordBatch& b);
-  void AddCopies(size_t file, FileState& f, const RecordBatch& b);
-  void AddRanges(size_t file, FileState& f, const TraceData& t, const RecordBatch& b);
-  void AddApi(size_t file, FileState& f, const TraceData& t, const RecordBatch& b);
-  void AddSyncs(size_t file, FileState& f, const RecordBatch& b);
+  template <typename R>
+  void Count(const R& r, uint64_t EventCounts::*kind);
   void Sweep(const TimedItem& item);
 
   ReportParts parts_;
   bool ordered_;  // timeline or NVTX: events go through order_
   std::vector<std::unique_ptr<FileState>> files_;
+  // The file Begin() named.
+  FileState* cur_ = nullptr;
+  size_t cur_file_ = 0;
+  const TraceData* cur_trace_ = nullptr;
+  bool cur_ordered_ = false;
 
   SlotIndex kernel_slots_;
   std::vector<DurationDistribution> kernel_durations_;
@@ -118,7 +137,6 @@ class ReportEngine {
   uint32_t memset_label_ = UINT32_MAX;
 
   TimeOrder order_;
-  std::vector<TimedItem> run_;
   TimelineSweep sweep_;
   NvtxProjector projector_;
   NvtxProjector::Done projection_hook_;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "collector/trace_loader.h"
 #include "collector/trace_pass.h"
 
 namespace cutrace::analysis {
@@ -38,6 +39,66 @@ Status StreamedTrace::Init(std::string name) {
   return Status::Ok();
 }
 
+namespace {
+
+// Records straight from the decoder into the engine.
+class EngineSink final : public RecordSink {
+ public:
+  explicit EngineSink(ReportEngine* engine) : engine_(engine) {}
+  void Kernel(const KernelRecord& r) override {
+    engine_->OnKernel(r);
+    ++events;
+  }
+  void Memcpy(const MemcpyRecord& r) override {
+    engine_->OnMemcpy(r);
+    ++events;
+  }
+  void Memset(const MemsetRecord& r) override {
+    engine_->OnMemset(r);
+    ++events;
+  }
+  void Range(const RangeRecord& r) override {
+    engine_->OnRange(r);
+    ++events;
+  }
+  void Api(const ApiRecord& r) override {
+    engine_->OnApi(r);
+    ++events;
+  }
+  void Sync(const SyncRecord& r) override {
+    engine_->OnSync(r);
+    ++events;
+  }
+  void EndKind(int kind) override { engine_->EndKind(kind); }
+  uint64_t events = 0;
+
+ private:
+  ReportEngine* engine_;
+};
+
+// A batch broke halfway through the fast path (never in a file cutrace
+// wrote): load the files and compute the same report the plain way.
+StatusOr<SummaryReport> SummarizeLoaded(std::span<StreamedTrace* const> traces,
+                                        const SummaryOptions& options) {
+  std::vector<TraceData> loaded;
+  loaded.reserve(traces.size());
+  for (StreamedTrace* t : traces) {
+    StatusOr<TraceData> data = LoadTraceFromBytes(t->bytes(), t->info().path);
+    if (!data.ok()) return data.status();
+    loaded.push_back(std::move(data).value());
+  }
+  std::vector<const TraceData*> set;
+  for (const TraceData& t : loaded) set.push_back(&t);
+  SummaryReport report = ComputeSummary(set, options);
+  for (size_t i = 0; i < traces.size(); ++i) {
+    loaded[i].records.clear();
+    traces[i]->info() = std::move(loaded[i]);
+  }
+  return report;
+}
+
+}  // namespace
+
 StatusOr<SummaryReport> SummarizeStreams(std::span<StreamedTrace* const> traces,
                                          const SummaryOptions& options, StreamStats* stats) {
   struct Reading {
@@ -57,9 +118,11 @@ StatusOr<SummaryReport> SummarizeStreams(std::span<StreamedTrace* const> traces,
     StatusOr<std::unique_ptr<TracePass>> pass =
         TracePass::Start(t->bytes(), t->info().path, &t->info());
     if (!pass.ok()) return pass.status();
+    (*pass)->set_fields(WireFields::kReports);
     reading.push_back({t, std::move(pass).value()});
   }
   ReportEngine engine(SummaryParts(), GapOptions{0, options.top_gaps});
+  EngineSink sink(&engine);
   RecordBatch batch;
   StreamStats local;
   for (;;) {
@@ -72,13 +135,20 @@ StatusOr<SummaryReport> SummarizeStreams(std::span<StreamedTrace* const> traces,
     if (best == reading.size()) break;
     Reading& r = reading[best];
     batch.clear();
-    if (!r.pass->Next(&batch)) {
-      r.pass->Finish();
-      r.done = true;
-    } else {
-      engine.Add(best, r.trace->info(), batch);
-      local.events += batch.size();
-      ++local.batches;
+    engine.Begin(best, r.trace->info());
+    switch (r.pass->NextToSink(&sink, &batch)) {
+      case TracePass::Step::kSink: ++local.batches; break;
+      case TracePass::Step::kBatch:
+        engine.Add(best, r.trace->info(), batch);
+        local.events += batch.size();
+        ++local.batches;
+        break;
+      case TracePass::Step::kEnd:
+        r.pass->Finish();
+        r.done = true;
+        break;
+      case TracePass::Step::kBroken:
+        return SummarizeLoaded(traces, options);
     }
     uint64_t limit = std::numeric_limits<uint64_t>::max();
     for (const Reading& other : reading) limit = std::min(limit, other.future());
@@ -88,6 +158,7 @@ StatusOr<SummaryReport> SummarizeStreams(std::span<StreamedTrace* const> traces,
   for (StreamedTrace* t : traces) infos.push_back(&t->info());
   SummaryReport report = SummaryFromEngine(engine, infos, options);
   local.peak_held = engine.peak_held();
+  local.events += sink.events;
   if (stats) *stats = local;
   return report;
 }

@@ -9,10 +9,14 @@
 // everything earlier than that can be released. What is held is the
 // disorder between packets, not the trace.
 //
-// Events come as runs of one category (a packet's kernels, or its API
-// calls...); a run is sorted (an insertion sort for the nearly sorted ones)
-// and merged into its category's pending list, usually by appending.
-// Release() hands out the pending events of every category in one order:
+// A caller stages one packet's events kind by kind (Stage() per event,
+// EndRun() after each kind: a kind's run is nearly sorted, so an insertion
+// sort costs little), then Commit() merges the runs into one sorted packet.
+// Packets from one source (a device's GPU buffer, a thread's buffer) follow
+// each other in time, so a committed packet is appended to a "lane" whose
+// last event it does not precede; only packets that fit no lane open a new
+// one, and past kMaxLanes one is merged. Release() merges the lanes' heads.
+// The order handed out:
 //
 //   by start; at equal starts NVTX ranges, then API calls, then sync records,
 //   then GPU operations (so a range opens before the calls it holds, and a
@@ -24,6 +28,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace cutrace::analysis {
@@ -54,30 +59,59 @@ inline bool ItemBefore(const TimedItem& x, const TimedItem& y) {
 
 class TimeOrder {
  public:
-  static constexpr int kCategories = 6;  // kernels, memcpys, memsets, ranges, API, syncs
+  static constexpr size_t kMaxLanes = 16;
 
-  // Takes a run of events of one category, in any order; `run` is left empty.
-  void Add(int category, std::vector<TimedItem>* run);
+  // Room for n more staged events; write them, then Staged(n).
+  TimedItem* Reserve(size_t n);
+  void Staged(size_t n) { staged_size_ += n; }
+  void Stage(const TimedItem& item) {
+    *Reserve(1) = item;
+    Staged(1);
+  }
+  // Ends the run of one kind among the staged events.
+  void EndRun();
+  // Moves the staged events (one packet) into the pending lanes, in order.
+  void Commit();
 
   // Calls fn(item) for every pending event with start < limit, in the order
   // above, and forgets them. Release(UINT64_MAX) drains everything.
   template <typename Fn>
   void Release(uint64_t limit, Fn&& fn) {
     for (;;) {
-      int best = -1;
-      for (int c = 0; c < kCategories; ++c) {
-        const Pending& p = pending_[c];
-        if (p.head == p.items.size()) continue;
-        const TimedItem& item = p.items[p.head];
-        if (item.start >= limit) continue;
-        if (best < 0 || ItemBefore(item, pending_[best].items[pending_[best].head])) best = c;
+      // The lane with the earliest head, and the head that bounds its run.
+      // Starts decide almost always; the full order only breaks ties.
+      Lane* best = nullptr;
+      const TimedItem* second = nullptr;
+      for (Lane& lane : lanes_) {
+        if (lane.head == lane.items.size()) continue;
+        const TimedItem& h = lane.items[lane.head];
+        if (best == nullptr) {
+          best = &lane;
+          continue;
+        }
+        const TimedItem& b = best->items[best->head];
+        if (h.start < b.start || (h.start == b.start && ItemBefore(h, b))) {
+          second = &b;
+          best = &lane;
+        } else if (second == nullptr || h.start < second->start ||
+                   (h.start == second->start && ItemBefore(h, *second))) {
+          second = &h;
+        }
       }
-      if (best < 0) break;
-      Pending& p = pending_[best];
-      fn(p.items[p.head]);
-      ++p.head;
+      if (best == nullptr || best->items[best->head].start >= limit) break;
+      const TimedItem* items = best->items.data();
+      const size_t n = best->items.size();
+      const uint64_t bound = second ? second->start : limit;
+      size_t i = best->head;
+      do {
+        fn(items[i]);
+        ++i;
+      } while (i < n && items[i].start < limit &&
+               (items[i].start < bound || (second && items[i].start == bound &&
+                                           ItemBefore(items[i], *second))));
+      best->head = i;
     }
-    for (Pending& p : pending_) p.Compact();
+    Compact();
   }
 
   // Events held now, and the most ever held (what streaming costs in memory).
@@ -85,15 +119,19 @@ class TimeOrder {
   size_t peak_held() const { return peak_; }
 
  private:
-  struct Pending {
+  struct Lane {
     std::vector<TimedItem> items;  // sorted; [head, size) still pending
     size_t head = 0;
-    void Compact();
   };
-  static void SortRun(std::vector<TimedItem>* run);
+  static void SortRun(TimedItem* begin, TimedItem* end);
+  void Compact();
 
-  Pending pending_[kCategories];
-  std::vector<TimedItem> scratch_;
+  std::unique_ptr<TimedItem[]> staged_;
+  size_t staged_size_ = 0, staged_capacity_ = 0;
+  size_t runs_[8] = {};  // ends of the staged runs
+  size_t run_count_ = 0;
+  std::vector<Lane> lanes_;
+  std::vector<TimedItem> scratch_, small_, small_merged_;
   size_t peak_ = 0;
 };
 

@@ -45,12 +45,17 @@ void TimelineSweep::UnionMeter::Add(uint64_t s, uint64_t e) {
   end = e;
 }
 
-TimelineSweep::Device& TimelineSweep::DeviceFor(uint32_t id) {
-  // Devices are few: a linear search with a cache of the last hit costs
-  // less per event than a map.
-  if (last_ < devices_.size() && devices_[last_].id == id) return devices_[last_];
-  for (last_ = 0; last_ < devices_.size(); ++last_)
-    if (devices_[last_].id == id) return devices_[last_];
+TimelineSweep::Device& TimelineSweep::NewDevice(uint32_t id) {
+  // Devices are few, their ids small: an index by id (DeviceFor()); a
+  // linear search for the odd large id.
+  if (id >= 1024) {
+    if (last_ < devices_.size() && devices_[last_].id == id) return devices_[last_];
+    for (last_ = 0; last_ < devices_.size(); ++last_)
+      if (devices_[last_].id == id) return devices_[last_];
+  } else {
+    if (id >= index_.size()) index_.resize(id + 1, 0);
+    index_[id] = static_cast<uint32_t>(devices_.size() + 1);
+  }
   Device& d = devices_.emplace_back();
   d.id = id;
   d.gaps.device = id;

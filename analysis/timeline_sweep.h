@@ -81,12 +81,17 @@ class TimelineSweep {
     std::vector<Gap> heap;  // the N longest (options_.longest > 0)
   };
 
-  Device& DeviceFor(uint32_t id);
+  Device& DeviceFor(uint32_t id) {
+    if (id < index_.size() && index_[id] != 0) return devices_[index_[id] - 1];
+    return NewDevice(id);
+  }
+  Device& NewDevice(uint32_t id);
   void HostSync(Device& d, uint64_t start, uint64_t end);
   void List(Device& d, const Gap& gap);
 
   GapOptions options_;
   std::vector<Device> devices_;
+  std::vector<uint32_t> index_;  // small device id -> position in devices_ + 1
   size_t last_ = 0;
   // Host-wide: sync and event-wait API calls, launch call starts.
   bool api_sync_any_ = false;

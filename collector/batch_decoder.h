@@ -34,8 +34,13 @@ class BatchDecoder {
   // the fast path reads; then nothing was appended, and the caller parses
   // them and calls Decode().
   bool DecodeWire(std::string_view body, RecordBatch* out) {
-    return DecodeEventBatchWire(body, shapes_, out, &counts_) == WireDecode::kOk;
+    return DecodeEventBatchWire(body, shapes_, out, &counts_, fields_) == WireDecode::kOk;
   }
+  WireDecode DecodeWireToSink(std::string_view body, RecordSink* sink) {
+    return DecodeEventBatchToSink(body, shapes_, sink, &counts_, fields_);
+  }
+  // Which fields DecodeWire() fills (collector/event_decoder.h); kAll by default.
+  void set_fields(WireFields fields) { fields_ = fields; }
 
   uint64_t inverted_dropped() const { return counts_.inverted_dropped; }
   uint64_t unknown_shapes() const { return counts_.unknown_shapes; }
@@ -43,6 +48,7 @@ class BatchDecoder {
  private:
   ShapeTable shapes_;
   DecodeCounts counts_;
+  WireFields fields_ = WireFields::kAll;
 };
 
 }  // namespace cutrace

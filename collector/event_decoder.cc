@@ -66,7 +66,7 @@ struct Column {
 // Reads the next value of a column with `count` values. Every varint of a
 // packed field ends inside it (its terminators were counted), so only the
 // ten-byte limit can fail; `bad` collects that.
-inline uint64_t Take(Column& c, bool* bad) {
+[[gnu::always_inline]] inline uint64_t Take(Column& c, bool* bad) {
   if (c.values <= 1) return c.constant;
   const uint8_t b = *c.p;
   if (b < 0x80) {
@@ -224,17 +224,18 @@ E Enum(uint64_t v, uint64_t limit, E fallback) {
   return v < limit ? static_cast<E>(v) : fallback;
 }
 
-// Decodes one kind's columns with `make(i, start, end, corr, record&)`.
-// Drops inverted records; returns false when a varint was over-long.
-template <typename R, typename Fill>
-bool DecodeKind(Columns& c, uint64_t base, int corr_field, std::vector<R>* out,
-                DecodeCounts* counts, Fill fill) {
+// Decodes one kind's columns, filling each record with `fill(columns,
+// record, correlation, &bad)` and handing it to `emit`. Drops inverted
+// records; returns false when a varint was over-long.
+template <typename R, typename Fill, typename Emit>
+bool DecodeKind(Columns& c, uint64_t base, int corr_field, DecodeCounts* counts, Fill fill,
+                Emit emit) {
   bool bad = false;
   uint64_t start = base, corr = 0;
-  // Geometric growth: exact reserves would copy a whole trace's records for
-  // each batch that LoadTrace() appends.
-  if (out->capacity() - out->size() < c.count)
-    out->reserve(std::max<size_t>(out->size() + c.count, 2 * out->capacity()));
+  // Records start from a copy of a zeroed one: a few vector stores, where
+  // value-initialising each (rep stos) cost more than decoding it.
+  const R zero{};
+  R r;
   for (uint32_t i = 0; i < c.count; ++i) {
     start += Take(c.col[2], &bad);
     const uint64_t end = start + Take(c.col[3], &bad);  // modulo 2^64, as encoded
@@ -246,18 +247,64 @@ bool DecodeKind(Columns& c, uint64_t base, int corr_field, std::vector<R>* out,
       ++counts->inverted_dropped;
       continue;
     }
-    R& r = out->emplace_back();
+    r = zero;
     r.start_ns = start;
     r.end_ns = end;
     fill(c, r, corr, &bad);
+    emit(r);
   }
   return !bad;
 }
 
-}  // namespace
+// Appends records to a RecordBatch.
+struct BatchOut {
+  RecordBatch* out;
+  template <typename R>
+  static void Grow(std::vector<R>* v, size_t n) {
+    // Geometric growth: exact reserves would copy a whole trace's records
+    // for each batch that LoadTrace() appends.
+    if (v->capacity() - v->size() < n) v->reserve(std::max(v->size() + n, 2 * v->capacity()));
+  }
+  void Begin(int kind, size_t n) {
+    switch (kind) {
+      case 0: Grow(&out->kernels, n); break;
+      case 1: Grow(&out->memcpys, n); break;
+      case 2: Grow(&out->memsets, n); break;
+      case 3: Grow(&out->ranges, n); break;
+      case 4: Grow(&out->api_calls, n); break;
+      default: Grow(&out->syncs, n); break;
+    }
+  }
+  void End(int) {}
+  void operator()(const KernelRecord& r) { out->kernels.push_back(r); }
+  void operator()(const MemcpyRecord& r) { out->memcpys.push_back(r); }
+  void operator()(const MemsetRecord& r) { out->memsets.push_back(r); }
+  void operator()(const RangeRecord& r) { out->ranges.push_back(r); }
+  void operator()(const ApiRecord& r) { out->api_calls.push_back(r); }
+  void operator()(const SyncRecord& r) { out->syncs.push_back(r); }
+};
 
-WireDecode DecodeEventBatchWire(std::string_view body, const ShapeTable& shapes,
-                                RecordBatch* out, DecodeCounts* counts) {
+// Hands records to a RecordSink.
+struct SinkOut {
+  RecordSink* sink;
+  void Begin(int, size_t) {}
+  void End(int kind) { sink->EndKind(kind); }
+  void operator()(const KernelRecord& r) { sink->Kernel(r); }
+  void operator()(const MemcpyRecord& r) { sink->Memcpy(r); }
+  void operator()(const MemsetRecord& r) { sink->Memset(r); }
+  void operator()(const RangeRecord& r) { sink->Range(r); }
+  void operator()(const ApiRecord& r) { sink->Api(r); }
+  void operator()(const SyncRecord& r) { sink->Sync(r); }
+};
+
+// The whole batch: parse and check every column first (so that kFallback
+// leaves everything untouched), then decode kind by kind into `out`. Returns
+// false if an over-long varint turned up after records went out.
+template <typename Out>
+WireDecode Decode(std::string_view body, const ShapeTable& shapes, Out& out, DecodeCounts* counts,
+                  WireFields fields, bool* intact) {
+  const bool all = fields == WireFields::kAll;
+  *intact = true;
   BatchFields b;
   if (!b.Parse(body)) return WireDecode::kFallback;
   Columns cols[8];
@@ -268,106 +315,151 @@ WireDecode DecodeEventBatchWire(std::string_view body, const ShapeTable& shapes,
   for (int k = 2; k < 8; ++k)
     if (b.has[k] && !cols[k].Parse(b.kinds[k], types[k], ntypes[k])) return WireDecode::kFallback;
 
+  bool ok = true;
+  auto emit = [&out](const auto& r) { out(r); };
+  if (b.has[2]) {
+    out.Begin(0, cols[2].count);
+    ok &= DecodeKind<KernelRecord>(
+        cols[2], b.base, 8, counts,
+        [&](Columns& c, KernelRecord& k, uint64_t corr, bool* bad) {
+          k.correlation_id = corr;
+          const uint32_t shape_id = static_cast<uint32_t>(Take(c.col[4], bad));
+          k.device_id = static_cast<uint32_t>(Take(c.col[5], bad));
+          k.graph_id = static_cast<uint32_t>(Take(c.col[9], bad));
+          if (all) {
+            k.context_id = static_cast<uint32_t>(Take(c.col[6], bad));
+            k.stream_id = static_cast<uint32_t>(Take(c.col[7], bad));
+            k.graph_node_id = Take(c.col[10], bad);
+            k.queued_ns = Take(c.col[11], bad);
+            k.channel_id = static_cast<uint32_t>(Take(c.col[12], bad));
+          }
+          const ShapeFields* s = shapes.Find(shape_id);
+          if (s == nullptr) {
+            ++counts->unknown_shapes;
+            return;
+          }
+          k.name_id = s->name_id;
+          if (!all) return;
+          for (int d = 0; d < 3; ++d) {
+            k.grid[d] = s->grid[d];
+            k.block[d] = s->block[d];
+          }
+          k.registers_per_thread = s->registers_per_thread;
+          k.static_shared_bytes = s->static_shared_bytes;
+          k.dynamic_shared_bytes = s->dynamic_shared_bytes;
+          k.local_bytes_per_thread = s->local_bytes_per_thread;
+          k.launch_type = s->launch_type;
+        },
+        emit);
+  }
+  out.End(0);
+  if (b.has[3]) {
+    out.Begin(1, cols[3].count);
+    ok &= DecodeKind<MemcpyRecord>(
+        cols[3], b.base, 11, counts,
+        [&](Columns& c, MemcpyRecord& m, uint64_t corr, bool* bad) {
+          m.correlation_id = corr;
+          m.copy_kind = Enum(Take(c.col[4], bad), kCopyKindCount, CopyKind::kUnknown);
+          m.bytes = Take(c.col[5], bad);
+          m.src_kind = Enum(Take(c.col[6], bad), 8, MemoryKind::kUnknown);
+          m.dst_kind = Enum(Take(c.col[7], bad), 8, MemoryKind::kUnknown);
+          m.device_id = static_cast<uint32_t>(Take(c.col[8], bad));
+          m.graph_id = static_cast<uint32_t>(Take(c.col[14], bad));
+          if (!all) return;
+          m.context_id = static_cast<uint32_t>(Take(c.col[9], bad));
+          m.stream_id = static_cast<uint32_t>(Take(c.col[10], bad));
+          m.src_device_id = static_cast<uint32_t>(Take(c.col[12], bad));
+          m.dst_device_id = static_cast<uint32_t>(Take(c.col[13], bad));
+          m.graph_node_id = Take(c.col[15], bad);
+          m.flags = static_cast<uint8_t>(Take(c.col[16], bad));
+        },
+        emit);
+  }
+  out.End(1);
+  if (b.has[4]) {
+    out.Begin(2, cols[4].count);
+    ok &= DecodeKind<MemsetRecord>(
+        cols[4], b.base, 10, counts,
+        [&](Columns& c, MemsetRecord& m, uint64_t corr, bool* bad) {
+          m.correlation_id = corr;
+          m.bytes = Take(c.col[4], bad);
+          m.device_id = static_cast<uint32_t>(Take(c.col[7], bad));
+          m.graph_id = static_cast<uint32_t>(Take(c.col[11], bad));
+          if (!all) return;
+          m.value = static_cast<uint32_t>(Take(c.col[5], bad));
+          m.memory_kind = Enum(Take(c.col[6], bad), 8, MemoryKind::kUnknown);
+          m.context_id = static_cast<uint32_t>(Take(c.col[8], bad));
+          m.stream_id = static_cast<uint32_t>(Take(c.col[9], bad));
+          m.graph_node_id = Take(c.col[12], bad);
+        },
+        emit);
+  }
+  out.End(2);
+  if (b.has[5]) {
+    out.Begin(3, cols[5].count);
+    ok &= DecodeKind<RangeRecord>(
+        cols[5], b.base, 0, counts,
+        [&](Columns& c, RangeRecord& r, uint64_t, bool* bad) {
+          r.name_id = static_cast<uint32_t>(Take(c.col[4], bad));
+          r.domain_id = static_cast<uint32_t>(Take(c.col[5], bad));
+          r.thread_id = Take(c.col[6], bad);
+          r.depth = static_cast<uint32_t>(Take(c.col[7], bad));
+          r.kind = Enum(Take(c.col[8], bad), 4, RangeKind::kPushPop);
+          if (!all) return;
+          r.range_id = Take(c.col[9], bad);
+          r.color = static_cast<uint32_t>(Take(c.col[10], bad));
+          r.device_id = static_cast<uint32_t>(Take(c.col[11], bad));
+        },
+        emit);
+  }
+  out.End(3);
+  if (b.has[6]) {
+    out.Begin(4, cols[6].count);
+    ok &= DecodeKind<ApiRecord>(
+        cols[6], b.base, 8, counts,
+        [&](Columns& c, ApiRecord& a, uint64_t corr, bool* bad) {
+          a.correlation_id = corr;
+          a.name_id = static_cast<uint32_t>(Take(c.col[4], bad));
+          a.domain = Enum(Take(c.col[5], bad), 3, ApiDomain::kOther);
+          a.thread_id = Take(c.col[7], bad);
+          a.return_code = static_cast<uint32_t>(Take(c.col[9], bad));
+          if (all) a.callback_id = static_cast<uint32_t>(Take(c.col[6], bad));
+        },
+        emit);
+  }
+  out.End(4);
+  if (b.has[7]) {
+    out.Begin(5, cols[7].count);
+    ok &= DecodeKind<SyncRecord>(
+        cols[7], b.base, 8, counts,
+        [&](Columns& c, SyncRecord& s, uint64_t corr, bool* bad) {
+          s.correlation_id = corr;
+          s.kind = Enum(Take(c.col[4], bad), 6, SyncKind::kUnknown);
+          s.device_id = static_cast<uint32_t>(Take(c.col[9], bad));
+          if (!all) return;
+          s.context_id = static_cast<uint32_t>(Take(c.col[5], bad));
+          s.stream_id = static_cast<uint32_t>(Take(c.col[6], bad));
+          s.event_id = static_cast<uint32_t>(Take(c.col[7], bad));
+        },
+        emit);
+  }
+  out.End(5);
+  *intact = ok;
+  return ok ? WireDecode::kOk : WireDecode::kFallback;
+}
+
+}  // namespace
+
+WireDecode DecodeEventBatchWire(std::string_view body, const ShapeTable& shapes,
+                                RecordBatch* out, DecodeCounts* counts, WireFields fields) {
   const size_t sizes[6] = {out->kernels.size(),  out->memcpys.size(),   out->memsets.size(),
                            out->ranges.size(),   out->api_calls.size(), out->syncs.size()};
   const DecodeCounts before = *counts;
-  bool ok = true;
-  if (b.has[2]) {
-    ok &= DecodeKind(cols[2], b.base, 8, &out->kernels, counts,
-                     [&](Columns& c, KernelRecord& k, uint64_t corr, bool* bad) {
-                       k.correlation_id = corr;
-                       const uint32_t shape_id = static_cast<uint32_t>(Take(c.col[4], bad));
-                       k.device_id = static_cast<uint32_t>(Take(c.col[5], bad));
-                       k.context_id = static_cast<uint32_t>(Take(c.col[6], bad));
-                       k.stream_id = static_cast<uint32_t>(Take(c.col[7], bad));
-                       k.graph_id = static_cast<uint32_t>(Take(c.col[9], bad));
-                       k.graph_node_id = Take(c.col[10], bad);
-                       k.queued_ns = Take(c.col[11], bad);
-                       k.channel_id = static_cast<uint32_t>(Take(c.col[12], bad));
-                       if (const ShapeFields* s = shapes.Find(shape_id)) {
-                         k.name_id = s->name_id;
-                         for (int d = 0; d < 3; ++d) {
-                           k.grid[d] = s->grid[d];
-                           k.block[d] = s->block[d];
-                         }
-                         k.registers_per_thread = s->registers_per_thread;
-                         k.static_shared_bytes = s->static_shared_bytes;
-                         k.dynamic_shared_bytes = s->dynamic_shared_bytes;
-                         k.local_bytes_per_thread = s->local_bytes_per_thread;
-                         k.launch_type = s->launch_type;
-                       } else {
-                         ++counts->unknown_shapes;
-                       }
-                     });
-  }
-  if (b.has[3]) {
-    ok &= DecodeKind(cols[3], b.base, 11, &out->memcpys, counts,
-                     [&](Columns& c, MemcpyRecord& m, uint64_t corr, bool* bad) {
-                       m.correlation_id = corr;
-                       m.copy_kind = Enum(Take(c.col[4], bad), kCopyKindCount, CopyKind::kUnknown);
-                       m.bytes = Take(c.col[5], bad);
-                       m.src_kind = Enum(Take(c.col[6], bad), 8, MemoryKind::kUnknown);
-                       m.dst_kind = Enum(Take(c.col[7], bad), 8, MemoryKind::kUnknown);
-                       m.device_id = static_cast<uint32_t>(Take(c.col[8], bad));
-                       m.context_id = static_cast<uint32_t>(Take(c.col[9], bad));
-                       m.stream_id = static_cast<uint32_t>(Take(c.col[10], bad));
-                       m.src_device_id = static_cast<uint32_t>(Take(c.col[12], bad));
-                       m.dst_device_id = static_cast<uint32_t>(Take(c.col[13], bad));
-                       m.graph_id = static_cast<uint32_t>(Take(c.col[14], bad));
-                       m.graph_node_id = Take(c.col[15], bad);
-                       m.flags = static_cast<uint8_t>(Take(c.col[16], bad));
-                     });
-  }
-  if (b.has[4]) {
-    ok &= DecodeKind(cols[4], b.base, 10, &out->memsets, counts,
-                     [&](Columns& c, MemsetRecord& m, uint64_t corr, bool* bad) {
-                       m.correlation_id = corr;
-                       m.bytes = Take(c.col[4], bad);
-                       m.value = static_cast<uint32_t>(Take(c.col[5], bad));
-                       m.memory_kind = Enum(Take(c.col[6], bad), 8, MemoryKind::kUnknown);
-                       m.device_id = static_cast<uint32_t>(Take(c.col[7], bad));
-                       m.context_id = static_cast<uint32_t>(Take(c.col[8], bad));
-                       m.stream_id = static_cast<uint32_t>(Take(c.col[9], bad));
-                       m.graph_id = static_cast<uint32_t>(Take(c.col[11], bad));
-                       m.graph_node_id = Take(c.col[12], bad);
-                     });
-  }
-  if (b.has[5]) {
-    ok &= DecodeKind(cols[5], b.base, 0, &out->ranges, counts,
-                     [&](Columns& c, RangeRecord& r, uint64_t, bool* bad) {
-                       r.name_id = static_cast<uint32_t>(Take(c.col[4], bad));
-                       r.domain_id = static_cast<uint32_t>(Take(c.col[5], bad));
-                       r.thread_id = Take(c.col[6], bad);
-                       r.depth = static_cast<uint32_t>(Take(c.col[7], bad));
-                       r.kind = Enum(Take(c.col[8], bad), 4, RangeKind::kPushPop);
-                       r.range_id = Take(c.col[9], bad);
-                       r.color = static_cast<uint32_t>(Take(c.col[10], bad));
-                       r.device_id = static_cast<uint32_t>(Take(c.col[11], bad));
-                     });
-  }
-  if (b.has[6]) {
-    ok &= DecodeKind(cols[6], b.base, 8, &out->api_calls, counts,
-                     [&](Columns& c, ApiRecord& a, uint64_t corr, bool* bad) {
-                       a.correlation_id = corr;
-                       a.name_id = static_cast<uint32_t>(Take(c.col[4], bad));
-                       a.domain = Enum(Take(c.col[5], bad), 3, ApiDomain::kOther);
-                       a.callback_id = static_cast<uint32_t>(Take(c.col[6], bad));
-                       a.thread_id = Take(c.col[7], bad);
-                       a.return_code = static_cast<uint32_t>(Take(c.col[9], bad));
-                     });
-  }
-  if (b.has[7]) {
-    ok &= DecodeKind(cols[7], b.base, 8, &out->syncs, counts,
-                     [&](Columns& c, SyncRecord& s, uint64_t corr, bool* bad) {
-                       s.correlation_id = corr;
-                       s.kind = Enum(Take(c.col[4], bad), 6, SyncKind::kUnknown);
-                       s.context_id = static_cast<uint32_t>(Take(c.col[5], bad));
-                       s.stream_id = static_cast<uint32_t>(Take(c.col[6], bad));
-                       s.event_id = static_cast<uint32_t>(Take(c.col[7], bad));
-                       s.device_id = static_cast<uint32_t>(Take(c.col[9], bad));
-                     });
-  }
-  if (!ok) {
+  BatchOut sink{out};
+  bool intact = true;
+  WireDecode r = Decode(body, shapes, sink, counts, fields, &intact);
+  if (!intact) {
+    // An over-long varint inside a column: take back what this batch added.
     out->kernels.resize(sizes[0]);
     out->memcpys.resize(sizes[1]);
     out->memsets.resize(sizes[2]);
@@ -375,9 +467,17 @@ WireDecode DecodeEventBatchWire(std::string_view body, const ShapeTable& shapes,
     out->api_calls.resize(sizes[4]);
     out->syncs.resize(sizes[5]);
     *counts = before;
-    return WireDecode::kFallback;
   }
-  return WireDecode::kOk;
+  return r;
+}
+
+WireDecode DecodeEventBatchToSink(std::string_view body, const ShapeTable& shapes,
+                                  RecordSink* sink, DecodeCounts* counts, WireFields fields) {
+  SinkOut out{sink};
+  bool intact = true;
+  WireDecode r = Decode(body, shapes, out, counts, fields, &intact);
+  if (!intact) return WireDecode::kBroken;
+  return r;
 }
 
 WireDecode EventBatchMinStart(std::string_view body, uint64_t* min_start) {
@@ -386,18 +486,37 @@ WireDecode EventBatchMinStart(std::string_view body, uint64_t* min_start) {
   uint64_t lowest = std::numeric_limits<uint64_t>::max();
   for (int k = 2; k < 8; ++k) {
     if (!b.has[k]) continue;
-    // Only the count and the start column matter here; the other columns
-    // are left unchecked (the decode pass checks them).
-    static constexpr ColType kStartOnly[] = {ColType::kS64};
-    Columns c;
-    if (!c.Parse(b.kinds[k], kStartOnly, 1)) return WireDecode::kFallback;
-    bool bad = false;
-    uint64_t start = b.base;
-    for (uint32_t i = 0; i < c.count; ++i) {
-      start += Take(c.col[2], &bad);
-      lowest = std::min(lowest, start);
+    // Only the start column matters here, read in one pass; the decode
+    // pass checks the rest. An odd column sends the caller to "unknown".
+    const uint8_t* p = reinterpret_cast<const uint8_t*>(b.kinds[k].data());
+    const uint8_t* end = p + b.kinds[k].size();
+    bool seen = false;
+    while (p < end) {
+      uint32_t field = 0, wt = 0;
+      if (!ReadTag(p, end, &field, &wt)) return WireDecode::kFallback;
+      if (field != 2) {
+        if (!SkipField(p, end, wt)) return WireDecode::kFallback;
+        continue;
+      }
+      uint64_t len = 0;
+      if (wt != 2 || seen || !ReadVarint(p, end, &len) || len > static_cast<uint64_t>(end - p))
+        return WireDecode::kFallback;
+      seen = true;
+      const uint8_t* q = p;
+      const uint8_t* column_end = p + len;
+      p = column_end;
+      uint64_t start = b.base;
+      while (q < column_end) {
+        uint64_t raw;
+        if (*q < 0x80) {
+          raw = *q++;
+        } else if (!ReadVarint(q, column_end, &raw)) {
+          return WireDecode::kFallback;
+        }
+        start += Convert(raw, ColType::kS64);
+        lowest = std::min(lowest, start);
+      }
     }
-    if (bad) return WireDecode::kFallback;
   }
   *min_start = lowest;
   return WireDecode::kOk;

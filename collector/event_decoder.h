@@ -58,7 +58,20 @@ class ShapeTable {
   std::unordered_map<uint32_t, ShapeFields> sparse_;
 };
 
-enum class WireDecode { kOk, kFallback };
+// kBroken: only from DecodeEventBatchToSink(), when a column turned out
+// malformed (a varint over ten bytes, which cutrace never writes) after some
+// of the batch's records had gone to the sink.
+enum class WireDecode { kOk, kFallback, kBroken };
+
+// Which record fields to decode. kReports decodes only what analysis/ reads
+// (report_engine.h lists them): start and end of every record; kernels'
+// name, device, correlation and graph id; copies' kind, bytes, memory kinds,
+// device, correlation and graph id; memsets' bytes, device, correlation and
+// graph id; ranges' name, domain, thread, depth and kind; API calls' name,
+// domain, thread, correlation and return code; syncs' kind and device. The
+// rest stay 0. Columns not read are skipped whole, which is most of what a
+// streamed summary saves here.
+enum class WireFields { kAll, kReports };
 
 // What a decode dropped or could not resolve, as BatchDecoder counts them.
 struct DecodeCounts {
@@ -69,7 +82,31 @@ struct DecodeCounts {
 // Appends the batch's records to *out. On kFallback, *out and *counts are as
 // they were.
 WireDecode DecodeEventBatchWire(std::string_view body, const ShapeTable& shapes,
-                                RecordBatch* out, DecodeCounts* counts);
+                                RecordBatch* out, DecodeCounts* counts,
+                                WireFields fields = WireFields::kAll);
+
+// Receives records one at a time as the fast path decodes them, so that a
+// streamed reader never gathers a batch (each record is used while it is in
+// cache). For each batch: the kinds in the order of RecordBatch (kernels,
+// memcpys, memsets, ranges, API calls, syncs), each kind's records then
+// EndKind(0..5), all six even when empty.
+class RecordSink {
+ public:
+  virtual ~RecordSink() = default;
+  virtual void Kernel(const KernelRecord& r) = 0;
+  virtual void Memcpy(const MemcpyRecord& r) = 0;
+  virtual void Memset(const MemsetRecord& r) = 0;
+  virtual void Range(const RangeRecord& r) = 0;
+  virtual void Api(const ApiRecord& r) = 0;
+  virtual void Sync(const SyncRecord& r) = 0;
+  virtual void EndKind(int kind) = 0;
+};
+
+// DecodeEventBatchWire() into a sink. kFallback: nothing went to the sink;
+// kBroken: see WireDecode.
+WireDecode DecodeEventBatchToSink(std::string_view body, const ShapeTable& shapes,
+                                  RecordSink* sink, DecodeCounts* counts,
+                                  WireFields fields = WireFields::kAll);
 
 // The earliest start of any event in an EventBatch body (UINT64_MAX when it
 // holds none), decoding only the start columns. kFallback when the body is

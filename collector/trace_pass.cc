@@ -173,6 +173,28 @@ bool TracePass::Next(RecordBatch* out) {
   return false;
 }
 
+TracePass::Step TracePass::NextToSink(RecordSink* sink, RecordBatch* fallback) {
+  std::string_view body;
+  while (reader_.NextRaw(&body)) {
+    ++index_;
+    std::string_view events;
+    if (EventsBody(body, &events)) {
+      switch (decoder_.DecodeWireToSink(events, sink)) {
+        case WireDecode::kOk: return Step::kSink;
+        case WireDecode::kBroken: return Step::kBroken;
+        case WireDecode::kFallback: break;
+      }
+    }
+    packet_.Clear();
+    if (!packet_.ParseFromArray(body.data(), static_cast<int>(body.size()))) {
+      reader_.Reject();
+      return Step::kEnd;
+    }
+    if (Handle(packet_, fallback)) return Step::kBatch;
+  }
+  return Step::kEnd;
+}
+
 void TracePass::Finish() {
   TraceData& data = *info_;
   data.read = reader_.report();

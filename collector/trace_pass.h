@@ -43,6 +43,18 @@ class TracePass {
   // when the trace has no more batches; call Finish() then.
   bool Next(RecordBatch* out);
 
+  // Like Next(), but a batch in the writer's own encoding goes record by
+  // record to `sink` (collector/event_decoder.h) and never gathers; others
+  // are appended to *fallback as Next() would. kBroken: a batch broke after
+  // part of it went to the sink (never in a file cutrace wrote); the caller
+  // must not trust what the sink got, and the pass is over.
+  enum class Step { kSink, kBatch, kEnd, kBroken };
+  Step NextToSink(RecordSink* sink, RecordBatch* fallback);
+
+  // Decode only the fields analysis/ reads (collector/event_decoder.h); a
+  // packet that goes through libprotobuf still has every field.
+  void set_fields(WireFields fields) { decoder_.set_fields(fields); }
+
   // Index of the packet handled last (the header is 0).
   uint64_t packet_index() const { return index_; }
 

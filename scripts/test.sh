@@ -1,9 +1,19 @@
 #!/usr/bin/env bash
-# The test suite: installs what is missing, builds, runs every test CTest
-# knows. GPU tests (label `gpu`) report "skipped: no GPU" on machines without one.
+# The test suite (what CI runs): installs what is missing, builds, runs every
+# test CTest knows. GPU tests (label `gpu`) report "skipped: no GPU" on
+# machines without one. Then the sanitizer passes (scripts/sanitize.sh): the
+# unit tests under ASan+UBSan and the collector's concurrency tests under
+# TSan; CUTRACE_SANITIZERS=0 leaves them out.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+phase() { echo "== $1: $((SECONDS - phase_start)) s (total $SECONDS s)"; phase_start=$SECONDS; }
+phase_start=$SECONDS
 bash "$root/scripts/install-deps.sh"
 bash "$root/scripts/build.sh"
-cd "${CUTRACE_BUILD_DIR:-$root/build}"
-ctest --output-on-failure -j"$(nproc)" --timeout 600
+phase "build"
+(cd "${CUTRACE_BUILD_DIR:-$root/build}" && ctest --output-on-failure -j"$(nproc)" --timeout 600)
+phase "tests"
+if [[ ${CUTRACE_SANITIZERS:-1} != 0 ]]; then
+  bash "$root/scripts/sanitize.sh"
+  phase "sanitizers"
+fi
