@@ -183,8 +183,9 @@ const char* BoundName(Bound bound) {
 
 DiagnosisReport Diagnose(TraceSet traces, const DiagnosisOptions& options) {
   DiagnosisReport report;
-  KernelReport totals = ComputeKernelStats(traces, KernelOptions{KernelSort::kTotal, options.top});
+  KernelReport totals = ComputeKernelStats(traces, KernelOptions{KernelSort::kTotal, 0});
   MetricsReport metrics = ComputeMetrics(traces);
+  AppendCountedOnlyKernels(metrics, options.top, &totals);  // every launch counted: no timeline
   report.has_counters = metrics.kernel_samples > 0;
   if (!report.has_counters)
     report.counters_note =

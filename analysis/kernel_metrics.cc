@@ -61,13 +61,56 @@ MetricsReport ComputeMetrics(TraceSet traces) {
         int n = std::min(s.values_size(), static_cast<int>(names.size()));
         for (int m = 0; m < n; ++m) {
           MetricAggregate& a = g.metrics[names[m]];
-          a.sum += s.values(m);
+          double v = s.values(m);
+          a.min = a.count ? std::min(a.min, v) : v;
+          a.max = a.count ? std::max(a.max, v) : v;
+          a.sum += v;
           ++a.count;
         }
       }
     }
   }
   return report;
+}
+
+void AppendCountedOnlyKernels(const MetricsReport& metrics, size_t top, KernelReport* report) {
+  std::vector<KernelStats> added;
+  for (const auto& [name, g] : metrics.kernels) {
+    bool timed = std::any_of(report->kernels.begin(), report->kernels.end(),
+                             [&](const KernelStats& k) { return k.name == name; });
+    if (timed || g.counted == 0) continue;
+    KernelStats k;
+    k.name = name;
+    k.count = g.counted;
+    k.timed_by_counters = true;
+    k.exact_percentiles = false;
+    if (auto it = g.metrics.find(metric_names::kGpuTimeDuration); it != g.metrics.end()) {
+      const MetricAggregate& a = it->second;
+      k.total_ns = static_cast<uint64_t>(a.sum + 0.5);
+      k.avg_ns = a.avg();
+      k.min_ns = static_cast<uint64_t>(a.min + 0.5);
+      k.max_ns = static_cast<uint64_t>(a.max + 0.5);
+    }
+    added.push_back(std::move(k));
+  }
+  auto cut = [&] {
+    if (top > 0 && report->kernels.size() > top) report->kernels.resize(top);
+  };
+  if (added.empty()) return cut();
+  std::sort(added.begin(), added.end(), [](const KernelStats& a, const KernelStats& b) {
+    return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.name < b.name;
+  });
+  for (KernelStats& k : added) {
+    report->kernel_count += k.count;
+    report->total_ns += k.total_ns;
+    ++report->distinct;
+    report->kernels.push_back(std::move(k));
+  }
+  for (KernelStats& k : report->kernels)
+    k.pct = report->total_ns ? 100.0 * static_cast<double>(k.total_ns) /
+                                   static_cast<double>(report->total_ns)
+                             : 0;
+  cut();
 }
 
 std::optional<double> SectorsPerRequest(const CounterGroup& group) {

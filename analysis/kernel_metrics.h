@@ -20,12 +20,15 @@
 #include <string>
 #include <vector>
 
+#include "analysis/kernel_stats.h"
 #include "analysis/trace_set.h"
 
 namespace cutrace::analysis {
 
 struct MetricAggregate {
   double sum = 0;
+  double min = 0;  // over the samples that have the metric
+  double max = 0;
   uint64_t count = 0;
   double avg() const { return count ? sum / static_cast<double>(count) : 0.0; }
 };
@@ -55,6 +58,16 @@ struct MetricsReport {
 };
 
 MetricsReport ComputeMetrics(TraceSet traces);
+
+// Kernels known only from their counter samples: every launch of them was
+// counted, and CUPTI does not time counted launches (Statistics.
+// kernels_untimed). Appends a row per such kernel name to *report, with
+// count = counted launches and the durations from gpu__time_duration.sum
+// (count, total, avg, min, max; p50/p99/stddev unknown, 0) and
+// timed_by_counters set, after the rows the trace timed; `pct` is then
+// recomputed over all rows. *report must hold every timed kernel (computed
+// with top = 0); `top` (0: all) then cuts the list, timed rows first.
+void AppendCountedOnlyKernels(const MetricsReport& metrics, size_t top, KernelReport* report);
 
 // Global-load sectors per request (32-bit coalesced loads: 4), from the
 // `memory` preset's two counters; nullopt without them or without requests.

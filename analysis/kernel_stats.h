@@ -30,6 +30,9 @@ struct KernelStats {
   double stddev_ns = 0;
   double pct = 0;
   bool exact_percentiles = true;  // false: p50/p99 within 0.4% (see above)
+  // Every launch was counted with hardware counters, so CUPTI did not time
+  // it: the durations come from gpu__time_duration.sum (kernel_metrics.h).
+  bool timed_by_counters = false;
 };
 
 enum class KernelSort { kTotal, kCount, kAvg, kMax };

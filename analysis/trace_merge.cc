@@ -68,6 +68,7 @@ void AddStatistics(const proto::Statistics& s, StatsInfo* sum) {
   sum->api_calls += s.api_calls();
   sum->syncs += s.syncs();
   sum->other_records += s.other_records();
+  sum->kernels_untimed += s.kernels_untimed();
   sum->records_dropped_by_cupti += s.records_dropped_by_cupti();
   sum->records_dropped_queue_full += s.records_dropped_queue_full();
   for (const proto::InvalidCount& c : s.invalid())

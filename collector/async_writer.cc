@@ -1,6 +1,7 @@
 // See async_writer.h for the thread and lock rules.
 #include "collector/async_writer.h"
 
+#include <algorithm>
 #include <system_error>
 #include <utility>
 
@@ -74,6 +75,7 @@ bool AsyncWriter::TryPush(RecordBatch&& batch) {
       slot.bytes = bytes;
       ++count_;
       ++batch_count_;
+      peak_batches_ = std::max(peak_batches_, batch_count_);
       queued_bytes_ += bytes;
       ++pushed_seq_;
     } else {
@@ -145,6 +147,11 @@ void AsyncWriter::Process(Item& item) {
 size_t AsyncWriter::queued_bytes() const {
   std::lock_guard<std::mutex> lock(mu_);
   return queued_bytes_;
+}
+
+size_t AsyncWriter::peak_queued_batches() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return peak_batches_;
 }
 
 bool AsyncWriter::FinishLocked(Item& item) {

@@ -89,6 +89,9 @@ class AsyncWriter {
   void SetHooks(WriterHooks* hooks) { hooks_ = hooks; }
   // Bytes of records queued now.
   size_t queued_bytes() const;
+  // The most batches ever waiting at once: a writer that keeps up stays near
+  // 1 however fast records come (the queue never grows).
+  size_t peak_queued_batches() const;
 
   uint64_t records_dropped_queue_full() const;
   uint64_t batches_dropped() const;
@@ -135,6 +138,7 @@ class AsyncWriter {
   size_t count_ = 0;                  // guarded by mu_: items queued
   size_t batch_count_ = 0;            // guarded by mu_: of which batches
   size_t queued_bytes_ = 0;           // guarded by mu_
+  size_t peak_batches_ = 0;           // guarded by mu_
   std::vector<RecordBatch> spares_;   // guarded by mu_; capacity max_spares, reserved
   uint64_t pushed_seq_ = 0;           // guarded by mu_: items accepted
   uint64_t written_seq_ = 0;          // guarded by mu_: items processed

@@ -125,6 +125,9 @@ void EncodeStatistics(const StatsInfo& st, ProtoWriter* w) {
   w->Uint(f::kRecordsHandled, st.records_handled);
   w->Uint(f::kRecordsDroppedMemoryCap, st.records_dropped_memory_cap);
   w->Uint(f::kWindows, st.windows);
+  w->Uint(f::kKernelsUntimed, st.kernels_untimed);
+  w->Uint(f::kQueuePeakBatches, st.queue_peak_batches);
+  w->Uint(f::kQueueCapacityBatches, st.queue_capacity_batches);
 }
 
 void EncodeWarning(std::string_view message, int64_t trace_ns, ProtoWriter* w) {

@@ -30,6 +30,9 @@ struct MetricPreset {
 };
 
 namespace metric_names {
+// A counted launch's GPU time: CUPTI does not time the launches the range
+// profiler counts, so kernel scope always adds this one (one cheap counter).
+inline constexpr const char* kGpuTimeDuration = "gpu__time_duration.sum";
 // Speed of light: how close to peak the SMs and the memory system ran.
 inline constexpr const char* kSmThroughputPct = "sm__throughput.avg.pct_of_peak_sustained_elapsed";
 inline constexpr const char* kMemoryThroughputPct =

@@ -124,6 +124,9 @@ struct StatsInfo {
   uint64_t records_handled = 0;
   uint64_t records_dropped_memory_cap = 0;
   uint64_t windows = 0;
+  uint64_t kernels_untimed = 0;  // see Statistics.kernels_untimed in the proto
+  uint64_t queue_peak_batches = 0;
+  uint64_t queue_capacity_batches = 0;
 };
 
 // The EndOfTrace packet; the writer fills `packets` itself.

@@ -248,6 +248,9 @@ inline constexpr uint32_t kAggregateBytes = 23;
 inline constexpr uint32_t kRecordsHandled = 24;
 inline constexpr uint32_t kRecordsDroppedMemoryCap = 25;
 inline constexpr uint32_t kWindows = 26;
+inline constexpr uint32_t kKernelsUntimed = 27;
+inline constexpr uint32_t kQueuePeakBatches = 28;
+inline constexpr uint32_t kQueueCapacityBatches = 29;
 }  // namespace Statistics
 
 namespace Warning {

@@ -89,6 +89,12 @@ void ActivityProcessor::ProcessRecord(const CUpti_Activity* record, RecordBatch*
     case CUPTI_ACTIVITY_KIND_KERNEL:
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
       const auto& in = As<CUpti_ActivityKernel10>(record);
+      if (in.start == 0 && in.end == 0) {
+        // CUPTI's documented "could not be timed", as for every launch the
+        // range profiler counts: not a broken record, but no interval either.
+        stats_->AddUntimedKernel();
+        break;
+      }
       KernelRecord k;
       auto bad = ConvertKernel(in, InternName(in.name), &k);
       if (!bad) bad = CheckGpu(k.end_ns, k.correlation_id);

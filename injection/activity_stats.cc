@@ -48,6 +48,7 @@ void ActivityStats::Snapshot(StatsInfo* out) const {
   out->api_calls = records(RecordFamily::kApi);
   out->syncs = records(RecordFamily::kSync);
   out->other_records = other();
+  out->kernels_untimed = untimed_kernels();
   out->records_dropped_by_cupti = dropped_by_cupti();
   out->buffers_completed = buffers_completed();
   out->cupti_overhead_ns = cupti_overhead_ns();

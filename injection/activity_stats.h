@@ -40,6 +40,8 @@ class ActivityStats {
     Add(invalid_[Index(family)][static_cast<int>(reason)], n);
   }
   void AddOther(uint64_t n = 1) { Add(other_, n); }
+  // A kernel CUPTI could not time (start = end = 0): a launch the range profiler counted.
+  void AddUntimedKernel(uint64_t n = 1) { Add(untimed_kernels_, n); }
   void AddDroppedByCupti(uint64_t n) { Add(dropped_by_cupti_, n); }
   void AddBufferCompleted() { Add(buffers_completed_, 1); }
   void AddCuptiOverheadNs(uint64_t ns) { Add(cupti_overhead_ns_, ns); }
@@ -50,6 +52,7 @@ class ActivityStats {
     return Load(invalid_[Index(family)][static_cast<int>(reason)]);
   }
   uint64_t other() const { return Load(other_); }
+  uint64_t untimed_kernels() const { return Load(untimed_kernels_); }
   uint64_t dropped_by_cupti() const { return Load(dropped_by_cupti_); }
   uint64_t buffers_completed() const { return Load(buffers_completed_); }
   uint64_t cupti_overhead_ns() const { return Load(cupti_overhead_ns_); }
@@ -70,6 +73,7 @@ class ActivityStats {
   std::atomic<uint64_t> records_[kFamilies] = {};
   std::atomic<uint64_t> invalid_[kFamilies][kReasons] = {};
   std::atomic<uint64_t> other_{0};
+  std::atomic<uint64_t> untimed_kernels_{0};
   std::atomic<uint64_t> dropped_by_cupti_{0};
   std::atomic<uint64_t> buffers_completed_{0};
   std::atomic<uint64_t> cupti_overhead_ns_{0};

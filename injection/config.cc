@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <utility>
 
 namespace cutrace::injection {
 namespace {
@@ -228,6 +229,17 @@ Config ParseConfig(const EnvGetter& env) {
       c.per_thread_buffers = *b;
     } else {
       problems.push_back("CUTRACE_PER_THREAD_BUFFERS=" + *v + ": must be 0 or 1; using CUPTI's default");
+    }
+  }
+  for (auto [name, field] : {std::pair{"CUTRACE_TIMESTAMP_CALLBACK", &c.timestamp_callback},
+                             std::pair{"CUTRACE_LATENCY_TIMESTAMPS", &c.latency_timestamps}}) {
+    auto v = env(name);
+    if (!v) continue;
+    if (auto b = ParseBool(*v); b && !Trim(*v).empty()) {
+      *field = *b;
+    } else {
+      problems.push_back(std::string(name) + "=" + *v + ": must be 0 or 1; using " +
+                         (*field ? "1" : "0"));
     }
   }
   size_t period = c.flush_period_ms;

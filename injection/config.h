@@ -60,6 +60,12 @@ struct Config {
   size_t buffer_count = 32;
   std::optional<bool> per_thread_buffers;  // unset: leave CUPTI's default
   uint32_t flush_period_ms = 0;
+  // Timestamps from cutrace's own CLOCK_MONOTONIC callback (one clock with the
+  // host, the anchors' clock) rather than CUPTI's; 0 is for measuring its cost.
+  bool timestamp_callback = true;
+  // CUPTI's queued/submitted kernel timestamps (cuptiActivityEnableLatencyTimestamps):
+  // off, since cutrace records neither; on only to measure what they cost.
+  bool latency_timestamps = false;
   size_t queue_batches = 256;
   uint32_t flush_timeout_ms = 5000;
   std::string cupti_path;    // empty: the default search

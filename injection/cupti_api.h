@@ -29,6 +29,16 @@ class CuptiApi {
                                 void* userdata, const char* name,
                                 std::string* other_subscriber) = 0;
   virtual CUptiResult Unsubscribe(CUpti_SubscriberHandle subscriber) = 0;
+  // cuptiEnableCallback on the session's subscriber (the module-unload flush).
+  virtual CUptiResult EnableCallback(uint32_t /*enable*/, CUpti_SubscriberHandle /*subscriber*/,
+                                     CUpti_CallbackDomain /*domain*/, CUpti_CallbackId /*cbid*/) {
+    return CUPTI_ERROR_NOT_SUPPORTED;
+  }
+  // True when the program carries a CUPTI client of its own that may start
+  // later (its own libcupti was loaded before cutrace's, or a framework with
+  // a built-in profiler, such as PyTorch's Kineto, is in the process). CUPTI
+  // takes one subscriber, so cutrace then holds none unless counters need it.
+  virtual bool ProgramHasOwnClient() const { return false; }
   virtual CUptiResult ActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc requested,
                                                 CUpti_BuffersCallbackCompleteFunc completed) = 0;
   virtual CUptiResult ActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc fn) = 0;
@@ -39,6 +49,10 @@ class CuptiApi {
   virtual CUptiResult ActivityEnable(CUpti_ActivityKind kind) = 0;
   // Continuous mode turns kinds off between windows (injection/control.h).
   virtual CUptiResult ActivityDisable(CUpti_ActivityKind /*kind*/) { return CUPTI_ERROR_NOT_SUPPORTED; }
+  // cuptiActivityEnableLatencyTimestamps; optional (only CUTRACE_LATENCY_TIMESTAMPS=1 calls it).
+  virtual CUptiResult ActivityEnableLatencyTimestamps(uint8_t /*enable*/) {
+    return CUPTI_ERROR_NOT_SUPPORTED;
+  }
   virtual CUptiResult ActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable) = 0;
   virtual CUptiResult ActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t enable) = 0;
   virtual CUptiResult ActivityGetNextRecord(uint8_t* buffer, size_t valid_bytes,

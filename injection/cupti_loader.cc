@@ -75,6 +75,8 @@ class DlCuptiApi final : public CuptiApi {
     want(flush_period_, "cuptiActivityFlushPeriod");
     need(enable_, "cuptiActivityEnable");
     want(disable_, "cuptiActivityDisable");
+    want(enable_callback_, "cuptiEnableCallback");
+    want(latency_timestamps_, "cuptiActivityEnableLatencyTimestamps");
     want(enable_runtime_api_, "cuptiActivityEnableRuntimeApi");
     want(enable_driver_api_, "cuptiActivityEnableDriverApi");
     need(next_record_, "cuptiActivityGetNextRecord");
@@ -107,6 +109,13 @@ class DlCuptiApi final : public CuptiApi {
   CUptiResult Unsubscribe(CUpti_SubscriberHandle subscriber) override {
     return unsubscribe_(subscriber);
   }
+  CUptiResult EnableCallback(uint32_t enable, CUpti_SubscriberHandle subscriber,
+                             CUpti_CallbackDomain domain, CUpti_CallbackId cbid) override {
+    return enable_callback_ ? enable_callback_(enable, subscriber, domain, cbid)
+                            : CUPTI_ERROR_NOT_SUPPORTED;
+  }
+  bool ProgramHasOwnClient() const override { return program_client_; }
+  void set_program_client(bool v) { program_client_ = v; }
   CUptiResult ActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc requested,
                                         CUpti_BuffersCallbackCompleteFunc completed) override {
     return register_callbacks_(requested, completed);
@@ -127,6 +136,9 @@ class DlCuptiApi final : public CuptiApi {
   CUptiResult ActivityEnable(CUpti_ActivityKind kind) override { return enable_(kind); }
   CUptiResult ActivityDisable(CUpti_ActivityKind kind) override {
     return disable_ ? disable_(kind) : CUPTI_ERROR_NOT_SUPPORTED;
+  }
+  CUptiResult ActivityEnableLatencyTimestamps(uint8_t enable) override {
+    return latency_timestamps_ ? latency_timestamps_(enable) : CUPTI_ERROR_NOT_SUPPORTED;
   }
   CUptiResult ActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable) override {
     return enable_runtime_api_ ? enable_runtime_api_(cbid, enable) : CUPTI_ERROR_NOT_SUPPORTED;
@@ -196,6 +208,10 @@ class DlCuptiApi final : public CuptiApi {
   FlushPeriodFn flush_period_ = nullptr;
   EnableFn enable_ = nullptr;
   EnableFn disable_ = nullptr;
+  CUptiResult(CUPTIAPI* latency_timestamps_)(uint8_t) = nullptr;
+  CUptiResult(CUPTIAPI* enable_callback_)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain,
+                                           CUpti_CallbackId) = nullptr;
+  bool program_client_ = false;
   EnableApiFn enable_runtime_api_ = nullptr;
   EnableApiFn enable_driver_api_ = nullptr;
   NextRecordFn next_record_ = nullptr;
@@ -261,7 +277,9 @@ StatusOr<std::unique_ptr<CuptiApi>> LoadCupti(std::string_view override_path,
   // path is loaded as its own copy even if the soname matches, and NVTX
   // follows NVTX_INJECTION64_PATH to the same path, so cutrace stays on the
   // searched one; say so, because two copies are worth knowing about.
+  bool program_client = false;
   if (void* other = ::dlopen(kCuptiSoname, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD)) {
+    program_client = true;
     std::string other_path = LoadedFrom(other);
     char a[PATH_MAX], b[PATH_MAX];
     if (path && ::realpath(other_path.c_str(), a) && ::realpath(path->c_str(), b) &&
@@ -284,6 +302,15 @@ StatusOr<std::unique_ptr<CuptiApi>> LoadCupti(std::string_view override_path,
   }
   if (loaded_path != nullptr) *loaded_path = what;
   auto api = std::make_unique<DlCuptiApi>(handle);
+  // Frameworks whose profilers subscribe to CUPTI when the user starts them
+  // (torch.profiler, TensorFlow's), whether or not their libcupti is loaded yet.
+  for (const char* framework : {"libtorch_cuda.so", "libtensorflow_framework.so.2"}) {
+    if (void* f = ::dlopen(framework, RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD)) {
+      program_client = true;
+      ::dlclose(f);
+    }
+  }
+  api->set_program_client(program_client);
   std::string missing;
   if (!api->Resolve(&missing)) {
     return Status::Error("libcupti at " + what + " lacks " + missing +

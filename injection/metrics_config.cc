@@ -1,6 +1,7 @@
 // CUTRACE_METRICS and friends: see metrics_config.h.
 #include "injection/metrics_config.h"
 
+#include <algorithm>
 #include <memory>
 #include <regex>
 
@@ -44,6 +45,14 @@ MetricsConfig ParseMetricsConfig(const EnvGetter& env) {
                            "); no counters are collected");
       c.enabled = false;
     }
+  }
+  if (c.scope == MetricsScope::kKernel &&
+      std::find(c.metrics.begin(), c.metrics.end(), metric_names::kGpuTimeDuration) == c.metrics.end()) {
+    // Counted launches come without CUPTI timestamps; this gives them their
+    // GPU time. Marked as a preset's, so a chip without it only drops it.
+    c.metrics.emplace_back(metric_names::kGpuTimeDuration);
+    c.from_preset.resize(c.metrics.size() - 1, false);
+    c.from_preset.push_back(true);
   }
   if (auto sample = env("CUTRACE_KERNEL_SAMPLE"); sample && !sample->empty()) {
     auto n = ParseUnsigned(*sample);

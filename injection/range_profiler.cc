@@ -590,20 +590,21 @@ void CUPTIAPI CounterCallback(void*, CUpti_CallbackDomain domain, CUpti_Callback
   if (RangeProfiler* p = g_profiler.load(std::memory_order_acquire)) p->OnCallback(domain, cbid, data);
 }
 
-void StartCounters(const EnvGetter& env, const std::string& cupti_path,
+bool StartCounters(const EnvGetter& env, const std::string& cupti_path,
                    CUpti_SubscriberHandle subscriber, StringInterner* interner, CounterSinks sinks) {
   MetricsConfig config = ParseMetricsConfig(env);
   for (const std::string& p : config.problems) Log(LogLevel::kWarn, "%s", p.c_str());
-  if (!config.enabled) return;
+  if (!config.enabled) return false;
   auto api = LoadProfilerApi(cupti_path);
   if (!api.ok()) {
     Log(LogLevel::kWarn, "hardware counters not collected: %s", api.status().message().c_str());
-    return;
+    return false;
   }
   // Never destroyed: CUPTI may call back after Finalize.
   auto* profiler = new RangeProfiler(std::move(config), std::move(api).value(), interner, std::move(sinks));
-  if (!profiler->Start(subscriber)) return;
+  if (!profiler->Start(subscriber)) return false;
   g_profiler.store(profiler, std::memory_order_release);
+  return true;
 }
 
 void FinishCounters() {

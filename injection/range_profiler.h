@@ -141,8 +141,9 @@ void CUPTIAPI CounterCallback(void* userdata, CUpti_CallbackDomain domain, CUpti
 // counters are asked for, loads the profiler API from the loaded libcupti and
 // starts a RangeProfiler writing through `sinks` (it is never destroyed: late
 // CUPTI callbacks may still reach it). FinishCounters: at Finalize, before
-// the activity flush.
-void StartCounters(const EnvGetter& env, const std::string& cupti_path,
+// the activity flush. StartCounters is true when a RangeProfiler runs (it
+// needs the session's subscriber for its callbacks).
+bool StartCounters(const EnvGetter& env, const std::string& cupti_path,
                    CUpti_SubscriberHandle subscriber, StringInterner* interner, CounterSinks sinks);
 void FinishCounters();
 

@@ -141,8 +141,9 @@ Status Session::Start(std::unique_ptr<CuptiApi> api) {
       static_cast<void>(w.WriteWarning(line));
     });
   };
-  StartCounters(env_, config_.cupti_path, subscriber_, &interner_, std::move(sinks));
+  const bool counting = StartCounters(env_, config_.cupti_path, subscriber_, &interner_, std::move(sinks));
   // --- end hardware counters
+  KeepOrReleaseSubscription(counting);
   if (production_) production_->Start();  // production modes
   WriteManifest();
   Log(LogLevel::kInfo, "tracing to %s", path_.c_str());
@@ -153,7 +154,7 @@ Status Session::Subscribe() {
   std::string other;
   // The subscriber callback serves only hardware counters (range_profiler.h):
   // without CUTRACE_METRICS no callback is enabled and CUPTI never calls it.
-  CUptiResult r = api_->Subscribe(&subscriber_, &CounterCallback, nullptr, "cutrace", &other);
+  CUptiResult r = api_->Subscribe(&subscriber_, &Session::SubscriberCallback, nullptr, "cutrace", &other);
   if (r == CUPTI_SUCCESS) return Status::Ok();
   if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
     return Status::Error("another CUPTI client is active (" +
@@ -165,13 +166,43 @@ Status Session::Subscribe() {
                        "; the program runs untraced");
 }
 
+void Session::KeepOrReleaseSubscription(bool counting) {
+  // The subscription is what tells cutrace that another tool came first. Once
+  // that is known, holding it would lock out a CUPTI client the program starts
+  // later (torch.profiler's Kineto turns GPU tracing off for good when its
+  // cuptiSubscribe fails), so cutrace keeps it only where it serves: for
+  // counters, and, in a program without a CUPTI client of its own, for the
+  // flush at module unload that reads kernel names while they are valid.
+  if (!counting && api_->ProgramHasOwnClient()) {
+    api_->Unsubscribe(subscriber_);
+    Log(LogLevel::kDebug, "the program has a CUPTI client of its own: cutrace holds no CUPTI "
+        "subscription, so the program's profiler can start");
+    return;
+  }
+  CUptiResult r = api_->EnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RESOURCE,
+                                       CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING);
+  if (r != CUPTI_SUCCESS) {
+    Log(LogLevel::kDebug, "no module-unload callback (%s): names of kernels from unloaded modules "
+        "may be stale", api_->ResultString(r).c_str());
+  }
+}
+
 void Session::ConfigureActivity() {
   // Before any kind is enabled, so every record uses one clock.
-  if (api_->ActivityRegisterTimestampCallback(&TimestampCallback) == CUPTI_SUCCESS) {
+  if (!config_.timestamp_callback) {
+    clock_ = ClockDomain::kCupti;
+    Log(LogLevel::kDebug, "CUTRACE_TIMESTAMP_CALLBACK=0: timestamps stay on CUPTI's clock");
+  } else if (api_->ActivityRegisterTimestampCallback(&TimestampCallback) == CUPTI_SUCCESS) {
     clock_ = ClockDomain::kMonotonic;
   } else {
     clock_ = ClockDomain::kCupti;
     Log(LogLevel::kDebug, "timestamp callback unavailable: timestamps stay on CUPTI's clock");
+  }
+  if (config_.latency_timestamps) {
+    CUptiResult r = api_->ActivityEnableLatencyTimestamps(1);
+    if (r != CUPTI_SUCCESS) {
+      Log(LogLevel::kWarn, "cannot set CUTRACE_LATENCY_TIMESTAMPS: %s", api_->ResultString(r).c_str());
+    }
   }
   // Thread ids in API and NVTX records become the kernel's tids (gettid).
   if (api_->SetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM) != CUPTI_SUCCESS) {
@@ -282,11 +313,14 @@ void Session::EnableKinds() {
   if (k.sync) enable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "synchronization");
   if (k.runtime_api) EnableApiRecords(/*runtime=*/true);
   if (k.driver_api) EnableApiRecords(/*runtime=*/false);
-  // Cheap, and they give the header devices, sync records their device,
-  // and the statistics CUPTI's own overhead.
+  // Cheap, and they give the header devices and sync records their device.
   enable(CUPTI_ACTIVITY_KIND_DEVICE, "devices");
   enable(CUPTI_ACTIVITY_KIND_CONTEXT, "contexts");
-  enable(CUPTI_ACTIVITY_KIND_OVERHEAD, "CUPTI overhead");
+  // CUPTI's overhead records (the statistics' "CUPTI" time) go with the API
+  // records they are mostly about. Without them a narrowed CUTRACE_KINDS
+  // (say, kernel) means only those records compete for buffers, so CUPTI's
+  // dropped-record count, which does not say of which kind, is exactly theirs.
+  if (k.runtime_api || k.driver_api) enable(CUPTI_ACTIVITY_KIND_OVERHEAD, "CUPTI overhead");
 }
 
 void Session::EnableApiRecords(bool runtime) {

@@ -76,11 +76,20 @@ class Session {
   static void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records);
   static void CUPTIAPI BufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* buffer,
                                        size_t size, size_t valid_size);
+  // The subscriber's callback: module unloads (a forced flush, so records
+  // are converted while their kernel names are valid: CUPTI may reuse an
+  // unloaded module's name memory), everything else to the counters.
+  static void CUPTIAPI SubscriberCallback(void* userdata, CUpti_CallbackDomain domain,
+                                          CUpti_CallbackId cbid, const void* data);
 
  private:
   enum State : int { kIdle, kRunning, kFinalizing, kDone };
 
   Status Subscribe();
+  // After counters started (or not): keeps the subscription where it serves,
+  // releases it where it would lock the program's own CUPTI client out.
+  void KeepOrReleaseSubscription(bool counting);
+  void OnModuleUnload();
   void ConfigureActivity();
   Status OpenTrace();
   void EnableKinds();

@@ -49,6 +49,30 @@ void CUPTIAPI Session::BufferCompleted(CUcontext context, uint32_t stream_id, ui
   }
 }
 
+void CUPTIAPI Session::SubscriberCallback(void* userdata, CUpti_CallbackDomain domain,
+                                          CUpti_CallbackId cbid, const void* data) {
+  try {
+    if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) {
+      if (Session* s = Active()) s->OnModuleUnload();
+      return;
+    }
+    CounterCallback(userdata, domain, cbid, data);
+  } catch (...) {
+    LogRaw("internal error in a CUPTI callback; cutrace goes on");
+  }
+}
+
+void Session::OnModuleUnload() {
+  // The unloading thread is in cuModuleUnload and holds no cutrace lock, so
+  // CUPTI may call OnCompleted from inside this flush. Forced, because the
+  // buffer holding the module's last kernels is rarely full.
+  if (!running()) return;
+  CUptiResult r = api_->ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  if (r != CUPTI_SUCCESS) {
+    Log(LogLevel::kDebug, "cuptiActivityFlushAll at a module unload: %s", api_->ResultString(r).c_str());
+  }
+}
+
 void Session::OnRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
   *max_records = 0;  // as many records as fit
   if (state_.load(std::memory_order_acquire) == kDone) {
@@ -142,6 +166,8 @@ StatsInfo Session::CollectStats(const TraceWriter& writer) const {
   StatsInfo s;
   stats_.Snapshot(&s);
   s.records_dropped_queue_full = writer_->records_dropped_queue_full();
+  s.queue_peak_batches = writer_->peak_queued_batches();
+  s.queue_capacity_batches = config_.queue_batches;
   s.buffers_requested = pool_->requested();
   s.buffers_refused = pool_->refused();
   s.buffer_bytes = pool_->total_bytes();

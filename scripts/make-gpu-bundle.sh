@@ -44,6 +44,14 @@ rm -rf "$bundle"
 mkdir -p "$bundle/bin" "$bundle/lib" "$bundle/tests/gpu" "$bundle/scripts"
 cp -p "$build/bin/cutrace" "$build/bin"/ct_* "$bundle/bin/"
 cp -p "$build/lib/libcutrace_injection.so" "$bundle/lib/"
+# The overhead floor (bench/cupti_floor.cc) and the benchmarks that use it.
+mkdir -p "$bundle/bench"
+cp -p "$root"/bench/*.py "$bundle/bench/"
+if [[ -f $build/lib/libcutrace_floor.so ]]; then
+  cp -p "$build/lib/libcutrace_floor.so" "$bundle/lib/"
+else
+  echo "make-gpu-bundle: no $build/lib/libcutrace_floor.so: the suite's overhead step will fail" >&2
+fi
 if [[ -f $build/lib/libcutrace_fake_cupti_version.so ]]; then
   cp -p "$build/lib/libcutrace_fake_cupti_version.so" "$bundle/lib/"
 fi
@@ -69,7 +77,7 @@ cp -p "$root/scripts/gpu-suite.sh" "$bundle/scripts/"
 # Shared libraries beyond the C/C++ runtime that the binaries were linked with
 # here (e.g. libfmt for cutrace) may be missing on the GPU machine: carry them
 # in lib/deps, which gpu-suite.sh puts on LD_LIBRARY_PATH.
-base='^(linux-vdso|libc|libm|libstdc\+\+|libgcc_s|ld-linux-x86-64|libpthread|libdl|librt|libcuda)\.so'
+base='^(linux-vdso|libc|libm|libstdc\+\+|libgcc_s|ld-linux-x86-64|libpthread|libdl|librt|libcuda|libcupti)\.so'
 for bin in "$bundle/bin"/* "$bundle/lib"/*.so; do
   while read -r name _ path _; do
     [[ $name =~ $base || -z ${path:-} || ! -f $path ]] && continue

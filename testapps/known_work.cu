@@ -97,9 +97,11 @@ int main(int argc, char** argv) {
     if (!f) return 1;
     std::fprintf(f,
                  "{\"copy_bytes\": %zu, \"copy_launches\": %d, \"ffma_per_launch\": %.0f, "
-                 "\"fma_launches\": %d, \"ranges\": {\"copy_phase\": [\"ct_copy_kernel\", %d], "
+                 "\"fma_launches\": %d, \"fma_out_bytes\": %zu, "
+                 "\"ranges\": {\"copy_phase\": [\"ct_copy_kernel\", %d], "
                  "\"fma_phase\": [\"ct_fma_kernel\", %d]}}\n",
-                 bytes, copy_launches, ffma, fma_launches, copy_launches, fma_launches);
+                 bytes, copy_launches, ffma, fma_launches, sizeof(float) * fma_blocks * fma_threads,
+                 copy_launches, fma_launches);
     std::fclose(f);
   }
   std::printf("known_work: copied %zu bytes x%d, %.0f FFMA x%d\n", bytes, copy_launches, ffma,

@@ -258,12 +258,20 @@ void PrintText(const TraceData& t) {
     PrintKv("invalid", std::to_string(invalid));
     for (const auto& i : s.invalid())
       PrintKv("", fmt::format("{} {}: {}", i.kind(), i.reason(), i.count()));
+    if (s.kernels_untimed())
+      PrintKv("untimed", fmt::format("{} kernels without timestamps (launches counted with "
+                                     "hardware counters: CUPTI does not time them; their "
+                                     "counters carry gpu__time_duration)",
+                                     s.kernels_untimed()));
     PrintKv("other records", std::to_string(s.other_records()));
     PrintKv("buffers", fmt::format("{} requested, {} completed, {} refused ({})",
                                    s.buffers_requested(), s.buffers_completed(),
                                    s.buffers_refused(), FormatBytes(s.buffer_bytes())));
     PrintKv("written", fmt::format("{} in {} packets", FormatBytes(s.bytes_written()),
                                    s.packets_written()));
+    if (s.queue_capacity_batches())
+      PrintKv("writer queue", fmt::format("peak {} of {} batches", s.queue_peak_batches(),
+                                          s.queue_capacity_batches()));
     PrintKv("tool overhead", fmt::format("{} CPU, CUPTI {}, peak memory {}",
                                          FormatDuration(s.tool_cpu_ns()),
                                          FormatDuration(s.cupti_overhead_ns()),

@@ -29,7 +29,8 @@ struct Options {
 };
 
 int Run(const Options& options) {
-  analysis::KernelOptions kernel_options{options.sort, options.top};
+  // --top is applied after kernels timed only by their counters join the list.
+  analysis::KernelOptions kernel_options{options.sort, 0};
   return RunReport(options.files, options.format,
                    [&](analysis::TraceSet traces, Format format) {
                      // Summary-mode traces: from their aggregates (analysis/summary_reports.h).
@@ -39,6 +40,8 @@ int Run(const Options& options) {
                                                               kernel_options)
                              : analysis::ComputeKernelStats(traces, kernel_options);
                      analysis::MetricsReport metrics = analysis::ComputeMetrics(traces);
+                     // Kernels whose every launch was counted have no CUPTI timestamps.
+                     analysis::AppendCountedOnlyKernels(metrics, options.top, &report);
                      Rendered r;
                      // Over several files: how unevenly each kernel's time
                      // is spread over them (JSON and table; CSV stays one table).

@@ -20,7 +20,7 @@ static std::string Name(const std::string& name, const Cells& cells, size_t widt
 
 json KernelsJson(const analysis::KernelReport& report) {
   json kernels = json::array();
-  for (const analysis::KernelStats& k : report.kernels)
+  for (const analysis::KernelStats& k : report.kernels) {
     kernels.push_back({{"name", k.name},
                        {"count", k.count},
                        {"total_ns", k.total_ns},
@@ -31,6 +31,9 @@ json KernelsJson(const analysis::KernelReport& report) {
                        {"p99_ns", k.p99_ns},
                        {"stddev_ns", RoundNs(k.stddev_ns)},
                        {"pct", k.pct}});
+    // Every launch counted: the times are gpu__time_duration's, percentiles unknown.
+    if (k.timed_by_counters) kernels.back()["timed_by"] = "counters";
+  }
   return kernels;
 }
 
@@ -45,11 +48,19 @@ TableSection KernelsTable(const analysis::KernelReport& report, Format format,
                c.Header("StdDev", "stddev_ns"), c.Header("Name", "name")};
   t.right = {true, true, true, true, true, true, true, true, true, false};
   t.empty_note = "no kernels";
-  for (const analysis::KernelStats& k : report.kernels)
+  for (const analysis::KernelStats& k : report.kernels) {
+    // A kernel timed only by its counters has no percentiles: a dash, not 0.
+    const std::string unknown = c.human() ? "-" : "";
+    auto pctl = [&](uint64_t v) { return k.timed_by_counters ? unknown : c.Duration(v); };
     t.rows.push_back({c.Percent(k.pct), c.Duration(k.total_ns), c.Count(k.count),
-                      c.Duration(k.avg_ns), c.Duration(k.p50_ns), c.Duration(k.p99_ns),
-                      c.Duration(k.min_ns), c.Duration(k.max_ns), c.Duration(k.stddev_ns),
-                      Name(k.name, c, name_width)});
+                      c.Duration(k.avg_ns), pctl(k.p50_ns), pctl(k.p99_ns),
+                      c.Duration(k.min_ns), c.Duration(k.max_ns),
+                      k.timed_by_counters ? unknown : c.Duration(k.stddev_ns),
+                      Name(k.name, c, name_width) + (k.timed_by_counters && c.human() ? " [counted]" : "")});
+    if (k.timed_by_counters && c.human())
+      t.title = "[counted]: every launch was counted with hardware counters, which CUPTI does "
+                "not time; the times are gpu__time_duration.sum (serialised, replayed launches)";
+  }
   return t;
 }
 

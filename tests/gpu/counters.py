@@ -159,10 +159,21 @@ def main():
             fr = lambda v: "-" if v is None else f"{v:.3f}"
             print(f"{m:<54} {k:<15} {fmt(c):>14} {fmt(n):>14} {fmt(w):>14} {fr(rn):>7} {fr(rw):>8}")
     print()
+    # The FMA kernel's DRAM traffic is only its output (fma_out_bytes, 1 MiB),
+    # and how much of that leaves the 50 MB L2 during the kernel differs from
+    # run to run (write-back), so a ratio of two such small numbers says
+    # nothing: both must be within the footprint instead.
+    footprint = 2 * truth.get("fma_out_bytes", 1 << 20)
     for r in rows:
         label = f"{r['kernel']} {r['metric']}"
         if r["cutrace"] is None:
             check(label, False, "no cutrace value")
+            continue
+        if r["kernel"] == "ct_fma_kernel" and r["metric"].startswith("dram__bytes"):
+            values = [v for v in (r["cutrace"], r["ncu"]) if v is not None]
+            check(label + " negligible (within the kernel's output footprint)",
+                  all(0 <= v <= footprint for v in values),
+                  f"cutrace {r['cutrace']}, ncu {r['ncu']}, footprint {footprint} bytes")
             continue
         if theirs is not None and r["ncu"] is not None:
             check(label + " vs ncu", r["ratio_ncu"] is not None and abs(r["ratio_ncu"] - 1) <= TOLERANCE,
@@ -178,7 +189,9 @@ def main():
     # NVTX scope: per-range value == sum over the range's kernels.
     nvtx_report, err = traced(args, work, "nvtx", METRICS)
     runs = [nvtx_report] if nvtx_report is not None else []
-    if nvtx_report is None and "passes" in err:
+    # NVTX scope takes one-pass metric sets only; cutrace says so in one line
+    # and writes the trace without counters, so split the set.
+    if not (nvtx_report or {}).get("ranges") and "passes" in err:
         print("  the three metrics need several passes: one NVTX run per metric")
         runs = []
         for m in METRICS:
@@ -198,6 +211,11 @@ def main():
             rr = ratio(got, want)
             nvtx_rows.append({"range": rname, "metric": m, "range_value": got, "sum_of_kernels": want,
                               "ratio": rr})
+            if kernel == "ct_fma_kernel" and m.startswith("dram__bytes"):
+                limit = footprint * launches  # see the kernel-scope checks above
+                check(f"nvtx {rname} {m} negligible like its kernels",
+                      got is not None and 0 <= got <= limit, f"{got} (limit {limit} bytes)")
+                continue
             check(f"nvtx {rname} {m} == sum of its kernels",
                   rr is not None and abs(rr - 1) <= TOLERANCE, f"{got} vs {want} (ratio {rr})")
     # An example trace for examples/ (speed-of-light + memory), and what

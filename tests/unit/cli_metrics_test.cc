@@ -170,6 +170,71 @@ TEST_F(CliMetricsTest, DiagnoseNamesBoundEvidenceAndAdvice) {
   EXPECT_FALSE(j.contains("counters_note"));
 }
 
+// As on a real GPU: CUPTI does not time the launches the range profiler
+// counts, so they have counter samples (named, with gpu__time_duration) but
+// no kernel records. "_Z4gemmv": one timed launch [200000,300000) and one
+// counted; "_Z4copyv": two launches, both counted, 40 us and 60 us.
+TEST_F(CliMetricsTest, KernelsCountedEveryLaunchAreTimedByTheirCounters) {
+  std::string path = dir_ + "/untimed.trace";
+  {
+    auto writer = TraceWriter::Create(path);
+    ASSERT_TRUE(writer.ok());
+    StringInterner strings;
+    HeaderInfo header;
+    header.producer = "cli_metrics_test";
+    ASSERT_TRUE((*writer)->WriteHeader(header).ok());
+    RecordBatch batch;
+    KernelRecord k;
+    k.name_id = strings.Intern("_Z4gemmv");
+    k.start_ns = 200000;
+    k.end_ns = 300000;
+    k.correlation_id = 2;
+    batch.kernels.push_back(k);
+    ASSERT_TRUE((*writer)->WriteBatch(batch, strings).ok());
+    CounterBatchInfo c;
+    c.scope = "kernel";
+    for (const char* name : {m::kSmThroughputPct, m::kMemoryThroughputPct, m::kGpuTimeDuration})
+      c.metric_name_ids.push_back(strings.Intern(name));
+    auto sample = [&](const char* kernel, uint64_t corr, std::vector<double> values) {
+      CounterSampleInfo s;
+      s.correlation_id = corr;
+      s.kernel_name_id = strings.Intern(kernel);
+      s.passes = 1;
+      s.values = std::move(values);
+      c.samples.push_back(s);
+    };
+    sample("_Z4gemmv", 1, {80, 30, 100000});
+    sample("_Z4copyv", 3, {10, 70, 40000});
+    sample("_Z4copyv", 4, {12, 72, 60000});
+    ASSERT_TRUE((*writer)->WriteCounters(c, strings).ok());
+    ASSERT_TRUE((*writer)->WriteEnd(EndInfo{}).ok());
+    ASSERT_TRUE((*writer)->Close().ok());
+  }
+  json j = RunJson({"kernels", path, "--format", "json"});
+  ASSERT_EQ(j["kernels"].size(), 2u) << j.dump();
+  // The timed row comes first, as it is; the counted-only row after it.
+  EXPECT_EQ(j["kernels"][0]["name"], "gemm()");
+  EXPECT_EQ(j["kernels"][0]["count"], 1);
+  EXPECT_FALSE(j["kernels"][0].contains("timed_by"));
+  const json& copy = j["kernels"][1];
+  EXPECT_EQ(copy["name"], "copy()");
+  EXPECT_EQ(copy["count"], 2);
+  EXPECT_EQ(copy["counted"], 2);
+  EXPECT_EQ(copy["timed_by"], "counters");
+  EXPECT_EQ(copy["total_ns"], 100000);
+  EXPECT_EQ(copy["min_ns"], 40000);
+  EXPECT_EQ(copy["max_ns"], 60000);
+  EXPECT_EQ(copy["avg_ns"], 50000);
+  EXPECT_DOUBLE_EQ(copy["pct"].get<double>(), 50.0);  // 100 us of 200 us
+  EXPECT_DOUBLE_EQ(copy["metrics"][m::kMemoryThroughputPct].get<double>(), 71.0);
+
+  json d = RunJson({"diagnose", path, "--format", "json"});
+  ASSERT_EQ(d["kernels"].size(), 2u) << d.dump();
+  EXPECT_EQ(d["kernels"][1]["name"], "copy()");
+  EXPECT_EQ(d["kernels"][1]["bound"], "memory-bound");
+  EXPECT_EQ(d["kernels"][1]["evidence"]["counted"], 2);
+}
+
 TEST_F(CliMetricsTest, DiagnoseWithoutCountersSaysWhatTheyWouldAdd) {
   json j = RunJson({"diagnose", WriteTrace(false), "--format", "json"});
   EXPECT_FALSE(j["has_counters"].get<bool>());

@@ -86,6 +86,7 @@ TEST(AsyncWriter, FullQueueDropsAreCountedExactly) {
   EXPECT_FALSE(writer.TryPush(Storm(interner, 3, 10)));
   EXPECT_EQ(writer.records_dropped_queue_full(), 10u);
   EXPECT_EQ(writer.batches_dropped(), 2u);
+  EXPECT_EQ(writer.peak_queued_batches(), 4u);  // the high-water mark: full
   // Posts still get in while batches fill the queue.
   EXPECT_TRUE(writer.Post([](TraceWriter& w, StringInterner&) { (void)w.WriteWarning("late"); }));
 
@@ -93,6 +94,7 @@ TEST(AsyncWriter, FullQueueDropsAreCountedExactly) {
   ASSERT_TRUE(writer.Flush(10s));
   EXPECT_EQ(writer.records_written(), 10u + 11u + 12u + 13u);
   EXPECT_TRUE(writer.TryPush(Storm(interner, 1, 11)));  // room again
+  EXPECT_EQ(writer.peak_queued_batches(), 4u);           // a peak stays a peak
   writer.Stop();
   EXPECT_EQ(writer.records_written(), 47u);
   EXPECT_EQ(writer.records_dropped_queue_full(), 10u);

@@ -29,6 +29,8 @@ TEST(InjectionConfigTest, Defaults) {
   EXPECT_EQ(c.flush_timeout_ms, 5000u);
   EXPECT_EQ(c.flush_period_ms, 0u);
   EXPECT_FALSE(c.per_thread_buffers.has_value());
+  EXPECT_TRUE(c.timestamp_callback);
+  EXPECT_FALSE(c.latency_timestamps);
   EXPECT_EQ(c.log_level, LogLevel::kWarn);
   EXPECT_TRUE(c.cupti_path.empty());
   EXPECT_TRUE(c.run_manifest.empty());
@@ -46,6 +48,8 @@ TEST(InjectionConfigTest, GoodValues) {
                                 {"CUTRACE_FLUSH_TIMEOUT_MS", "250"},
                                 {"CUTRACE_FLUSH_PERIOD_MS", "100"},
                                 {"CUTRACE_PER_THREAD_BUFFERS", "0"},
+                                {"CUTRACE_TIMESTAMP_CALLBACK", "0"},
+                                {"CUTRACE_LATENCY_TIMESTAMPS", "1"},
                                 {"CUTRACE_LOG", "debug"},
                                 {"CUTRACE_CUPTI_PATH", "/opt/libcupti.so.13"},
                                 {"CUTRACE_RUN_MANIFEST", "/tmp/m"},
@@ -61,6 +65,8 @@ TEST(InjectionConfigTest, GoodValues) {
   EXPECT_EQ(c.flush_period_ms, 100u);
   ASSERT_TRUE(c.per_thread_buffers.has_value());
   EXPECT_FALSE(*c.per_thread_buffers);
+  EXPECT_FALSE(c.timestamp_callback);
+  EXPECT_TRUE(c.latency_timestamps);
   EXPECT_EQ(c.log_level, LogLevel::kDebug);
   EXPECT_EQ(c.cupti_path, "/opt/libcupti.so.13");
   EXPECT_EQ(c.run_manifest, "/tmp/m");
@@ -86,6 +92,8 @@ TEST(InjectionConfigTest, EachBadValueIsOneProblemAndTheDefault) {
       {"CUTRACE_QUEUE_BATCHES", "many", "4..65536"},
       {"CUTRACE_FLUSH_TIMEOUT_MS", "1e3", "0..600000"},
       {"CUTRACE_PER_THREAD_BUFFERS", "maybe", "0 or 1"},
+      {"CUTRACE_TIMESTAMP_CALLBACK", "never", "0 or 1"},
+      {"CUTRACE_LATENCY_TIMESTAMPS", "2", "0 or 1"},
       {"CUTRACE_LOG", "loud", "quiet, error, warn, info or debug"},
       {"CUTRACE_DISABLE", "perhaps", "0 or 1"},
       {"CUTRACE_OUTPUT", "  ", "empty"},
@@ -103,6 +111,8 @@ TEST(InjectionConfigTest, EachBadValueIsOneProblemAndTheDefault) {
     EXPECT_EQ(got.kinds.Names(), defaults.kinds.Names());
     EXPECT_EQ(got.log_level, defaults.log_level);
     EXPECT_EQ(got.output, defaults.output);
+    EXPECT_EQ(got.timestamp_callback, defaults.timestamp_callback);
+    EXPECT_EQ(got.latency_timestamps, defaults.latency_timestamps);
     EXPECT_FALSE(got.disabled);
   }
 }

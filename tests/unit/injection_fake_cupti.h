@@ -50,6 +50,7 @@ class FakeCupti : public CuptiApi {
   CUpti_TimestampCallbackFunc timestamp_fn = nullptr;
   int flushes = 0;
   bool unsubscribed = false;
+  bool program_client = false;  // ProgramHasOwnClient()
 
   CUptiResult GetVersion(uint32_t* v) override {
     Note("cuptiGetVersion");
@@ -71,6 +72,13 @@ class FakeCupti : public CuptiApi {
     unsubscribed = true;
     return CUPTI_SUCCESS;
   }
+  CUptiResult EnableCallback(uint32_t enable, CUpti_SubscriberHandle, CUpti_CallbackDomain domain,
+                             CUpti_CallbackId cbid) override {
+    Note("cuptiEnableCallback:" + std::to_string(enable) + ":" + std::to_string(domain) + ":" +
+         std::to_string(cbid));
+    return CUPTI_SUCCESS;
+  }
+  bool ProgramHasOwnClient() const override { return program_client; }
   CUptiResult ActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc r,
                                         CUpti_BuffersCallbackCompleteFunc c) override {
     Note("cuptiActivityRegisterCallbacks");

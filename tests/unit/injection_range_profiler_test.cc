@@ -184,17 +184,18 @@ TEST(RangeProfiler, KernelScopeFollowsTheDocumentedOrderAndJoinsByCorrelation) {
   EXPECT_EQ(fake->calls, expected);
   EXPECT_EQ(fake->range_mode, CUPTI_AutoRange);
   EXPECT_EQ(fake->replay_mode, CUPTI_KernelReplay);
-  EXPECT_EQ(fake->added, 2u);
+  EXPECT_EQ(fake->added, 3u);  // the two asked for, and the launch's GPU time
   ASSERT_EQ(h.batches.size(), 1u);
   const CounterBatchInfo& b = h.batches[0];
   EXPECT_EQ(b.scope, "kernel");
-  ASSERT_EQ(b.metric_name_ids.size(), 2u);
+  ASSERT_EQ(b.metric_name_ids.size(), 3u);
   EXPECT_EQ(h.interner.Lookup(b.metric_name_ids[0]), "dram__bytes_read.sum");
+  EXPECT_EQ(h.interner.Lookup(b.metric_name_ids[2]), "gpu__time_duration.sum");
   ASSERT_EQ(b.samples.size(), 1u);
   EXPECT_EQ(b.samples[0].correlation_id, 77u);
   EXPECT_EQ(b.samples[0].passes, 2u);
   EXPECT_EQ(h.interner.Lookup(b.samples[0].kernel_name_id), "_Z4copyv");
-  EXPECT_EQ(b.samples[0].values, (std::vector<double>{1234, 1235}));
+  EXPECT_EQ(b.samples[0].values, (std::vector<double>{1234, 1235, 1236}));
   EXPECT_TRUE(h.warnings.empty());
 }
 
@@ -264,7 +265,8 @@ TEST(RangeProfiler, AMissingRawMetricStopsCountingAPresetOneIsDropped) {
   p.profiler->Finish();
   EXPECT_TRUE(p.warnings.empty());
   ASSERT_EQ(p.batches.size(), 1u);
-  EXPECT_EQ(p.batches[0].metric_name_ids.size(), 11u);  // 12 in the preset, one dropped
+  // 12 in the preset, one dropped, plus gpu__time_duration.sum.
+  EXPECT_EQ(p.batches[0].metric_name_ids.size(), 12u);
 }
 
 TEST(RangeProfiler, NvtxScopeCountsRangesByName) {
@@ -321,6 +323,13 @@ TEST(MetricsConfig, ParsesEveryVariableAndReportsBadValues) {
   EXPECT_EQ(c.kernel_filter, "gemm|attn");
   EXPECT_EQ(c.kernel_sample, 10u);
   EXPECT_TRUE(c.problems.empty());
+  // Kernel scope adds the GPU time of counted launches (CUPTI does not time
+  // them), once, as a preset's metric that a chip without it may drop.
+  MetricsConfig k = ParseMetricsConfig(env({{"CUTRACE_METRICS", "dram__bytes_read.sum"}}));
+  EXPECT_EQ(k.metrics, (std::vector<std::string>{"dram__bytes_read.sum", "gpu__time_duration.sum"}));
+  EXPECT_EQ(k.from_preset, (std::vector<bool>{false, true}));
+  MetricsConfig k2 = ParseMetricsConfig(env({{"CUTRACE_METRICS", "gpu__time_duration.sum"}}));
+  EXPECT_EQ(k2.metrics, (std::vector<std::string>{"gpu__time_duration.sum"}));
   MetricsConfig bad = ParseMetricsConfig(env({{"CUTRACE_METRICS", "nope!"}}));
   EXPECT_FALSE(bad.enabled);
   ASSERT_EQ(bad.problems.size(), 1u);

@@ -40,6 +40,7 @@ TEST_F(InjectionSessionTest, EndToEndIntoTraceFile) {
     w.Add(Kernel(names[1].c_str(), 310, 320, 12));
     w.Add(Kernel(names[1].c_str(), 0, 330, 13));    // no start time: rejected
     w.Add(Kernel(names[1].c_str(), 400, 350, 14));  // inverted: rejected
+    w.Add(Kernel(names[1].c_str(), 0, 0, 15));      // not timed (a counted launch): untimed
     auto copy = Zeroed<CUpti_ActivityMemcpy6>(CUPTI_ACTIVITY_KIND_MEMCPY);
     copy.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_HTOD;
     copy.srcKind = CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE;
@@ -173,6 +174,7 @@ TEST_F(InjectionSessionTest, EndToEndIntoTraceFile) {
   EXPECT_EQ(s.api_calls(), 1u);
   EXPECT_EQ(s.syncs(), 1u);
   EXPECT_EQ(s.other_records(), 1u);
+  EXPECT_EQ(s.kernels_untimed(), 1u);
   // The fake reports 2 new drops per query: after each of 2 buffers and at shutdown.
   EXPECT_EQ(s.records_dropped_by_cupti(), 6u);
   EXPECT_EQ(s.records_dropped_queue_full(), 0u);

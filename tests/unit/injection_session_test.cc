@@ -62,11 +62,50 @@ TEST_F(InjectionSessionTest, KindsSelectWhatIsEnabled) {
   c.kinds = *ParseKinds("kernel", &error);
   ASSERT_TRUE(StartSession(c).ok());
   std::set<CUpti_ActivityKind> kinds(fake_->enabled_kinds.begin(), fake_->enabled_kinds.end());
+  // No OVERHEAD without API records: CUPTI's drop count is then all kernels.
   EXPECT_EQ(kinds, (std::set<CUpti_ActivityKind>{CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
                                                  CUPTI_ACTIVITY_KIND_DEVICE,
-                                                 CUPTI_ACTIVITY_KIND_CONTEXT,
-                                                 CUPTI_ACTIVITY_KIND_OVERHEAD}));
+                                                 CUPTI_ACTIVITY_KIND_CONTEXT}));
   EXPECT_TRUE(fake_->enabled_runtime_cbids.empty());
+}
+
+TEST_F(InjectionSessionTest, TimestampCallbackCanBeTurnedOff) {
+  Config c = MakeConfig();
+  c.timestamp_callback = false;
+  ASSERT_TRUE(StartSession(c).ok());
+  EXPECT_EQ(fake_->IndexOf("cuptiActivityRegisterTimestampCallback"), -1);
+  EXPECT_EQ(session_->clock(), ClockDomain::kCupti);
+}
+
+TEST_F(InjectionSessionTest, KeepsItsSubscriptionForTheModuleUnloadFlush) {
+  ASSERT_TRUE(StartSession(MakeConfig()).ok());
+  EXPECT_FALSE(fake_->unsubscribed);
+  EXPECT_NE(fake_->IndexOf("cuptiEnableCallback:1:" + std::to_string(CUPTI_CB_DOMAIN_RESOURCE) + ":" +
+                           std::to_string(CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING)),
+            -1);
+  // A module unload flushes (forced) so that names are read while valid.
+  int before = fake_->flushes;
+  Session::SubscriberCallback(nullptr, CUPTI_CB_DOMAIN_RESOURCE,
+                              CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING, nullptr);
+  EXPECT_EQ(fake_->flushes, before + 1);
+  EXPECT_NE(fake_->IndexOf("cuptiActivityFlushAll:1"), -1);
+  // Other resource events are not flushes.
+  Session::SubscriberCallback(nullptr, CUPTI_CB_DOMAIN_RESOURCE,
+                              CUPTI_CBID_RESOURCE_MODULE_LOADED, nullptr);
+  EXPECT_EQ(fake_->flushes, before + 1);
+}
+
+TEST_F(InjectionSessionTest, ReleasesItsSubscriptionWhenTheProgramHasACuptiClient) {
+  // torch.profiler (Kineto) turns GPU tracing off for good if its
+  // cuptiSubscribe fails: a program with its own client gets the slot back.
+  fake_->program_client = true;
+  ASSERT_TRUE(StartSession(MakeConfig()).ok());
+  EXPECT_TRUE(fake_->unsubscribed);
+  EXPECT_EQ(fake_->IndexOf("cuptiEnableCallback"), -1);
+  // Tracing itself needs no subscriber: the kinds are on, the trace is written.
+  EXPECT_FALSE(fake_->enabled_kinds.empty());
+  session_->Finalize("exit");
+  EXPECT_EQ(Files().size(), 1u);
 }
 
 TEST_F(InjectionSessionTest, AnotherSubscriberKeepsCutraceOut) {

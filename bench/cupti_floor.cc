@@ -1,0 +1,104 @@
+// libcutrace_floor.so: the overhead floor for bench/overhead.py — the least a
+// CUPTI activity tracer can do. Injected like cutrace (CUDA_INJECTION64_PATH),
+// it enables the activity kinds cutrace enables by default, with the same
+// per-call selection of runtime and driver API records (injection/api_filter),
+// hands CUPTI plain malloc'd buffers, and on their return only counts the
+// records in them. No conversion, no queue, no writer thread, no file, no
+// timestamp callback: whatever cutrace costs above this floor is cutrace's own.
+//
+// At exit it forces a flush and, if CUTRACE_FLOOR_REPORT names a file, writes
+// one JSON line of counts there, so the bench can check that the floor saw
+// what the program launched (a floor that records nothing would be no floor).
+//
+// Threads: CUPTI calls BufferRequested on application threads and
+// BufferCompleted on its own worker thread (or in FlushAll); the counters are
+// atomics, nothing else is shared.
+#include <cupti.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+
+#include "injection/api_filter.h"
+
+namespace {
+
+constexpr size_t kBufferBytes = 2u << 20;  // cutrace's default CUTRACE_BUFFER_SIZE
+
+std::atomic<uint64_t> g_records{0};
+std::atomic<uint64_t> g_kernels{0};
+std::atomic<uint64_t> g_buffers{0};
+std::atomic<bool> g_started{false};
+
+void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
+  *size = *buffer != nullptr ? kBufferBytes : 0;
+  *max_records = 0;
+}
+
+void CUPTIAPI BufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
+  uint64_t records = 0, kernels = 0;
+  CUpti_Activity* record = nullptr;
+  while (valid > 0 && cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
+    ++records;
+    if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) ++kernels;
+  }
+  g_records.fetch_add(records, std::memory_order_relaxed);
+  g_kernels.fetch_add(kernels, std::memory_order_relaxed);
+  g_buffers.fetch_add(1, std::memory_order_relaxed);
+  std::free(buffer);
+}
+
+// The runtime or driver calls cutrace records (launch, copy, sync, allocation).
+void EnableApi(bool runtime) {
+  const CUpti_CallbackDomain domain = runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API;
+  const uint32_t count = runtime ? static_cast<uint32_t>(CUPTI_RUNTIME_TRACE_CBID_SIZE)
+                                 : static_cast<uint32_t>(CUPTI_DRIVER_TRACE_CBID_SIZE);
+  const auto api_domain = runtime ? cutrace::ApiDomain::kRuntime : cutrace::ApiDomain::kDriver;
+  for (uint32_t cbid = 1; cbid < count; ++cbid) {
+    const char* name = nullptr;
+    if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || name == nullptr) continue;
+    if (!cutrace::injection::IsTracedApi(api_domain, name)) continue;
+    if (runtime) {
+      cuptiActivityEnableRuntimeApi(cbid, 1);
+    } else {
+      cuptiActivityEnableDriverApi(cbid, 1);
+    }
+  }
+}
+
+void AtExit() {
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  size_t dropped = 0;
+  cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped);
+  const char* path = std::getenv("CUTRACE_FLOOR_REPORT");
+  if (path == nullptr || *path == '\0') return;
+  if (FILE* f = std::fopen(path, "w")) {
+    std::fprintf(f, "{\"records\": %llu, \"kernels\": %llu, \"buffers\": %llu, \"dropped\": %zu}\n",
+                 static_cast<unsigned long long>(g_records.load()),
+                 static_cast<unsigned long long>(g_kernels.load()),
+                 static_cast<unsigned long long>(g_buffers.load()), dropped);
+    std::fclose(f);
+  }
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
+  if (g_started.exchange(true)) return 1;
+  if (cuptiActivityRegisterCallbacks(&BufferRequested, &BufferCompleted) != CUPTI_SUCCESS) {
+    std::fprintf(stderr, "cutrace floor: cuptiActivityRegisterCallbacks failed\n");
+    return 1;
+  }
+  for (CUpti_ActivityKind kind :
+       {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2,
+        CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_MARKER, CUPTI_ACTIVITY_KIND_MARKER_DATA,
+        CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONTEXT,
+        CUPTI_ACTIVITY_KIND_OVERHEAD}) {
+    cuptiActivityEnable(kind);
+  }
+  EnableApi(/*runtime=*/true);
+  EnableApi(/*runtime=*/false);
+  std::atexit(&AtExit);
+  return 1;
+}

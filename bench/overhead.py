@@ -1,0 +1,356 @@
+#!/usr/bin/env python3
+"""cutrace's overhead, measured side by side with its peers (issue 7).
+
+  overhead.py --cutrace BIN --bin-dir DIR --floor LIB [--rounds 3] [--parts storm,options,
+              continuous,torch] [--json-out F]
+
+Every part runs its variants interleaved (A B C ... A B C ...) for --rounds
+rounds, so drift hits every variant alike, and reports each variant's median
+and spread. Overheads are differences to the bare run of the same part; the
+ratios are of those overheads (cutrace's over the floor's, over torch.profiler's).
+
+ storm       ct_launch_storm (--n tiny kernels on one stream, host us/launch
+             from its own clock): bare; the floor (bench/cupti_floor.cc, a
+             CUPTI subscriber enabling cutrace's kinds that only counts
+             records); cutrace trace (default), summary, and continuous mode
+             between windows (a 10 ms window at start, then none for 60 s).
+ options     the storm under cutrace with one CUTRACE_* option changed each:
+             what each option costs (buffer size and count, per-thread
+             buffers, the timestamp callback, API records, latency
+             timestamps, flush period).
+ continuous  continuous mode's average: a long storm (--long-n launches,
+             about 5 s) with a window 1/60 of the period (the issue's 1 s
+             every 60 s, scaled down 60x so a run holds whole periods), bare
+             vs continuous.
+ torch       bench/torch_ops.py: PyTorch small ops (us/op) and bf16 8192^3
+             GEMMs (ms each), bare; floor; cutrace trace, summary, continuous
+             (between windows); torch.profiler (CUDA activities) in-process.
+
+Targets (../shared/DESIGN.md): trace overhead <= 1.10 x the floor's and
+<= 0.5 x torch.profiler's; continuous < 1% on average; GEMMs within noise.
+A benchmark, not a test: it prints figures (FIGURE lines and one table) and
+exits 0 unless a run failed; 77 without a GPU. python3 stdlib only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SKIP = 77
+CUPTI_DIRS = ("/usr/local/cuda/targets/x86_64-linux/lib", "/usr/local/cuda/extras/CUPTI/lib64")
+
+
+def has_gpu() -> bool:
+    if not Path("/dev/nvidia0").exists():
+        return False
+    try:
+        return subprocess.run(["nvidia-smi", "-L"], capture_output=True, timeout=30).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def find_cupti() -> str:
+    dirs = [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(":") if d] + list(CUPTI_DIRS)
+    for d in dirs:
+        p = Path(d) / "libcupti.so.13"
+        if p.exists():
+            return str(p)
+    return ""
+
+
+def clean_env() -> dict[str, str]:
+    """The environment without anything of cutrace's or CUDA injection's."""
+    return {k: v for k, v in os.environ.items()
+            if not k.startswith(("CUTRACE_", "CUDA_INJECTION64", "NVTX_INJECTION64")) and k != "LD_PRELOAD"}
+
+
+def run(cmd: list[str], env: dict[str, str], timeout: float) -> subprocess.CompletedProcess:
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise RuntimeError(f"{' '.join(cmd[:3])} ... timed out after {timeout}s")
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
+class Variant:
+    """One way of running the program: a name, an environment and a wrapper."""
+
+    def __init__(self, name: str, kind: str, env: dict[str, str] | None = None,
+                 mode: str | None = None):
+        self.name, self.kind, self.env, self.mode = name, kind, env or {}, mode
+        self.values: list[float] = []
+        self.extra: list[dict] = []
+
+
+class Bench:
+    def __init__(self, args):
+        self.args = args
+        self.cutrace = str(Path(args.cutrace).resolve())
+        self.floor = str(Path(args.floor).resolve())
+        self.cupti = find_cupti()
+        self.work = Path(args.work)
+        self.work.mkdir(parents=True, exist_ok=True)
+        self.figures: dict = {}
+
+    def command(self, v: Variant, app_cmd: list[str], out: Path) -> tuple[list[str], dict]:
+        env = clean_env()
+        env.update(v.env)
+        if v.kind == "floor":
+            env["CUDA_INJECTION64_PATH"] = self.floor
+            if self.cupti:  # NVTX reaches CUPTI the way `cutrace run` arranges it
+                env["NVTX_INJECTION64_PATH"] = self.cupti
+            env["CUTRACE_FLOOR_REPORT"] = str(out / "floor.json")
+            return app_cmd, env
+        if v.kind == "cutrace":
+            cmd = [self.cutrace, "run", "--no-summary", "--output", str(out)]
+            if v.mode:
+                cmd += ["--mode", v.mode]
+            return cmd + ["--", *app_cmd], env
+        return app_cmd, env  # bare, and torch.profiler (a flag of the workload)
+
+    def one(self, v: Variant, app_cmd: list[str], result: Path, timeout: float) -> dict:
+        out = self.work / "runs" / v.name.replace(" ", "_")
+        shutil.rmtree(out, ignore_errors=True)
+        out.mkdir(parents=True)
+        result.unlink(missing_ok=True)
+        cmd, env = self.command(v, app_cmd, out)
+        r = run(cmd, env, timeout)
+        if r.returncode != 0 or not result.exists():
+            raise RuntimeError(f"{v.name}: exit {r.returncode}: {r.stderr.strip()[-400:]}")
+        data = json.loads(result.read_text())
+        floor = out / "floor.json"
+        if floor.exists():
+            data["floor"] = json.loads(floor.read_text())
+        traces = sorted(out.glob("*.trace"))
+        data["trace_bytes"] = sum(t.stat().st_size for t in traces)
+        if traces and v.kind == "cutrace":
+            # The writer thread's evidence: queue high-water mark and drops.
+            r = run([self.cutrace, "info", "--format", "json", str(traces[-1])], clean_env(), 60)
+            if r.returncode == 0:
+                stats = (json.loads(r.stdout)["files"][0].get("statistics") or {})
+                data["stats"] = {k: int(stats.get(k, 0) or 0) for k in (
+                    "queue_peak_batches", "queue_capacity_batches", "records_dropped_queue_full",
+                    "records_dropped_by_cupti", "kernels")}
+        shutil.rmtree(out, ignore_errors=True)
+        return data
+
+    # -- parts -------------------------------------------------------------
+
+    def interleave(self, variants: list[Variant], app_cmd: list[str], result: Path,
+                   pick, timeout: float, rounds: int | None = None) -> None:
+        self.one(variants[0], app_cmd, result, timeout)  # warm-up: driver load, page cache
+        for _ in range(rounds or self.args.rounds):
+            for v in variants:
+                data = self.one(v, app_cmd, result, timeout)
+                v.values.append(pick(data))
+                v.extra.append(data)
+
+    def storm(self, options: bool) -> list[Variant]:
+        truth = self.work / "storm-truth.json"
+        app = [str(Path(self.args.bin_dir) / "ct_launch_storm"), "--n", str(self.args.n),
+               "--truth", str(truth)]
+        between = {"CUTRACE_WINDOW": "10ms", "CUTRACE_PERIOD": "60s"}
+        vs = [Variant("bare", "bare"), Variant("floor", "floor"), Variant("cutrace trace", "cutrace"),
+              Variant("cutrace summary", "cutrace", mode="summary"),
+              Variant("cutrace continuous, between windows", "cutrace", between, mode="continuous")]
+        if options:
+            vs = [vs[0], vs[2]] + [Variant(f"trace {k}={val}", "cutrace", {k: val}) for k, val in (
+                ("CUTRACE_BUFFER_SIZE", "1M"), ("CUTRACE_BUFFER_SIZE", "8M"),
+                ("CUTRACE_BUFFER_COUNT", "8"), ("CUTRACE_PER_THREAD_BUFFERS", "0"),
+                ("CUTRACE_TIMESTAMP_CALLBACK", "0"), ("CUTRACE_KINDS", "kernel,memcpy,memset,nvtx,sync"),
+                ("CUTRACE_LATENCY_TIMESTAMPS", "1"), ("CUTRACE_FLUSH_PERIOD_MS", "10"),
+                ("CUTRACE_FLUSH_PERIOD_MS", "200"))]
+        self.interleave(vs, app, truth, lambda d: float(d["launch"]["us_per_launch"]), 120)
+        return vs
+
+    def continuous(self) -> list[Variant]:
+        truth = self.work / "long-truth.json"
+        app = [str(Path(self.args.bin_dir) / "ct_launch_storm"), "--n", str(self.args.long_n),
+               "--truth", str(truth)]
+        # 1/60 of the period, like 1 s every 60 s; the period is about the run's length.
+        period_ms = self.args.long_period_ms
+        env = {"CUTRACE_WINDOW": f"{max(10, period_ms // 60)}ms", "CUTRACE_PERIOD": f"{period_ms}ms"}
+        vs = [Variant("bare", "bare"), Variant("cutrace continuous", "cutrace", env, mode="continuous")]
+        self.interleave(vs, app, truth, lambda d: float(d["launch"]["us_per_launch"]), 180)
+        self.figures["continuous_env"] = env
+        return vs
+
+    def torch(self) -> list[Variant]:
+        result = self.work / "torch.json"
+        app = [sys.executable, str(HERE / "torch_ops.py"), "--ops", str(self.args.torch_ops),
+               "--out", str(result)]
+        between = {"CUTRACE_WINDOW": "10ms", "CUTRACE_PERIOD": "60s"}
+        vs = [Variant("bare", "bare"), Variant("floor", "floor"), Variant("cutrace trace", "cutrace"),
+              Variant("cutrace summary", "cutrace", mode="summary"),
+              Variant("cutrace continuous, between windows", "cutrace", between, mode="continuous"),
+              Variant("torch.profiler (CUDA)", "torch")]
+        prof = vs[-1]
+        orig = self.command
+
+        def command(v, app_cmd, out):  # torch.profiler is a flag of the workload itself
+            return orig(v, app_cmd + (["--profiler"] if v is prof else []), out)
+
+        self.command = command
+        try:
+            self.interleave(vs, app, result, lambda d: float(d["us_per_op"]), 240,
+                            rounds=self.args.torch_rounds)
+        finally:
+            self.command = orig
+        return vs
+
+
+def torch_available() -> bool:
+    try:
+        r = subprocess.run([sys.executable, "-c", "import torch; assert torch.cuda.is_available()"],
+                           capture_output=True, timeout=120)
+        return r.returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def med(v: Variant) -> float:
+    return statistics.median(v.values)
+
+
+def spread(v: Variant) -> str:
+    return f"{min(v.values):.2f}..{max(v.values):.2f}"
+
+
+def table(title: str, unit: str, vs: list[Variant], refs: dict[str, str]) -> tuple[list[str], dict]:
+    """Median, spread, overhead over bare, and the overhead's ratio to each reference variant."""
+    bare = med(vs[0])
+    by_name = {v.name: v for v in vs}
+    lines = [f"{title} ({unit}; median of {len(vs[0].values)}, A B ... interleaved)",
+             f"  {'variant':44} {'median':>8} {'spread':>14} {'overhead':>9} {'x bare':>7}"
+             + "".join(f" {'ovh/' + r:>14}" for r in refs)]
+    fig = {}
+    for v in vs:
+        m = med(v)
+        ovh = m - bare
+        row = f"  {v.name:44} {m:8.3f} {spread(v):>14} {ovh:+9.3f} {m / bare:7.3f}"
+        f = {"median": round(m, 4), "runs": [round(x, 4) for x in v.values], "overhead": round(ovh, 4),
+             "x_bare": round(m / bare, 4)}
+        for label, ref in refs.items():
+            ref_ovh = med(by_name[ref]) - bare
+            ratio = ovh / ref_ovh if ref_ovh > 0 and v.name != vs[0].name else None
+            row += f" {ratio:14.3f}" if ratio is not None else f" {'-':>14}"
+            f[f"overhead_vs_{label}"] = round(ratio, 4) if ratio is not None else None
+        lines.append(row)
+        fig[v.name] = f
+    return lines, fig
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--cutrace", required=True)
+    p.add_argument("--bin-dir", required=True)
+    p.add_argument("--floor", required=True)
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--n", type=int, default=200000)
+    p.add_argument("--long-n", type=int, default=1000000)
+    p.add_argument("--long-period-ms", type=int, default=4500)
+    p.add_argument("--torch-ops", type=int, default=40000)
+    # Each torch run repeats its loops 3 times in-process (bench/torch_ops.py),
+    # and starting Python with PyTorch costs seconds: fewer process rounds.
+    p.add_argument("--torch-rounds", type=int, default=2)
+    p.add_argument("--parts", default="storm,options,continuous,torch")
+    p.add_argument("--work", default="/tmp/cutrace-overhead")
+    p.add_argument("--json-out", default=None)
+    args = p.parse_args()
+    if not has_gpu():
+        print("skipped: no GPU")
+        return SKIP
+    bench = Bench(args)
+    parts = [x.strip() for x in args.parts.split(",") if x.strip()]
+    report: list[str] = []
+    failed = False
+    t0 = time.monotonic()
+    for part in parts:
+        try:
+            if part == "storm":
+                vs = bench.storm(options=False)
+                lines, fig = table("launch storm", "us/launch", vs, {"floor": "floor"})
+                kernels = [d.get("floor", {}).get("kernels", 0) for d in vs[1].extra]
+                fig["floor_kernels_seen"] = kernels
+                tb = [d["trace_bytes"] for d in vs[2].extra]
+                fig["trace_bytes_per_launch"] = round(statistics.median(tb) / args.n, 2)
+                lines.append(f"  the floor saw {min(kernels)}..{max(kernels)} kernels per run "
+                             f"(the app launched {args.n} + its warm-up); cutrace's trace "
+                             f"{fig['trace_bytes_per_launch']} B per launch")
+                st = [d.get("stats", {}) for d in vs[2].extra]
+                if st and all(st):
+                    peak = max(x["queue_peak_batches"] for x in st)
+                    drops = sum(x["records_dropped_queue_full"] + x["records_dropped_by_cupti"] for x in st)
+                    fig["writer_queue_peak_batches"] = peak
+                    fig["records_dropped"] = drops
+                    lines.append(f"  writer queue peak {peak} of {st[0]['queue_capacity_batches']} "
+                                 f"batches over {len(st)} runs, {drops} records dropped")
+            elif part == "options":
+                vs = bench.storm(options=True)
+                lines, fig = table("launch storm, one CUTRACE_* option changed", "us/launch", vs,
+                                   {"default": "cutrace trace"})
+            elif part == "continuous":
+                vs = bench.continuous()
+                lines, fig = table(f"continuous mode's average ({bench.figures['continuous_env']})",
+                                   "us/launch", vs, {})
+                pct = (med(vs[1]) / med(vs[0]) - 1) * 100
+                fig["average_overhead_pct"] = round(pct, 3)
+                lines.append(f"  average overhead {pct:+.2f}% (target < 1%)")
+            elif part == "torch":
+                if not torch_available():
+                    report += ["torch: skipped (no PyTorch with CUDA)"]
+                    continue
+                vs = bench.torch()
+                lines, fig = table("PyTorch small ops", "us/op", vs,
+                                   {"floor": "floor", "torch.profiler": "torch.profiler (CUDA)"})
+                for v in vs:
+                    v.values = [float(d["ms_per_gemm"]) for d in v.extra]
+                glines, gfig = table("PyTorch bf16 8192^3 GEMMs", "ms/GEMM", vs, {})
+                lines += glines
+                fig = {"ops": fig, "gemm": gfig,
+                       "profiler_kernels": [d.get("profiler_kernels") for d in vs[-1].extra],
+                       "profiler_stop_s": [d.get("profiler_stop_s") for d in vs[-1].extra]}
+            else:
+                print(f"unknown part {part!r}")
+                return 2
+        except RuntimeError as e:
+            print(f"FAIL overhead {part}: {e}", flush=True)
+            failed = True
+            continue
+        bench.figures[part] = fig
+        report += lines + [""]
+        print("\n".join(lines), flush=True)
+    print(f"\n=== overhead: {time.monotonic() - t0:.0f} s\n" + "\n".join(report))
+    s = bench.figures.get("storm", {})
+    t = bench.figures.get("torch", {}).get("ops", {})
+    c = bench.figures.get("continuous", {})
+    bits = []
+    if s:
+        bits.append(f"storm trace/floor overhead {s['cutrace trace']['overhead_vs_floor']}")
+    if t:
+        bits.append(f"torch trace/floor {t['cutrace trace']['overhead_vs_floor']}, "
+                    f"trace/torch.profiler {t['cutrace trace']['overhead_vs_torch.profiler']}")
+    if c:
+        bits.append(f"continuous average {c['average_overhead_pct']:+.2f}%")
+    print("FIGURE overhead: " + "; ".join(bits), flush=True)
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps(bench.figures, indent=1))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
