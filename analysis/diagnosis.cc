@@ -143,10 +143,19 @@ void Judge(KernelDiagnosis& d, const DiagnosisOptions& o) {
       d.why.push_back(sol + ": the memory system is the busy unit");
       d.advice = "Memory-bound: cut traffic (fuse passes, better reuse through shared memory or "
                  "L2, smaller types).";
-      if (d.sectors_per_request && *d.sectors_per_request > o.sectors_per_request_ideal * 1.25) {
-        d.why.push_back(fmt::format("{:.1f} sectors per global-load request (ideal {:.0f})",
-                                    *d.sectors_per_request, o.sectors_per_request_ideal));
+      // A coalesced warp-wide load of 4, 8 or 16 bytes per thread needs 4, 8
+      // or 16 sectors; the counters do not say the width, so only more than
+      // the widest load needs (16) proves uncoalesced access.
+      const double widest = o.sectors_per_request_ideal * 4;
+      if (d.sectors_per_request && *d.sectors_per_request > widest * 1.25) {
+        d.why.push_back(fmt::format("{:.1f} sectors per global-load request (a coalesced load "
+                                    "needs {:.0f} to {:.0f})",
+                                    *d.sectors_per_request, o.sectors_per_request_ideal, widest));
         d.advice += " Global loads are uncoalesced: fix the layout or access pattern first.";
+      } else if (d.sectors_per_request && *d.sectors_per_request > o.sectors_per_request_ideal * 1.25) {
+        d.why.push_back(fmt::format("{:.1f} sectors per global-load request: coalesced if the "
+                                    "loads are {:.0f}-byte (vector) loads, scattered if 4-byte",
+                                    *d.sectors_per_request, *d.sectors_per_request));
       }
     }
   } else {

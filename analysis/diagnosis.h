@@ -79,6 +79,7 @@ struct DiagnosisOptions {
   double high_pct = 60.0;     // a unit at or above this % of peak is "busy"
   uint64_t tiny_ns = 10000;   // kernels shorter than this on average are "tiny"
   double low_occupancy_pct = 50.0;
+  // Sectors a coalesced warp-wide 4-byte load needs (16-byte vector loads: 4x).
   double sectors_per_request_ideal = 4.0;
 };
 

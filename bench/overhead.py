@@ -128,6 +128,8 @@ class Bench:
         out.mkdir(parents=True)
         result.unlink(missing_ok=True)
         cmd, env = self.command(v, app_cmd, out)
+        if self.args.cpus:  # the same cores for every variant: less migration noise
+            cmd = ["taskset", "-c", self.args.cpus, *cmd]
         r = run(cmd, env, timeout)
         if r.returncode != 0 or not result.exists():
             raise RuntimeError(f"{v.name}: exit {r.returncode}: {r.stderr.strip()[-400:]}")
@@ -268,6 +270,7 @@ def main() -> int:
     # and starting Python with PyTorch costs seconds: fewer process rounds.
     p.add_argument("--torch-rounds", type=int, default=2)
     p.add_argument("--parts", default="storm,options,continuous,torch")
+    p.add_argument("--cpus", default="", help="taskset -c list for every run (e.g. 2-5)")
     p.add_argument("--work", default="/tmp/cutrace-overhead")
     p.add_argument("--json-out", default=None)
     args = p.parse_args()

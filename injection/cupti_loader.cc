@@ -273,19 +273,26 @@ StatusOr<std::unique_ptr<CuptiApi>> LoadCupti(std::string_view override_path,
                                               std::string* loaded_path) {
   std::optional<std::string> path = FindCuptiLibrary(override_path);
   std::string what = path ? *path : std::string(kCuptiSoname);
-  // A program may already carry its own libcupti (PyTorch's wheels do). A
-  // path is loaded as its own copy even if the soname matches, and NVTX
-  // follows NVTX_INJECTION64_PATH to the same path, so cutrace stays on the
-  // searched one; say so, because two copies are worth knowing about.
+  // A program may already carry its own libcupti (PyTorch's wheels do). Two
+  // copies in one process are two CUPTI instances competing for the driver's
+  // one tools interface: the second one's cuptiSubscribe fails as if another
+  // tool were there (Kineto then turns GPU tracing off). So cutrace joins the
+  // program's copy, unless CUTRACE_CUPTI_PATH says otherwise.
   bool program_client = false;
   if (void* other = ::dlopen(kCuptiSoname, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD)) {
     program_client = true;
     std::string other_path = LoadedFrom(other);
     char a[PATH_MAX], b[PATH_MAX];
-    if (path && ::realpath(other_path.c_str(), a) && ::realpath(path->c_str(), b) &&
-        std::strcmp(a, b) != 0) {
-      Log(LogLevel::kDebug, "the program already loaded %s; cutrace uses %s (set "
-          "CUTRACE_CUPTI_PATH to choose)", other_path.c_str(), path->c_str());
+    bool same = path && ::realpath(other_path.c_str(), a) && ::realpath(path->c_str(), b) &&
+                std::strcmp(a, b) == 0;
+    if (!same && override_path.empty() && !other_path.empty()) {
+      Log(LogLevel::kDebug, "the program already loaded %s: cutrace uses it too (one CUPTI), "
+          "not %s", other_path.c_str(), path ? path->c_str() : kCuptiSoname);
+      path = other_path;
+      what = other_path;
+    } else if (!same) {
+      Log(LogLevel::kDebug, "the program already loaded %s; cutrace uses %s (CUTRACE_CUPTI_PATH)",
+          other_path.c_str(), what.c_str());
     }
     ::dlclose(other);  // drops only the reference RTLD_NOLOAD added
   }

@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <string>
 
 #include "injection/config.h"
 #include "injection/cupti_loader.h"
@@ -195,6 +196,26 @@ void ChildAfterFork() {
   g_finalize_requested.store(false);
 }
 
+// NVTX ranges reach CUPTI through NVTX_INJECTION64_PATH, read at the
+// program's first NVTX call. `cutrace run` (or the LD_PRELOAD constructor)
+// named the libcupti the search finds; if cutrace joined the program's own
+// copy instead (cupti_loader.h), NVTX must follow, or it would start a
+// second CUPTI. A path the user chose is left alone.
+void PointNvtxAt(const std::string& loaded) {
+  const char* nvtx = ::getenv("NVTX_INJECTION64_PATH");
+  if (nvtx == nullptr || nvtx[0] == '\0' || loaded.empty()) return;
+  auto override_path = GetProcessEnv("CUTRACE_CUPTI_PATH");
+  auto searched = FindCuptiLibrary(override_path ? *override_path : "");
+  char a[PATH_MAX], b[PATH_MAX], c[PATH_MAX];
+  if (!searched || ::realpath(nvtx, a) == nullptr || ::realpath(searched->c_str(), b) == nullptr ||
+      ::realpath(loaded.c_str(), c) == nullptr)
+    return;
+  if (std::strcmp(a, b) == 0 && std::strcmp(b, c) != 0) {
+    ::setenv("NVTX_INJECTION64_PATH", c, 1);
+    Log(LogLevel::kDebug, "NVTX_INJECTION64_PATH now %s (the program's libcupti)", c);
+  }
+}
+
 }  // namespace
 
 int InitializeFromDriver() {
@@ -219,6 +240,7 @@ int InitializeFromDriver() {
       return 1;
     }
     Log(LogLevel::kDebug, "loaded %s", cupti_path.c_str());
+    PointNvtxAt(cupti_path);
     // Leaked on purpose once started: CUPTI may call back at any time. A
     // session that failed to start is unreachable from CUPTI's callbacks
     // (Session::Active() is not it), so it can go.

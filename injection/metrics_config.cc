@@ -46,6 +46,30 @@ MetricsConfig ParseMetricsConfig(const EnvGetter& env) {
       c.enabled = false;
     }
   }
+  if (c.scope == MetricsScope::kNvtx) {
+    // SASS instruction counters (smsp__sass_*) read 0 for user ranges on the
+    // H200 with CUDA 13.0, where kernel scope counts them exactly: they need
+    // the per-kernel replay. Left out, with one line, rather than shown as 0.
+    std::string dropped;
+    std::vector<std::string> kept;
+    std::vector<bool> kept_preset;
+    for (size_t i = 0; i < c.metrics.size(); ++i) {
+      if (c.metrics[i].rfind("smsp__sass_", 0) == 0) {
+        dropped += (dropped.empty() ? "" : ", ") + c.metrics[i];
+        continue;
+      }
+      kept.push_back(c.metrics[i]);
+      kept_preset.push_back(i < c.from_preset.size() && c.from_preset[i]);
+    }
+    if (!dropped.empty()) {
+      c.problems.push_back("CUTRACE_METRICS: " + dropped +
+                           " counted only per kernel (--metrics-scope kernel), not per NVTX range; "
+                           "left out");
+      c.metrics = std::move(kept);
+      c.from_preset = std::move(kept_preset);
+      if (c.metrics.empty()) c.enabled = false;
+    }
+  }
   if (c.scope == MetricsScope::kKernel &&
       std::find(c.metrics.begin(), c.metrics.end(), metric_names::kGpuTimeDuration) == c.metrics.end()) {
     // Counted launches come without CUPTI timestamps; this gives them their

@@ -179,8 +179,12 @@ void Session::KeepOrReleaseSubscription(bool counting) {
         "subscription, so the program's profiler can start");
     return;
   }
-  CUptiResult r = api_->EnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RESOURCE,
-                                       CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING);
+  // The API entry, not CUPTI's MODULE_UNLOAD_STARTING resource callback: a
+  // flush from inside that one never returned on the H200 (CUDA 13.0).
+  CUptiResult r = CUPTI_SUCCESS;
+  for (CUpti_CallbackId cbid : {CUPTI_DRIVER_TRACE_CBID_cuModuleUnload, CUPTI_DRIVER_TRACE_CBID_cuLibraryUnload}) {
+    if (r == CUPTI_SUCCESS) r = api_->EnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
+  }
   if (r != CUPTI_SUCCESS) {
     Log(LogLevel::kDebug, "no module-unload callback (%s): names of kernels from unloaded modules "
         "may be stale", api_->ResultString(r).c_str());

@@ -25,6 +25,7 @@
 #include <sys/types.h>
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -76,9 +77,10 @@ class Session {
   static void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records);
   static void CUPTIAPI BufferCompleted(CUcontext context, uint32_t stream_id, uint8_t* buffer,
                                        size_t size, size_t valid_size);
-  // The subscriber's callback: module unloads (a forced flush, so records
-  // are converted while their kernel names are valid: CUPTI may reuse an
-  // unloaded module's name memory), everything else to the counters.
+  // The subscriber's callback: cuModuleUnload/cuLibraryUnload entries (a
+  // forced flush, so records are converted while their kernel names are
+  // valid: CUPTI may reuse an unloaded module's name memory), everything
+  // else to the counters.
   static void CUPTIAPI SubscriberCallback(void* userdata, CUpti_CallbackDomain domain,
                                           CUpti_CallbackId cbid, const void* data);
 
@@ -125,6 +127,9 @@ class Session {
   std::atomic<int> state_{kIdle};
   std::atomic<uint64_t> writer_cpu_ns_{0};
   std::atomic<bool> pool_warning_posted_{false};
+  // A flush before a module unload that did not return in time (see OnModuleUnload).
+  static constexpr std::chrono::milliseconds kUnloadFlushWait{2000};
+  std::atomic<bool> unload_flush_stuck_{false};
 
   std::mutex devices_mu_;
   std::set<uint32_t> devices_seen_;  // guarded by devices_mu_

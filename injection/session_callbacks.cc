@@ -2,6 +2,11 @@
 // half is in session.cc).
 #include <unistd.h>
 
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <thread>
+
 #include "injection/clock.h"
 #include "injection/log.h"
 #include "injection/range_profiler.h"
@@ -52,8 +57,12 @@ void CUPTIAPI Session::BufferCompleted(CUcontext context, uint32_t stream_id, ui
 void CUPTIAPI Session::SubscriberCallback(void* userdata, CUpti_CallbackDomain domain,
                                           CUpti_CallbackId cbid, const void* data) {
   try {
-    if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) {
-      if (Session* s = Active()) s->OnModuleUnload();
+    if (domain == CUPTI_CB_DOMAIN_DRIVER_API &&
+        (cbid == CUPTI_DRIVER_TRACE_CBID_cuModuleUnload || cbid == CUPTI_DRIVER_TRACE_CBID_cuLibraryUnload)) {
+      const auto* cb = static_cast<const CUpti_CallbackData*>(data);
+      if (cb == nullptr || cb->callbackSite == CUPTI_API_ENTER) {
+        if (Session* s = Active()) s->OnModuleUnload();
+      }
       return;
     }
     CounterCallback(userdata, domain, cbid, data);
@@ -63,13 +72,36 @@ void CUPTIAPI Session::SubscriberCallback(void* userdata, CUpti_CallbackDomain d
 }
 
 void Session::OnModuleUnload() {
-  // The unloading thread is in cuModuleUnload and holds no cutrace lock, so
-  // CUPTI may call OnCompleted from inside this flush. Forced, because the
-  // buffer holding the module's last kernels is rarely full.
-  if (!running()) return;
-  CUptiResult r = api_->ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-  if (r != CUPTI_SUCCESS) {
-    Log(LogLevel::kDebug, "cuptiActivityFlushAll at a module unload: %s", api_->ResultString(r).c_str());
+  // Before the driver unloads anything (the API call's entry), the module's
+  // kernel records are flushed — forced, because the buffer holding its last
+  // kernels is rarely full — so their names are read while valid. The flush
+  // runs on a thread of its own, waited for at most kUnloadFlushWait: if
+  // CUPTI cannot flush while this thread is in the call, the program goes on
+  // after that wait, and flushing at unloads stops for good.
+  if (!running() || unload_flush_stuck_.load(std::memory_order_acquire)) return;
+  struct Wait {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool done = false;
+  };
+  auto wait = std::make_shared<Wait>();
+  CuptiApi* api = api_.get();
+  try {
+    std::thread([api, wait] {
+      api->ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+      std::lock_guard<std::mutex> lock(wait->mu);
+      wait->done = true;
+      wait->cv.notify_all();
+    }).detach();
+  } catch (...) {
+    return;  // no thread: no flush, the names may be stale
+  }
+  std::unique_lock<std::mutex> lock(wait->mu);
+  if (!wait->cv.wait_for(lock, kUnloadFlushWait, [&] { return wait->done; })) {
+    unload_flush_stuck_.store(true, std::memory_order_release);
+    Log(LogLevel::kWarn, "a flush before a module unload did not finish in %lld ms: no more such "
+        "flushes; names of kernels from unloaded modules may be wrong",
+        static_cast<long long>(kUnloadFlushWait.count()));
   }
 }
 
@@ -204,7 +236,11 @@ void Session::Finalize(const char* reason) {
   // No cutrace lock is held here: CUPTI calls OnCompleted from inside
   // FlushAll, on this thread. A session exists only if cuInit ran in this
   // process, so CUDA is initialised and flushing is allowed.
-  CUptiResult r = api_->ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  // A flush that never came back (OnModuleUnload) may hold CUPTI still:
+  // then exit without one rather than hang.
+  CUptiResult r = unload_flush_stuck_.load(std::memory_order_acquire)
+                      ? CUPTI_ERROR_NOT_READY
+                      : api_->ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   if (r != CUPTI_SUCCESS) {
     Log(LogLevel::kWarn, "cuptiActivityFlushAll failed (%s): the last records may be missing",
         api_->ResultString(r).c_str());

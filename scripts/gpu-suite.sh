@@ -110,7 +110,7 @@ demo_profile() {
 overhead() {
   section "overhead (bench/overhead.py: figures)"
   local t rc parts=${OVERHEAD_PARTS:-storm,options,continuous,torch}
-  t=$(step_timeout 260)
+  t=$(step_timeout "${OVERHEAD_STEP_S:-260}")
   if ((t == 0)); then record overhead "NOT RUN" "no time left"; return; fi
   if [[ ! -f $bundle/lib/libcutrace_floor.so ]]; then
     record overhead FAIL "no lib/libcutrace_floor.so in the bundle"
@@ -118,6 +118,7 @@ overhead() {
   fi
   timeout -k 5 "$t" python3 "$bundle/bench/overhead.py" --cutrace "$cutrace" --bin-dir "$bundle/bin" \
     --floor "$bundle/lib/libcutrace_floor.so" --rounds "${OVERHEAD_ROUNDS:-3}" --parts "$parts" \
+    --torch-rounds "${OVERHEAD_TORCH_ROUNDS:-2}" ${OVERHEAD_CPUS:+--cpus "$OVERHEAD_CPUS"} \
     --work "$work/overhead" --json-out "$work/overhead.json" > "$work/logs/overhead.log" 2>&1
   rc=$?
   sed -n '/^=== overhead/,$p' "$work/logs/overhead.log"
@@ -314,18 +315,23 @@ print("totals: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
 PY
 }
 
+# SUITE_STEPS (space-separated) runs only those steps, e.g. to re-check a fix
+# inside a small device budget: versions demo_profile overhead validate_cases
+# torch_loop counters modes failopen_matrix failopen_load failopen_asan.
+want() { [[ -z ${SUITE_STEPS:-} || " $SUITE_STEPS " == *" $1 "* ]]; }
+
 main() {
-  echo "cutrace GPU suite: bundle $bundle, work $work, out $out, budget ${budget}s"
+  echo "cutrace GPU suite: bundle $bundle, work $work, out $out, budget ${budget}s${SUITE_STEPS:+, steps: $SUITE_STEPS}"
   versions
-  demo_profile
-  overhead
-  validate_cases
-  torch_loop
-  counters
-  modes
-  failopen_group matrix 150
-  failopen_group load 90
-  failopen_group asan 90
+  want demo_profile && demo_profile
+  want overhead && overhead
+  want validate_cases && validate_cases
+  want torch_loop && torch_loop
+  want counters && counters
+  want modes && modes
+  want failopen_matrix && failopen_group matrix 150
+  want failopen_load && failopen_group load 90
+  want failopen_asan && failopen_group asan 90
   verdict
   printf '\nsuite took %ds\n' $((SECONDS - start))
 }

@@ -330,6 +330,17 @@ TEST(MetricsConfig, ParsesEveryVariableAndReportsBadValues) {
   EXPECT_EQ(k.from_preset, (std::vector<bool>{false, true}));
   MetricsConfig k2 = ParseMetricsConfig(env({{"CUTRACE_METRICS", "gpu__time_duration.sum"}}));
   EXPECT_EQ(k2.metrics, (std::vector<std::string>{"gpu__time_duration.sum"}));
+  // SASS counters read 0 per NVTX range: left out there, with one line.
+  MetricsConfig n = ParseMetricsConfig(env({{"CUTRACE_METRICS", "dram__bytes_read.sum,"
+                                                                 "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"},
+                                            {"CUTRACE_METRICS_SCOPE", "nvtx"}}));
+  EXPECT_EQ(n.metrics, (std::vector<std::string>{"dram__bytes_read.sum"}));
+  ASSERT_EQ(n.problems.size(), 1u);
+  EXPECT_NE(n.problems[0].find("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"), std::string::npos);
+  EXPECT_TRUE(n.enabled);
+  MetricsConfig n2 = ParseMetricsConfig(env({{"CUTRACE_METRICS", "smsp__sass_inst_executed.sum"},
+                                             {"CUTRACE_METRICS_SCOPE", "nvtx"}}));
+  EXPECT_FALSE(n2.enabled);
   MetricsConfig bad = ParseMetricsConfig(env({{"CUTRACE_METRICS", "nope!"}}));
   EXPECT_FALSE(bad.enabled);
   ASSERT_EQ(bad.problems.size(), 1u);

@@ -80,18 +80,25 @@ TEST_F(InjectionSessionTest, TimestampCallbackCanBeTurnedOff) {
 TEST_F(InjectionSessionTest, KeepsItsSubscriptionForTheModuleUnloadFlush) {
   ASSERT_TRUE(StartSession(MakeConfig()).ok());
   EXPECT_FALSE(fake_->unsubscribed);
-  EXPECT_NE(fake_->IndexOf("cuptiEnableCallback:1:" + std::to_string(CUPTI_CB_DOMAIN_RESOURCE) + ":" +
-                           std::to_string(CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING)),
-            -1);
-  // A module unload flushes (forced) so that names are read while valid.
+  for (int cbid : {CUPTI_DRIVER_TRACE_CBID_cuModuleUnload, CUPTI_DRIVER_TRACE_CBID_cuLibraryUnload})
+    EXPECT_NE(fake_->IndexOf("cuptiEnableCallback:1:" + std::to_string(CUPTI_CB_DOMAIN_DRIVER_API) +
+                             ":" + std::to_string(cbid)),
+              -1);
+  // Entering cuModuleUnload flushes (forced) so that names are read while valid.
   int before = fake_->flushes;
-  Session::SubscriberCallback(nullptr, CUPTI_CB_DOMAIN_RESOURCE,
-                              CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING, nullptr);
+  CUpti_CallbackData cb{};
+  cb.callbackSite = CUPTI_API_ENTER;
+  Session::SubscriberCallback(nullptr, CUPTI_CB_DOMAIN_DRIVER_API,
+                              CUPTI_DRIVER_TRACE_CBID_cuModuleUnload, &cb);
   EXPECT_EQ(fake_->flushes, before + 1);
   EXPECT_NE(fake_->IndexOf("cuptiActivityFlushAll:1"), -1);
-  // Other resource events are not flushes.
-  Session::SubscriberCallback(nullptr, CUPTI_CB_DOMAIN_RESOURCE,
-                              CUPTI_CBID_RESOURCE_MODULE_LOADED, nullptr);
+  // Its exit, and other calls, are not flushes.
+  cb.callbackSite = CUPTI_API_EXIT;
+  Session::SubscriberCallback(nullptr, CUPTI_CB_DOMAIN_DRIVER_API,
+                              CUPTI_DRIVER_TRACE_CBID_cuModuleUnload, &cb);
+  cb.callbackSite = CUPTI_API_ENTER;
+  Session::SubscriberCallback(nullptr, CUPTI_CB_DOMAIN_DRIVER_API,
+                              CUPTI_DRIVER_TRACE_CBID_cuModuleLoad, &cb);
   EXPECT_EQ(fake_->flushes, before + 1);
 }
 
