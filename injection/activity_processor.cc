@@ -96,7 +96,9 @@ void ActivityProcessor::ProcessRecord(const CUpti_Activity* record, RecordBatch*
         break;
       }
       KernelRecord k;
-      auto bad = ConvertKernel(in, InternName(in.name), &k);
+      uint32_t name_id = launch_names_ != nullptr ? launch_names_->Take(in.correlationId) : 0;
+      if (name_id == 0) name_id = InternName(in.name);
+      auto bad = ConvertKernel(in, name_id, &k);
       if (!bad) bad = CheckGpu(k.end_ns, k.correlation_id);
       if (bad) {
         stats_->AddInvalid(RecordFamily::kKernel, *bad);

@@ -35,6 +35,7 @@
 #include "injection/config.h"
 #include "injection/cupti_api.h"
 #include "injection/launch_index.h"
+#include "injection/launch_names.h"
 #include "injection/marker_pairer.h"
 
 namespace cutrace::injection {
@@ -57,6 +58,10 @@ class ActivityProcessor {
   // Enables the after-delivery check (off until set: tests of conversion
   // alone use arbitrary times).
   void set_now(NowFn now);
+
+  // Names taken at launch (injection/launch_names.h), preferred over the
+  // record's own once the table is active. Must outlive the processor.
+  void set_launch_names(const LaunchNames* names) { launch_names_ = names; }
 
   // Converts the records in buffer[0, valid_bytes) and appends them to
   // *batch; DEVICE records become *devices entries.
@@ -95,6 +100,7 @@ class ActivityProcessor {
   std::mutex mu_;
   bool filter_api_ = false;                                // guarded by mu_
   NowFn now_ = nullptr;                                    // guarded by mu_
+  const LaunchNames* launch_names_ = nullptr;              // set before use
   uint64_t delivery_limit_ = UINT64_MAX;                   // guarded by mu_: this buffer's
   LaunchIndex launches_;                                   // guarded by mu_
   MarkerPairer markers_;                                   // guarded by mu_

@@ -101,6 +101,7 @@ Status Session::Start(std::unique_ptr<CuptiApi> api) {
     return s;
   }
   processor_ = std::make_unique<ActivityProcessor>(api_.get(), &interner_, &stats_);
+  processor_->set_launch_names(&launch_names_);
   if (clock_ == ClockDomain::kMonotonic) {
     processor_->set_now([](CuptiApi*) { return MonotonicNs(); });
   } else {
@@ -196,6 +197,11 @@ void Session::ConfigureActivity() {
   if (!config_.timestamp_callback) {
     clock_ = ClockDomain::kCupti;
     Log(LogLevel::kDebug, "CUTRACE_TIMESTAMP_CALLBACK=0: timestamps stay on CUPTI's clock");
+  } else if (api_->ProgramHasOwnClient()) {
+    // The callback is process-wide: it would put the program's own profiler
+    // (torch.profiler saw none of its kernels) on a clock it does not expect.
+    clock_ = ClockDomain::kCupti;
+    Log(LogLevel::kDebug, "the program has a CUPTI client of its own: timestamps stay on CUPTI's clock");
   } else if (api_->ActivityRegisterTimestampCallback(&TimestampCallback) == CUPTI_SUCCESS) {
     clock_ = ClockDomain::kMonotonic;
   } else {

@@ -41,6 +41,7 @@
 #include "injection/config.h"
 #include "injection/control.h"
 #include "injection/cupti_api.h"
+#include "injection/launch_names.h"
 
 namespace cutrace::injection {
 
@@ -92,6 +93,9 @@ class Session {
   // releases it where it would lock the program's own CUPTI client out.
   void KeepOrReleaseSubscription(bool counting);
   void OnModuleUnload();
+  // From then on, every launch's name from its API callback (launch_names.h).
+  void CaptureLaunchNames();
+  void OnLaunch(const CUpti_CallbackData* cb);
   void ConfigureActivity();
   Status OpenTrace();
   void EnableKinds();
@@ -130,6 +134,7 @@ class Session {
   // A flush before a module unload that did not return in time (see OnModuleUnload).
   static constexpr std::chrono::milliseconds kUnloadFlushWait{2000};
   std::atomic<bool> unload_flush_stuck_{false};
+  LaunchNames launch_names_;  // active after the first module unload
 
   std::mutex devices_mu_;
   std::set<uint32_t> devices_seen_;  // guarded by devices_mu_

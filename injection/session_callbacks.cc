@@ -54,9 +54,37 @@ void CUPTIAPI Session::BufferCompleted(CUcontext context, uint32_t stream_id, ui
   }
 }
 
+namespace {
+
+// The launch calls whose callbacks carry the kernel's symbol name.
+constexpr CUpti_CallbackId kRuntimeLaunches[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000};
+constexpr CUpti_CallbackId kDriverLaunches[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz};
+
+template <size_t N>
+bool Contains(const CUpti_CallbackId (&ids)[N], CUpti_CallbackId cbid) {
+  for (CUpti_CallbackId id : ids)
+    if (id == cbid) return true;
+  return false;
+}
+
+}  // namespace
+
 void CUPTIAPI Session::SubscriberCallback(void* userdata, CUpti_CallbackDomain domain,
                                           CUpti_CallbackId cbid, const void* data) {
   try {
+    if ((domain == CUPTI_CB_DOMAIN_RUNTIME_API && Contains(kRuntimeLaunches, cbid)) ||
+        (domain == CUPTI_CB_DOMAIN_DRIVER_API && Contains(kDriverLaunches, cbid))) {
+      if (Session* s = Active()) s->OnLaunch(static_cast<const CUpti_CallbackData*>(data));
+    }
     if (domain == CUPTI_CB_DOMAIN_DRIVER_API &&
         (cbid == CUPTI_DRIVER_TRACE_CBID_cuModuleUnload || cbid == CUPTI_DRIVER_TRACE_CBID_cuLibraryUnload)) {
       const auto* cb = static_cast<const CUpti_CallbackData*>(data);
@@ -71,6 +99,23 @@ void CUPTIAPI Session::SubscriberCallback(void* userdata, CUpti_CallbackDomain d
   }
 }
 
+void Session::OnLaunch(const CUpti_CallbackData* cb) {
+  if (cb == nullptr || cb->callbackSite != CUPTI_API_ENTER || cb->symbolName == nullptr) return;
+  if (!launch_names_.active()) return;
+  launch_names_.Put(cb->correlationId, interner_.Intern(cb->symbolName));
+}
+
+void Session::CaptureLaunchNames() {
+  if (!launch_names_.Activate()) return;
+  bool ok = true;
+  for (CUpti_CallbackId cbid : kRuntimeLaunches)
+    ok &= api_->EnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RUNTIME_API, cbid) == CUPTI_SUCCESS;
+  for (CUpti_CallbackId cbid : kDriverLaunches)
+    ok &= api_->EnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, cbid) == CUPTI_SUCCESS;
+  Log(LogLevel::kDebug, "a module was unloaded: kernel names are taken at launch from now on%s",
+      ok ? "" : " (some launch callbacks could not be enabled)");
+}
+
 void Session::OnModuleUnload() {
   // Before the driver unloads anything (the API call's entry), the module's
   // kernel records are flushed — forced, because the buffer holding its last
@@ -78,7 +123,9 @@ void Session::OnModuleUnload() {
   // runs on a thread of its own, waited for at most kUnloadFlushWait: if
   // CUPTI cannot flush while this thread is in the call, the program goes on
   // after that wait, and flushing at unloads stops for good.
-  if (!running() || unload_flush_stuck_.load(std::memory_order_acquire)) return;
+  if (!running()) return;
+  CaptureLaunchNames();
+  if (unload_flush_stuck_.load(std::memory_order_acquire)) return;
   struct Wait {
     std::mutex mu;
     std::condition_variable cv;

@@ -192,6 +192,38 @@ TEST_F(InjectionSessionTest, EndToEndIntoTraceFile) {
                                                       {"kernel/inverted", 1}}));
 }
 
+// After a module unload CUPTI's record names can be the unloaded module's
+// (module_reload on the H200): from the first unload on, each launch's name
+// comes from its API callback, by correlation id.
+TEST_F(InjectionSessionTest, AfterAModuleUnloadNamesComeFromTheLaunch) {
+  ASSERT_TRUE(StartSession(MakeConfig()).ok());
+  CUpti_CallbackData cb{};
+  cb.callbackSite = CUPTI_API_ENTER;
+  cb.symbolName = "_Z6beforev";
+  cb.correlationId = 1;  // before any unload: not taken
+  Session::SubscriberCallback(nullptr, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &cb);
+  Session::SubscriberCallback(nullptr, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuModuleUnload, &cb);
+  cb.symbolName = "_Z4realv";
+  cb.correlationId = 2;
+  Session::SubscriberCallback(nullptr, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &cb);
+  cb.symbolName = "_Z7runtimev";
+  cb.correlationId = 3;
+  Session::SubscriberCallback(nullptr, CUPTI_CB_DOMAIN_RUNTIME_API,
+                              CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &cb);
+  DeliverBuffer([](BufferWriter& w) {
+    w.Add(Kernel("_Z5stalev", 100, 200, 1));  // no launch name: CUPTI's
+    w.Add(Kernel("_Z5stalev", 300, 400, 2));  // the launch's name wins
+    w.Add(Kernel("_Z5stalev", 500, 600, 3));
+    w.Add(Kernel("_Z5stalev", 700, 800, 4));  // never seen at launch: CUPTI's
+  });
+  session_->Finalize("exit");
+  auto t = LoadTrace(session_->path());
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  std::vector<std::string> names;
+  for (const auto& k : t->records.kernels) names.emplace_back(t->strings.Raw(k.name_id));
+  EXPECT_EQ(names, (std::vector<std::string>{"_Z5stalev", "_Z4realv", "_Z7runtimev", "_Z5stalev"}));
+}
+
 TEST_F(InjectionSessionTest, ApiDomainFallbackFiltersAtConversion) {
   fake_->has_per_api_enable = false;
   ASSERT_TRUE(StartSession(MakeConfig()).ok());

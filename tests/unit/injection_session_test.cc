@@ -92,6 +92,10 @@ TEST_F(InjectionSessionTest, KeepsItsSubscriptionForTheModuleUnloadFlush) {
                               CUPTI_DRIVER_TRACE_CBID_cuModuleUnload, &cb);
   EXPECT_EQ(fake_->flushes, before + 1);
   EXPECT_NE(fake_->IndexOf("cuptiActivityFlushAll:1"), -1);
+  // From the first unload on, launch callbacks give each kernel its name.
+  EXPECT_NE(fake_->IndexOf("cuptiEnableCallback:1:" + std::to_string(CUPTI_CB_DOMAIN_DRIVER_API) + ":" +
+                           std::to_string(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel)),
+            -1);
   // Its exit, and other calls, are not flushes.
   cb.callbackSite = CUPTI_API_EXIT;
   Session::SubscriberCallback(nullptr, CUPTI_CB_DOMAIN_DRIVER_API,
@@ -108,6 +112,9 @@ TEST_F(InjectionSessionTest, ReleasesItsSubscriptionWhenTheProgramHasACuptiClien
   fake_->program_client = true;
   ASSERT_TRUE(StartSession(MakeConfig()).ok());
   EXPECT_TRUE(fake_->unsubscribed);
+  // Nor does cutrace impose its clock: the timestamp callback is process-wide.
+  EXPECT_EQ(fake_->IndexOf("cuptiActivityRegisterTimestampCallback"), -1);
+  EXPECT_EQ(session_->clock(), ClockDomain::kCupti);
   EXPECT_EQ(fake_->IndexOf("cuptiEnableCallback"), -1);
   // Tracing itself needs no subscriber: the kinds are on, the trace is written.
   EXPECT_FALSE(fake_->enabled_kinds.empty());
