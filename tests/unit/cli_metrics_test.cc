@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -233,6 +234,31 @@ TEST_F(CliMetricsTest, KernelsCountedEveryLaunchAreTimedByTheirCounters) {
   EXPECT_EQ(d["kernels"][1]["name"], "copy()");
   EXPECT_EQ(d["kernels"][1]["bound"], "memory-bound");
   EXPECT_EQ(d["kernels"][1]["evidence"]["counted"], 2);
+}
+
+// examples/known_work-counters.trace: recorded on the H200 by tests/gpu/counters.py,
+// `cutrace run --metrics speed-of-light,memory -- ct_known_work --mib 512`, which
+// copies 512 MiB twice (ct_copy_kernel) and runs 3 FMA-only launches. Every launch
+// was counted, so CUPTI timed none: kernels and diagnose work from the counters.
+TEST_F(CliMetricsTest, TheRecordedCountersExampleIsDiagnosed) {
+  const std::string example = std::string(CUTRACE_SOURCE_DIR) + "/examples/known_work-counters.trace";
+  json k = RunJson({"kernels", example, "--format", "json"});
+  ASSERT_EQ(k["kernels"].size(), 2u) << k.dump();
+  std::map<std::string, json> by_name;
+  for (const json& row : k["kernels"]) by_name[row["name"].get<std::string>().substr(0, 14)] = row;
+  const json& copy = by_name["ct_copy_kernel"];
+  EXPECT_EQ(copy["count"], 2);
+  EXPECT_EQ(copy["timed_by"], "counters");
+  EXPECT_GT(copy["total_ns"].get<uint64_t>(), 0u);
+  const double mib512 = 512.0 * 1024 * 1024;  // the known work: read 512 MiB per launch
+  EXPECT_NEAR(copy["metrics"][m::kDramBytesRead].get<double>(), mib512, 0.05 * mib512);
+  EXPECT_EQ(by_name["ct_fma_kernel("]["count"], 3);
+
+  json d = RunJson({"diagnose", example, "--format", "json"});
+  std::map<std::string, std::string> bound;
+  for (const json& row : d["kernels"]) bound[row["name"].get<std::string>().substr(0, 13)] = row["bound"];
+  EXPECT_EQ(bound["ct_copy_kerne"], "memory-bound");
+  EXPECT_EQ(bound["ct_fma_kernel"], "compute-bound");
 }
 
 TEST_F(CliMetricsTest, DiagnoseWithoutCountersSaysWhatTheyWouldAdd) {
