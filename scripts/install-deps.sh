@@ -6,7 +6,8 @@ set -euo pipefail
 
 packages=(cmake ninja-build g++ pkg-config libprotobuf-dev protobuf-compiler libcli11-dev
           libfmt-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
-          libzstd-dev python3 binutils)
+          libzstd-dev python3 binutils
+          prometheus)  # promtool: the OpenMetrics export is checked with `promtool check metrics`
 # clang brings libFuzzer for the fuzz targets (optional for a plain build).
 if [[ "${CUTRACE_WITH_CLANG:-0}" == 1 ]]; then packages+=(clang libclang-rt-14-dev); fi
 
