@@ -178,6 +178,12 @@ void BatchDecoder::AddShape(const proto::KernelShape& shape) {
 
 bool BatchDecoder::Decode(const proto::EventBatch& b, RecordBatch* out, std::string* problem) {
   if (!Validate(b, problem)) return false;
+  if (b.has_kernels()) counts_.kind_bytes[0] += b.kernels().ByteSizeLong();
+  if (b.has_memcpys()) counts_.kind_bytes[1] += b.memcpys().ByteSizeLong();
+  if (b.has_memsets()) counts_.kind_bytes[2] += b.memsets().ByteSizeLong();
+  if (b.has_ranges()) counts_.kind_bytes[3] += b.ranges().ByteSizeLong();
+  if (b.has_api_calls()) counts_.kind_bytes[4] += b.api_calls().ByteSizeLong();
+  if (b.has_syncs()) counts_.kind_bytes[5] += b.syncs().ByteSizeLong();
   const uint64_t base = static_cast<uint64_t>(b.base_ns());
 
   if (b.has_kernels()) {

@@ -314,6 +314,8 @@ WireDecode Decode(std::string_view body, const ShapeTable& shapes, Out& out, Dec
                          N(kRangeTypes), N(kApiTypes), N(kSyncTypes)};
   for (int k = 2; k < 8; ++k)
     if (b.has[k] && !cols[k].Parse(b.kinds[k], types[k], ntypes[k])) return WireDecode::kFallback;
+  for (int k = 2; k < 8; ++k)
+    if (b.has[k]) counts->kind_bytes[k - 2] += b.kinds[k].size();
 
   bool ok = true;
   auto emit = [&out](const auto& r) { out(r); };

@@ -77,6 +77,9 @@ enum class WireFields { kAll, kReports };
 struct DecodeCounts {
   uint64_t inverted_dropped = 0;  // end before start (modulo 2^64)
   uint64_t unknown_shapes = 0;    // kernels whose shape id is not in the table
+  // Encoded bytes of each kind's columns (RecordBatch order: kernels,
+  // memcpys, memsets, ranges, API calls, syncs), for bytes per event by kind.
+  uint64_t kind_bytes[6] = {};
 };
 
 // Appends the batch's records to *out. On kFallback, *out and *counts are as

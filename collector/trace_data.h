@@ -24,6 +24,10 @@ struct ReadReport {
   uint64_t packets = 0;      // complete packets read
   bool truncated = false;    // the file ended inside a packet
   uint64_t lost_bytes = 0;   // bytes after the last complete packet
+  // Encoded bytes of each kind's event columns, in RecordBatch order
+  // (kernels, memcpys, memsets, ranges, API calls, syncs): what each kind
+  // costs in the file, without packet framing, strings or shapes.
+  uint64_t kind_bytes[6] = {};
   std::vector<std::string> problems;  // one line each, for the user
 };
 

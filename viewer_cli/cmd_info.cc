@@ -77,6 +77,25 @@ json MessageJson(const google::protobuf::Message& message) {
 
 uint64_t EventCount(const RecordBatch& r) { return r.size(); }
 
+// Per kind, in RecordBatch order: its name, its events, and the bytes of its
+// columns in the file (ReadReport::kind_bytes).
+struct KindBytes {
+  const char* name;
+  uint64_t events;
+  uint64_t bytes;
+  double per_event() const { return events ? static_cast<double>(bytes) / events : 0.0; }
+};
+
+std::vector<KindBytes> ByKind(const TraceData& t) {
+  const RecordBatch& r = t.records;
+  const uint64_t counts[6] = {r.kernels.size(), r.memcpys.size(),   r.memsets.size(),
+                              r.ranges.size(),  r.api_calls.size(), r.syncs.size()};
+  static const char* const kNames[6] = {"kernels", "memcpys", "memsets", "ranges", "api_calls", "syncs"};
+  std::vector<KindBytes> out;
+  for (int k = 0; k < 6; ++k) out.push_back({kNames[k], counts[k], t.read.kind_bytes[k]});
+  return out;
+}
+
 json InfoJson(const TraceData& t) {
   json devices = json::array();
   for (const proto::Device& d : t.devices) devices.push_back(MessageJson(d));
@@ -85,6 +104,8 @@ json InfoJson(const TraceData& t) {
                  {"memsets", r.memsets.size()},     {"ranges", r.ranges.size()},
                  {"api_calls", r.api_calls.size()}, {"syncs", r.syncs.size()}};
   uint64_t n = EventCount(r);
+  json by_kind = json::object();
+  for (const KindBytes& k : ByKind(t)) by_kind[k.name] = {{"bytes", k.bytes}, {"bytes_per_event", k.per_event()}};
   uint64_t samples = 0;
   for (const proto::CounterBatch& c : t.counters) samples += c.samples_size();
   return {
@@ -99,6 +120,7 @@ json InfoJson(const TraceData& t) {
       {"file_bytes", t.read.file_bytes},
       {"packets", t.read.packets},
       {"bytes_per_event", n ? static_cast<double>(t.read.file_bytes) / n : 0.0},
+      {"event_bytes_by_kind", by_kind},
       {"clean_shutdown", t.clean_shutdown()},
       {"end_reason", t.end ? t.end->reason() : std::string()},
       {"truncated", t.read.truncated},
@@ -224,12 +246,10 @@ void PrintText(const TraceData& t) {
   const RecordBatch& r = t.records;
   uint64_t n = EventCount(r);
   fmt::print("\nevents\n");
-  PrintKv("kernels", std::to_string(r.kernels.size()));
-  PrintKv("memcpys", std::to_string(r.memcpys.size()));
-  PrintKv("memsets", std::to_string(r.memsets.size()));
-  PrintKv("ranges", std::to_string(r.ranges.size()));
-  PrintKv("api_calls", std::to_string(r.api_calls.size()));
-  PrintKv("syncs", std::to_string(r.syncs.size()));
+  // Column bytes per event: what each kind costs in the file (the total
+  // below adds framing, strings, shapes, devices and statistics).
+  for (const KindBytes& k : ByKind(t))
+    PrintKv(k.name, k.events ? fmt::format("{} ({:.1f} bytes/event)", k.events, k.per_event()) : "0");
   if (!t.summaries.empty()) {
     uint64_t kernels = 0;
     for (const proto::SummaryPacket& p : t.summaries)

@@ -121,6 +121,43 @@ TEST(Columns, LaunchStormCostsAtMost16BytesPerKernel) {
   EXPECT_LE(busier, 16.0);
 }
 
+// The reader tells what each kind costs in the file (`cutrace info`): the
+// launch storm's kernel columns alone, per kernel, and nothing for kinds the
+// file does not hold; API calls counted apart from kernels.
+TEST(Columns, ReaderReportsColumnBytesPerKind) {
+  testing::TempDir dir;
+  StringInterner interner;
+  auto writer = TraceWriter::Create(dir.File("kinds.trace"));
+  ASSERT_TRUE(writer.ok());
+  ASSERT_TRUE((*writer)->WriteHeader(testing::SampleHeader()).ok());
+  const size_t n = 4096;
+  RecordBatch storm = testing::LaunchStorm(interner.Intern("_Z4tinyv"), n, 3);
+  ASSERT_TRUE((*writer)->WriteBatch(storm, interner).ok());
+  RecordBatch api;
+  for (size_t i = 0; i < 100; ++i) {
+    ApiRecord a;
+    a.start_ns = 1000 * (i + 1);
+    a.end_ns = a.start_ns + 400;
+    a.correlation_id = i + 1;
+    a.name_id = interner.Intern("cudaLaunchKernel");
+    api.api_calls.push_back(a);
+  }
+  ASSERT_TRUE((*writer)->WriteBatch(api, interner).ok());
+  ASSERT_TRUE((*writer)->WriteEnd(EndInfo{}).ok());
+  ASSERT_TRUE((*writer)->Close().ok());
+
+  auto t = LoadTrace(dir.File("kinds.trace"));
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  ASSERT_EQ(t->records.kernels.size(), n);
+  const double per_kernel = static_cast<double>(t->read.kind_bytes[0]) / n;
+  EXPECT_GT(per_kernel, 1.0);
+  EXPECT_LE(per_kernel, 16.0);
+  EXPECT_GT(t->read.kind_bytes[4], 0u);  // API calls
+  for (int k : {1, 2, 3, 5}) EXPECT_EQ(t->read.kind_bytes[k], 0u) << k;
+  // Columns are part of the file, never more than it.
+  EXPECT_LT(t->read.kind_bytes[0] + t->read.kind_bytes[4], t->read.file_bytes);
+}
+
 // --- The reader's checks -------------------------------------------------
 
 std::string WithBatch(const proto::EventBatch& batch) {
