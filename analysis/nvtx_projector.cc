@@ -45,10 +45,8 @@ uint32_t NvtxProjector::NewSnapshot() {
   return static_cast<uint32_t>(snapshots_.size() - 1);
 }
 
-// Closes the thread's ranges that ended by `now`: calls from then on are
-// outside them.
-void NvtxProjector::Expire(Thread& t, uint64_t now) {
-  if (now < t.first_end) return;
+// Calls from `now` on are outside the ranges closed here.
+void NvtxProjector::ExpireEnded(Thread& t, uint64_t now) {
   bool changed = false;
   t.first_end = UINT64_MAX;
   for (size_t i = 0; i < t.open.size();) {
@@ -91,27 +89,21 @@ void NvtxProjector::Range(const TimedItem& range) {
   }
 }
 
-void NvtxProjector::Evict(File& f, Entry& e) {
-  // Work may still come for a launch that has seen none, or for a graph
-  // launch (more nodes): keep those, the newest kOverflow of them.
-  if (e.launch && (!e.got_op || e.graph)) {
-    auto [it, inserted] = f.overflow.emplace(e.correlation, e);
-    if (!inserted) {
-      UnrefSnapshot(e.snapshot);  // a duplicate id: keep the first
-    } else {
-      f.overflow_order.push_back(e.correlation);
-    }
-    while (f.overflow.size() > kOverflow && !f.overflow_order.empty()) {
-      auto old = f.overflow.find(f.overflow_order.front());
-      f.overflow_order.pop_front();
-      if (old == f.overflow.end()) continue;
-      UnrefSnapshot(old->second.snapshot);
-      f.overflow.erase(old);
-    }
+void NvtxProjector::Overflow(File& f, const Entry& e) {
+  // The newest kOverflow of them are kept.
+  auto [it, inserted] = f.overflow.emplace(e.correlation, e);
+  if (!inserted) {
+    UnrefSnapshot(e.snapshot);  // a duplicate id: keep the first
   } else {
-    UnrefSnapshot(e.snapshot);
+    f.overflow_order.push_back(e.correlation);
   }
-  e.used = false;
+  while (f.overflow.size() > kOverflow && !f.overflow_order.empty()) {
+    auto old = f.overflow.find(f.overflow_order.front());
+    f.overflow_order.pop_front();
+    if (old == f.overflow.end()) continue;
+    UnrefSnapshot(old->second.snapshot);
+    f.overflow.erase(old);
+  }
 }
 
 void NvtxProjector::Api(const TimedItem& call) {
@@ -150,13 +142,6 @@ void NvtxProjector::Api(const TimedItem& call) {
   e = Entry{call.correlation, t.snapshot, true, static_cast<ApiRole>(call.b) == ApiRole::kLaunch,
             false, false};
   ++snapshots_[t.snapshot].refs;
-}
-
-void NvtxProjector::Extend(const Entry& e, const TimedItem& op) {
-  GpuProjection& p = snapshots_[e.snapshot].work;
-  p.start_ns = std::min(p.start_ns, op.start);
-  p.end_ns = std::max(p.end_ns, op.end);
-  ++p.ops;
 }
 
 void NvtxProjector::Op(const TimedItem& op) {

@@ -54,6 +54,14 @@ class NvtxProjector {
   void Api(const TimedItem& call);
   void Op(const TimedItem& op);
 
+  // Starts loading what Api() or Op() of this event will touch (its
+  // ring slot), for a caller that knows the event a little ahead.
+  void Prefetch(const TimedItem& soon) const {
+    if (soon.correlation == 0 || soon.file >= files_.size()) return;
+    const File& f = files_[soon.file];
+    if (!f.ring.empty()) __builtin_prefetch(&f.ring[soon.correlation & (kRing - 1)], 1);
+  }
+
   // Ends the pass: every range with work is reported.
   void Finish();
 
@@ -100,15 +108,34 @@ class NvtxProjector {
     if (slot >= f.threads.size()) f.threads.resize(slot + 1u);
     return f.threads[slot];
   }
-  void Expire(Thread& t, uint64_t now);
+  // Closes the thread's ranges that ended by `now` (inline: once per call).
+  void Expire(Thread& t, uint64_t now) {
+    if (now >= t.first_end) ExpireEnded(t, now);
+  }
+  void ExpireEnded(Thread& t, uint64_t now);
   uint32_t NewSnapshot();
   void UnrefInstance(uint32_t id);
   void UnrefSnapshot(uint32_t id) {
     if (--snapshots_[id].refs == 0) FreeSnapshot(id);
   }
   void FreeSnapshot(uint32_t id);
-  void Evict(File& f, Entry& e);
-  void Extend(const Entry& e, const TimedItem& op);
+  // Frees a ring slot for a new call (inline: once per call once the ring
+  // has filled). Work may still come for a launch that has seen none, or
+  // for a graph launch (more nodes): those move to the overflow table.
+  void Evict(File& f, Entry& e) {
+    if (e.launch && (!e.got_op || e.graph))
+      Overflow(f, e);
+    else
+      UnrefSnapshot(e.snapshot);
+    e.used = false;
+  }
+  void Overflow(File& f, const Entry& e);
+  void Extend(const Entry& e, const TimedItem& op) {
+    GpuProjection& p = snapshots_[e.snapshot].work;
+    p.start_ns = op.start < p.start_ns ? op.start : p.start_ns;
+    p.end_ns = op.end > p.end_ns ? op.end : p.end_ns;
+    ++p.ops;
+  }
 
   Done done_;
   std::vector<File> files_;

@@ -3,20 +3,11 @@
 
 #include <algorithm>
 #include <tuple>
-#include <unordered_map>
 
 #include "analysis/gap_causes.h"
 
 namespace cutrace::analysis {
 
-struct ReportEngine::FileState {
-  EventCounts counts;
-  // Records of each kind seen so far: the next record's index (OpRef).
-  uint32_t kernels = 0, memcpys = 0, memsets = 0, ranges = 0;
-  std::unordered_map<uint64_t, uint32_t> threads;
-  uint64_t last_thread = 0;
-  uint32_t last_thread_slot = UINT32_MAX;
-};
 
 namespace {
 
@@ -49,14 +40,6 @@ const EventCounts& ReportEngine::counts(size_t file) const {
   return file < files_.size() ? files_[file]->counts : kNone;
 }
 
-uint32_t ReportEngine::ThreadSlot(FileState& f, uint64_t thread_id) {
-  if (f.last_thread_slot != UINT32_MAX && f.last_thread == thread_id) return f.last_thread_slot;
-  auto [it, inserted] = f.threads.emplace(thread_id, static_cast<uint32_t>(f.threads.size()));
-  f.last_thread = thread_id;
-  f.last_thread_slot = it->second;
-  return it->second;
-}
-
 void ReportEngine::Begin(size_t file, const TraceData& trace) {
   cur_ = &StateFor(file);
   cur_file_ = file;
@@ -69,17 +52,17 @@ void ReportEngine::Begin(size_t file, const TraceData& trace) {
 
 void ReportEngine::Add(size_t file, const TraceData& trace, const RecordBatch& batch) {
   Begin(file, trace);
-  for (const KernelRecord& r : batch.kernels) OnKernel(r);
+  OnKernels(batch.kernels);
   EndKind(kKernelKind);
-  for (const MemcpyRecord& r : batch.memcpys) OnMemcpy(r);
+  OnMemcpys(batch.memcpys);
   EndKind(kMemcpyKind);
-  for (const MemsetRecord& r : batch.memsets) OnMemset(r);
+  OnMemsets(batch.memsets);
   EndKind(kMemsetKind);
-  for (const RangeRecord& r : batch.ranges) OnRange(r);
+  OnRanges(batch.ranges);
   EndKind(kRangeKind);
-  for (const ApiRecord& r : batch.api_calls) OnApi(r);
+  OnApiCalls(batch.api_calls);
   EndKind(kApiKind);
-  for (const SyncRecord& r : batch.syncs) OnSync(r);
+  OnSyncs(batch.syncs);
   EndKind(kSyncKind);
 }
 
@@ -91,192 +74,31 @@ void ReportEngine::EndKind(int kind) {
   if (kind == kMemsetKind || kind == kSyncKind) order_.Commit();
 }
 
-template <typename R>
-inline void ReportEngine::Count(const R& r, uint64_t EventCounts::*kind) {
-  if (!parts_.counts) return;
-  EventCounts& c = cur_->counts;
-  ++(c.*kind);
-  c.first_ns = std::min(c.first_ns, r.start_ns);
-  c.last_ns = std::max(c.last_ns, SafeEnd(r.start_ns, r.end_ns));
-}
-
-void ReportEngine::OnKernel(const KernelRecord& k) {
-  FileState& f = *cur_;
-  Count(k, &EventCounts::kernels);
-  if (!parts_.kernels && !cur_ordered_) {
-    ++f.kernels;
-    return;
-  }
-  const TraceData& t = *cur_trace_;
-  const uint32_t slot =
-      kernel_slots_.Slot(SlotKey{k.name_id}, [&] { return t.strings.Display(k.name_id); });
-  const uint64_t end = SafeEnd(k.start_ns, k.end_ns);
-  if (parts_.kernels) {
-    if (slot >= kernel_durations_.size()) {
-      kernel_durations_.resize(slot + 1);
-      file_totals_.resize(slot + 1);
-    }
-    kernel_durations_[slot].Add(end - k.start_ns);
-    std::vector<uint64_t>& per_file = file_totals_[slot];
-    if (per_file.size() <= cur_file_) per_file.resize(cur_file_ + 1, 0);
-    per_file[cur_file_] += end - k.start_ns;
-  }
-  if (cur_ordered_) {
-    // Labels name kernels as DescribeOp() does; one lookup per name.
-    if (slot >= kernel_label_.size()) kernel_label_.resize(slot + 1, UINT32_MAX);
-    if (kernel_label_[slot] == UINT32_MAX)
-      kernel_label_[slot] =
-          labels_.Slot(SlotKey{slot, 1}, [&] { return "kernel:" + kernel_slots_.text(slot); });
-    const uint8_t type = static_cast<uint8_t>(OpType::kKernel) | (k.graph_id != 0 ? kOpGraph : 0);
-    order_.Stage(TimedItem{k.start_ns, end, k.correlation_id, k.device_id, kernel_label_[slot],
-                           f.kernels, static_cast<uint16_t>(cur_file_), TimedItem::kGpu, type});
-  }
-  ++f.kernels;
-}
-
-void ReportEngine::OnMemcpy(const MemcpyRecord& m) {
-  FileState& f = *cur_;
-  Count(m, &EventCounts::memcpys);
-  const uint64_t end = SafeEnd(m.start_ns, m.end_ns);
-  size_t row = static_cast<size_t>(m.copy_kind);
-  if (row >= kCopyKindCount) row = 0;  // an unknown value from a newer producer
-  if (parts_.copies) {
-    CopyStats& s = copy_rows_[row];
-    ++s.count;
-    s.bytes += m.bytes;
-    s.total_ns += end - m.start_ns;
-    if (m.pageable()) ++s.pageable_count;
-  }
-  if (cur_ordered_) {
-    if (copy_label_[row] == UINT32_MAX)
-      copy_label_[row] = labels_.Slot(SlotKey{static_cast<uint32_t>(row), 2}, [&] {
-        return std::string("memcpy:") + CopyKindName(static_cast<CopyKind>(row));
-      });
-    const uint8_t type = static_cast<uint8_t>(OpType::kMemcpy) |
-                         (m.pageable() ? kOpPageable : 0) | (m.graph_id != 0 ? kOpGraph : 0);
-    order_.Stage(TimedItem{m.start_ns, end, m.correlation_id, m.device_id, copy_label_[row],
-                           f.memcpys, static_cast<uint16_t>(cur_file_), TimedItem::kGpu, type});
-  }
-  ++f.memcpys;
-}
-
-void ReportEngine::OnMemset(const MemsetRecord& m) {
-  FileState& f = *cur_;
-  Count(m, &EventCounts::memsets);
-  const uint64_t end = SafeEnd(m.start_ns, m.end_ns);
-  if (parts_.copies) {
-    CopyStats& s = copy_rows_[kMemsetRow];
-    ++s.count;
-    s.bytes += m.bytes;
-    s.total_ns += end - m.start_ns;
-  }
-  if (cur_ordered_) {
-    if (memset_label_ == UINT32_MAX)
-      memset_label_ = labels_.Slot(SlotKey{0, 3}, [] { return std::string("memset"); });
-    const uint8_t type = static_cast<uint8_t>(OpType::kMemset) | (m.graph_id != 0 ? kOpGraph : 0);
-    order_.Stage(TimedItem{m.start_ns, end, m.correlation_id, m.device_id, memset_label_,
-                           f.memsets, static_cast<uint16_t>(cur_file_), TimedItem::kGpu, type});
-  }
-  ++f.memsets;
-}
-
-void ReportEngine::OnRange(const RangeRecord& range) {
-  FileState& f = *cur_;
-  Count(range, &EventCounts::ranges);
-  if (!parts_.nvtx) {
-    ++f.ranges;
-    return;
-  }
-  const TraceData& t = *cur_trace_;
-  const bool gpu_range = range.kind == RangeKind::kGpu;
-  // The depth's top bit separates GPU rows from CPU rows of the same name.
-  const uint32_t depth_key = range.depth | (gpu_range ? 0x80000000u : 0);
-  const uint32_t slot = nvtx_slots_.Slot(SlotKey{range.name_id, range.domain_id, depth_key}, [&] {
-    return DomainName(t, range.domain_id) + '\x1f' + t.strings.Display(range.name_id) + '\x1f' +
-           std::to_string(depth_key);
-  });
-  if (slot >= nvtx_rows_.size()) {
-    nvtx_rows_.resize(slot + 1);
-    nvtx_cpu_.resize(slot + 1);
-    NvtxRow& row = nvtx_rows_[slot];
-    row.domain = DomainName(t, range.domain_id);
-    row.name = t.strings.Display(range.name_id);
-    row.depth = range.depth;
-    row.gpu_range = gpu_range;
-  }
-  const uint64_t end = SafeEnd(range.start_ns, range.end_ns);
-  if (gpu_range) {
-    ++nvtx_rows_[slot].count;
-    nvtx_rows_[slot].gpu_total_ns += end - range.start_ns;
-  } else {
-    nvtx_cpu_[slot].Add(end - range.start_ns);
-    if (cur_file_ < UINT16_MAX && range.kind != RangeKind::kMark)
-      order_.Stage(TimedItem{range.start_ns, end, 0, ThreadSlot(f, range.thread_id), slot,
-                             f.ranges, static_cast<uint16_t>(cur_file_), TimedItem::kRange, 0});
-  }
-  ++f.ranges;
-}
-
-void ReportEngine::OnApi(const ApiRecord& call) {
-  Count(call, &EventCounts::api_calls);
-  if (!parts_.api && !cur_ordered_) return;
-  const TraceData& t = *cur_trace_;
-  // The domain is part of the key: cudaMalloc (runtime) and cuMemAlloc
-  // (driver) differ anyway, but an imported trace may reuse a name.
-  const uint32_t slot =
-      api_slots_.Slot(SlotKey{call.name_id, static_cast<uint32_t>(call.domain)}, [&] {
-        return t.strings.Display(call.name_id) + '\x1f' + ApiDomainName(call.domain);
-      });
-  if (slot >= api_rows_.size()) {
-    api_rows_.resize(slot + 1);
-    api_totals_.resize(slot + 1);
-    ApiStats& row = api_rows_[slot];
-    row.name = t.strings.Display(call.name_id);
-    row.domain = ApiDomainName(call.domain);
-    api_roles_.resize(slot + 1);
-    api_roles_[slot] = static_cast<uint8_t>(ClassifyApiName(row.name));
-  }
-  const uint64_t end = SafeEnd(call.start_ns, call.end_ns);
-  if (parts_.api) {
-    api_totals_[slot].Add(end - call.start_ns);
-    if (call.return_code != 0) ++api_rows_[slot].errors;
-  }
-  if (cur_ordered_) {
-    const uint32_t role = api_roles_[slot];
-    if ((parts_.timeline && role != 0) || (parts_.nvtx && call.correlation_id != 0))
-      order_.Stage(TimedItem{call.start_ns, end, call.correlation_id,
-                             ThreadSlot(*cur_, call.thread_id), role, 0,
-                             static_cast<uint16_t>(cur_file_), TimedItem::kApi, 0});
-  }
-}
-
-void ReportEngine::OnSync(const SyncRecord& s) {
-  Count(s, &EventCounts::syncs);
-  if (!parts_.timeline || !cur_ordered_) return;
-  const bool event = s.kind == SyncKind::kEventSynchronize || s.kind == SyncKind::kStreamWaitEvent;
-  order_.Stage(TimedItem{s.start_ns, SafeEnd(s.start_ns, s.end_ns), 0, s.device_id,
-                         event ? 1u : 0u, 0, static_cast<uint16_t>(cur_file_), TimedItem::kSync,
-                         0});
-}
-
-void ReportEngine::Sweep(const TimedItem& item) {
-  switch (item.cls) {
-    case TimedItem::kRange: projector_.Range(item); break;
-    case TimedItem::kApi:
-      if (parts_.timeline) sweep_.Api(item);
-      if (parts_.nvtx) projector_.Api(item);
-      break;
-    case TimedItem::kSync: sweep_.Sync(item); break;
-    default:
-      if (parts_.timeline) sweep_.Op(item);
-      if (parts_.nvtx) projector_.Op(item);
-      break;
-  }
-}
-
 void ReportEngine::Release(uint64_t limit) {
   if (!ordered_) return;
-  order_.Release(limit, [this](const TimedItem& item) { Sweep(item); });
+  // One dispatch per event to both sweeps: which class comes next is
+  // random, so each extra switch over the events costs a mispredicted
+  // branch per event.
+  const bool timeline = parts_.timeline, nvtx = parts_.nvtx;
+  order_.Release(
+      limit,
+      [&](const TimedItem& item) {
+        switch (item.cls) {
+          case TimedItem::kRange: projector_.Range(item); break;
+          case TimedItem::kApi:
+            if (timeline) sweep_.Api(item);
+            if (nvtx) projector_.Api(item);
+            break;
+          case TimedItem::kSync: sweep_.Sync(item); break;
+          default:
+            if (timeline) sweep_.Op(item);
+            if (nvtx) projector_.Op(item);
+            break;
+        }
+      },
+      [&](const TimedItem& soon) {
+        if (nvtx) projector_.Prefetch(soon);
+      });
 }
 
 void ReportEngine::Finish() {

@@ -26,7 +26,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "analysis/api_stats.h"
@@ -68,16 +70,17 @@ class ReportEngine {
   // left out of the timeline (OpRef holds 16 bits), as before.
   void Add(size_t file, const TraceData& trace, const RecordBatch& batch);
 
-  // The same one record at a time (a RecordSink, collector/event_decoder.h,
+  // The same a span at a time (a RecordSink, collector/event_decoder.h,
   // feeds these while it decodes): Begin() names the file, then each kind's
-  // records and EndKind(kind), for all six kinds in the order of RecordKind.
+  // records, in one or more spans, and EndKind(kind), for all six kinds in
+  // the order of RecordKind.
   void Begin(size_t file, const TraceData& trace);
-  void OnKernel(const KernelRecord& r);
-  void OnMemcpy(const MemcpyRecord& r);
-  void OnMemset(const MemsetRecord& r);
-  void OnRange(const RangeRecord& r);
-  void OnApi(const ApiRecord& r);
-  void OnSync(const SyncRecord& r);
+  void OnKernels(std::span<const KernelRecord> r);
+  void OnMemcpys(std::span<const MemcpyRecord> r);
+  void OnMemsets(std::span<const MemsetRecord> r);
+  void OnRanges(std::span<const RangeRecord> r);
+  void OnApiCalls(std::span<const ApiRecord> r);
+  void OnSyncs(std::span<const SyncRecord> r);
   void EndKind(int kind);
   // Sweeps every held event that started before `limit`.
   void Release(uint64_t limit);
@@ -100,14 +103,39 @@ class ReportEngine {
   size_t peak_held() const { return order_.peak_held(); }
 
  private:
-  struct FileState;
+  // Per file: counts, record indexes, thread slots, and the name slots
+  // of its ids (in front of SlotIndex::Slot(): one array read per record).
+  struct FileState {
+    EventCounts counts;
+    // Records of each kind seen so far: the next record's index (OpRef).
+    uint32_t kernels = 0, memcpys = 0, memsets = 0, ranges = 0;
+    std::unordered_map<uint64_t, uint32_t> threads;
+    uint64_t last_thread = 0;
+    uint32_t last_thread_slot = UINT32_MAX;
+    std::vector<uint32_t> kernel_slot;  // name id -> kernel slot + 1; 0 = not yet
+    std::vector<uint32_t> api_slot;     // name id * 3 + domain -> API slot + 1
+  };
   static constexpr int kKernelKind = 0, kMemcpyKind = 1, kMemsetKind = 2, kRangeKind = 3,
                        kApiKind = 4, kSyncKind = 5;
   FileState& StateFor(size_t file);
-  uint32_t ThreadSlot(FileState& f, uint64_t thread_id);
+  // One record each, for the kinds that are few; inlined into their span
+  // loops (analysis/report_engine_records.cc).
+  void OnMemcpy(const MemcpyRecord& r);
+  void OnMemset(const MemsetRecord& r);
+  void OnRange(const RangeRecord& r);
+  void OnSync(const SyncRecord& r);
+  uint32_t ThreadSlot(FileState& f, uint64_t thread_id) {
+    // Records of one thread come in runs (a packet is one thread's).
+    if (f.last_thread_slot != UINT32_MAX && f.last_thread == thread_id) return f.last_thread_slot;
+    return NewThreadSlot(f, thread_id);
+  }
+  uint32_t NewThreadSlot(FileState& f, uint64_t thread_id);
+  // A kernel's or API call's slot the first time this file names it, with
+  // the rows, labels and totals it needs made; cached in FileState.
+  uint32_t NewKernelSlot(FileState& f, uint32_t name_id);
+  uint32_t NewApiSlot(FileState& f, uint32_t name_id, ApiDomain domain);
   template <typename R>
   void Count(const R& r, uint64_t EventCounts::*kind);
-  void Sweep(const TimedItem& item);
 
   ReportParts parts_;
   bool ordered_;  // timeline or NVTX: events go through order_

@@ -41,33 +41,33 @@ Status StreamedTrace::Init(std::string name) {
 
 namespace {
 
-// Records straight from the decoder into the engine.
+// Records straight from the decoder into the engine, a chunk at a time.
 class EngineSink final : public RecordSink {
  public:
   explicit EngineSink(ReportEngine* engine) : engine_(engine) {}
-  void Kernel(const KernelRecord& r) override {
-    engine_->OnKernel(r);
-    ++events;
+  void Kernels(std::span<const KernelRecord> r) override {
+    engine_->OnKernels(r);
+    events += r.size();
   }
-  void Memcpy(const MemcpyRecord& r) override {
-    engine_->OnMemcpy(r);
-    ++events;
+  void Memcpys(std::span<const MemcpyRecord> r) override {
+    engine_->OnMemcpys(r);
+    events += r.size();
   }
-  void Memset(const MemsetRecord& r) override {
-    engine_->OnMemset(r);
-    ++events;
+  void Memsets(std::span<const MemsetRecord> r) override {
+    engine_->OnMemsets(r);
+    events += r.size();
   }
-  void Range(const RangeRecord& r) override {
-    engine_->OnRange(r);
-    ++events;
+  void Ranges(std::span<const RangeRecord> r) override {
+    engine_->OnRanges(r);
+    events += r.size();
   }
-  void Api(const ApiRecord& r) override {
-    engine_->OnApi(r);
-    ++events;
+  void ApiCalls(std::span<const ApiRecord> r) override {
+    engine_->OnApiCalls(r);
+    events += r.size();
   }
-  void Sync(const SyncRecord& r) override {
-    engine_->OnSync(r);
-    ++events;
+  void Syncs(std::span<const SyncRecord> r) override {
+    engine_->OnSyncs(r);
+    events += r.size();
   }
   void EndKind(int kind) override { engine_->EndKind(kind); }
   uint64_t events = 0;

@@ -2,7 +2,10 @@
 #include "analysis/time_order.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <iterator>
+#include <new>
 
 namespace cutrace::analysis {
 
@@ -29,57 +32,50 @@ void TimeOrder::SortRun(TimedItem* begin, TimedItem* end) {
   }
 }
 
-TimedItem* TimeOrder::Reserve(size_t n) {
-  if (staged_size_ + n > staged_capacity_) {
-    size_t capacity = std::max<size_t>(staged_size_ + n, 2 * staged_capacity_ + 1024);
-    std::unique_ptr<TimedItem[]> grown(new TimedItem[capacity]);
-    std::copy(staged_.get(), staged_.get() + staged_size_, grown.get());
-    staged_ = std::move(grown);
-    staged_capacity_ = capacity;
-  }
-  return staged_.get() + staged_size_;
-}
-
 void TimeOrder::EndRun() {
   const size_t from = run_count_ == 0 ? 0 : runs_[run_count_ - 1];
-  if (staged_size_ == from) return;
+  const size_t size = staged_.size();
+  if (size == from) return;
   if (run_count_ == std::size(runs_)) {
     // More kinds than expected between commits: fold into one run.
-    std::sort(staged_.get(), staged_.get() + staged_size_, ItemBefore);
-    runs_[0] = staged_size_;
+    std::sort(staged_.data(), staged_.data() + size, ItemBefore);
+    runs_[0] = size;
     run_count_ = 1;
     return;
   }
-  SortRun(staged_.get() + from, staged_.get() + staged_size_);
-  runs_[run_count_++] = staged_size_;
+  SortRun(staged_.data() + from, staged_.data() + size);
+  runs_[run_count_++] = size;
 }
 
 void TimeOrder::Commit() {
   EndRun();
-  if (staged_size_ == 0) return;
+  if (staged_.empty()) return;
+  TimedItem* base = staged_.data();
+  const size_t total = staged_.size();
   // The runs' heads; the packet's first event decides which lane it joins.
   const TimedItem* pos[8];
   const TimedItem* ends[8];
-  size_t k = run_count_;
+  const size_t k = run_count_;
   const TimedItem* front = nullptr;
   for (size_t r = 0; r < k; ++r) {
-    pos[r] = staged_.get() + (r == 0 ? 0 : runs_[r - 1]);
-    ends[r] = staged_.get() + runs_[r];
+    pos[r] = base + (r == 0 ? 0 : runs_[r - 1]);
+    ends[r] = base + runs_[r];
     if (front == nullptr || ItemBefore(*pos[r], *front)) front = pos[r];
   }
   // The lane whose last event comes latest without coming after `front`;
   // an empty lane if none; a new lane; or, at the limit, the latest lane.
+  if (lanes_.capacity() < kMaxLanes) lanes_.reserve(kMaxLanes);  // Lane pointers stay valid
   Lane* lane = nullptr;
   Lane* empty = nullptr;
   Lane* latest = nullptr;
   for (Lane& l : lanes_) {
-    if (l.head == l.items.size()) {
+    if (l.segments.empty()) {
       if (!empty) empty = &l;
       continue;
     }
-    const TimedItem& last = l.items.back();
-    if (!ItemBefore(*front, last) && (!lane || ItemBefore(lane->items.back(), last))) lane = &l;
-    if (!latest || ItemBefore(latest->items.back(), last)) latest = &l;
+    const TimedItem& last = l.last();
+    if (!ItemBefore(*front, last) && (!lane || ItemBefore(lane->last(), last))) lane = &l;
+    if (!latest || ItemBefore(latest->last(), last)) latest = &l;
   }
   bool merge_tail = false;
   if (!lane) lane = empty;
@@ -88,22 +84,18 @@ void TimeOrder::Commit() {
     lane = latest;
     merge_tail = true;
   }
-  if (lane->head == lane->items.size()) {
-    lane->items.clear();
-    lane->head = 0;
-  }
-  // Merge the runs into the output: the small kinds first (a few ranges or
-  // copies), then those with the bulk (kernels, API calls) in one pass.
-  std::vector<TimedItem>& out = merge_tail ? scratch_ : lane->items;
-  if (merge_tail) scratch_.clear();
-  size_t bulk = 0;
-  for (size_t r = 1; r < k; ++r)
-    if (ends[r] - pos[r] > ends[bulk] - pos[bulk]) bulk = r;
-  const size_t old = out.size();
-  out.resize(old + staged_size_);
-  if (k == 1) {
-    std::copy(pos[0], ends[0], out.data() + old);
-  } else {
+  if (k > 1) {
+    // Merge the runs where they are: the small kinds (a few ranges or
+    // copies) merged aside first, then the bulk (kernels, API calls) merged
+    // with them in place, each bulk event moved at most once. The small
+    // runs' places are free: `off` events before the bulk, `after` behind.
+    // A forward merge is safe while it has taken fewer than `off` small
+    // events (it writes left of what it reads), a backward one from then
+    // on (the `after` free places are exactly the small events left).
+    // Equal events come out as std::merge(bulk, small) would put them.
+    size_t bulk = 0;
+    for (size_t r = 1; r < k; ++r)
+      if (ends[r] - pos[r] > ends[bulk] - pos[bulk]) bulk = r;
     small_.clear();
     for (size_t r = 0; r < k; ++r) {
       if (r == bulk) continue;
@@ -116,41 +108,116 @@ void TimeOrder::Commit() {
                  ItemBefore);
       small_.swap(small_merged_);
     }
-    std::merge(pos[bulk], ends[bulk], small_.begin(), small_.end(), out.data() + old, ItemBefore);
-  }
-  if (merge_tail) {
-    // No lane left: merge with the events of the latest lane it overlaps.
-    auto from = std::upper_bound(lane->items.begin() + static_cast<std::ptrdiff_t>(lane->head),
-                                 lane->items.end(), scratch_.front(), ItemBefore);
-    std::vector<TimedItem> merged;
-    merged.reserve(static_cast<size_t>(lane->items.end() - from) + scratch_.size());
-    std::merge(from, lane->items.end(), scratch_.begin(), scratch_.end(),
-               std::back_inserter(merged), ItemBefore);
-    lane->items.erase(from, lane->items.end());
-    lane->items.insert(lane->items.end(), merged.begin(), merged.end());
-  }
-  staged_size_ = 0;
-  run_count_ = 0;
-  peak_ = std::max(peak_, held());
-}
-
-size_t TimeOrder::held() const {
-  size_t n = 0;
-  for (const Lane& l : lanes_) n += l.items.size() - l.head;
-  return n;
-}
-
-void TimeOrder::Compact() {
-  for (Lane& l : lanes_) {
-    if (l.head == 0) continue;
-    if (l.head == l.items.size()) {
-      l.items.clear();
-      l.head = 0;
-    } else if (l.head >= l.items.size() / 2 && l.head >= 4096) {
-      l.items.erase(l.items.begin(), l.items.begin() + static_cast<std::ptrdiff_t>(l.head));
-      l.head = 0;
+    const size_t off = static_cast<size_t>(pos[bulk] - base);
+    const size_t nb = static_cast<size_t>(ends[bulk] - pos[bulk]);
+    const TimedItem* sm = small_.data();
+    const size_t ns = small_.size();
+    size_t b = 0, sp = 0, w = 0;  // bulk and small events taken, places written
+    while (sp < off && b < nb) {
+      if (ItemBefore(sm[sp], base[off + b]))
+        base[w++] = sm[sp++];
+      else
+        base[w++] = base[off + b++];
+    }
+    if (b == nb) {
+      std::copy(sm + sp, sm + ns, base + w);
+    } else {
+      // Backward over what is left: bulk [off + b, off + nb), small [sp, ns).
+      size_t i = off + nb, j = ns, x = total;
+      while (j > sp) {
+        if (i > off + b && ItemBefore(sm[j - 1], base[i - 1]))
+          base[--x] = base[--i];
+        else
+          base[--x] = sm[--j];
+      }
     }
   }
+  held_ += total;
+  if (merge_tail) {
+    MergeIntoLatest(*lane);
+  } else {
+    lane->segments.push_back(std::move(staged_));
+  }
+  staged_ = Items();
+  if (!spare_.empty()) {
+    staged_ = std::move(spare_.back());
+    spare_.pop_back();
+  }
+  // A few spare buffers cover the segments released between two commits;
+  // more would only hold memory.
+  while (spare_.size() > 4) spare_.pop_back();
+  run_count_ = 0;
+  peak_ = std::max(peak_, held_);
+}
+
+void TimeOrder::MergeIntoLatest(Lane& lane) {
+  // No lane left: merge with the events of the latest lane it overlaps,
+  // those after the packet's first event, which may span segments.
+  const TimedItem& first = *staged_.data();
+  tail_.clear();
+  size_t keep_segments = lane.segments.size();
+  size_t keep_in_last = 0;  // events kept in segment keep_segments - 1
+  while (keep_segments > 0) {
+    Items& seg = lane.segments[keep_segments - 1];
+    const TimedItem* from = seg.data() + (keep_segments == 1 ? lane.head : 0);
+    const TimedItem* to = seg.data() + seg.size();
+    if (ItemBefore(first, *from)) {
+      tail_.insert(tail_.begin(), from, to);
+      --keep_segments;
+      continue;
+    }
+    const TimedItem* cut = std::upper_bound(from, to, first, ItemBefore);
+    tail_.insert(tail_.begin(), cut, to);
+    keep_in_last = static_cast<size_t>(cut - seg.data());
+    break;
+  }
+  Items merged;
+  if (!spare_.empty()) {
+    merged = std::move(spare_.back());
+    spare_.pop_back();
+  }
+  merged.Resize(tail_.size() + staged_.size());
+  std::merge(tail_.begin(), tail_.end(), staged_.data(), staged_.data() + staged_.size(),
+             merged.data(), ItemBefore);
+  // Drop what moved into `merged`: the later segments whole, the cut one's
+  // tail, and the cut one too if it keeps no pending event.
+  while (lane.segments.size() > keep_segments) {
+    spare_.push_back(std::move(lane.segments.back()));
+    spare_.back().clear();
+    lane.segments.pop_back();
+  }
+  if (keep_segments > 0) {
+    Items& seg = lane.segments.back();
+    seg.Resize(keep_in_last);
+    if (keep_in_last == (keep_segments == 1 ? lane.head : 0)) {
+      spare_.push_back(std::move(seg));
+      spare_.back().clear();
+      lane.segments.pop_back();
+    }
+  }
+  if (lane.segments.empty()) lane.head = 0;
+  lane.segments.push_back(std::move(merged));
+  staged_.clear();
+  spare_.push_back(std::move(staged_));
+}
+
+void TimeOrder::Recycle(Lane& l) {
+  // Kept, not freed: Release() hands out its events until it returns, and
+  // staging reuses the buffer (Commit() trims the spares).
+  spare_.push_back(std::move(l.segments.front()));
+  spare_.back().clear();
+  l.segments.erase(l.segments.begin());
+  l.head = 0;
+}
+
+void TimeOrder::Items::Reserve(size_t n) {
+  if (n <= capacity_) return;
+  const size_t capacity = std::max<size_t>(n, 2 * capacity_ + 1024);
+  // TimedItem is trivially copyable: realloc may move it bytewise.
+  void* grown = std::realloc(data_, capacity * sizeof(TimedItem));
+  if (grown == nullptr) throw std::bad_alloc();
+  data_ = static_cast<TimedItem*>(grown);
+  capacity_ = capacity;
 }
 
 }  // namespace cutrace::analysis

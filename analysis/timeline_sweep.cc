@@ -17,32 +17,11 @@ bool Longer(const Gap& a, const Gap& b) {
 
 }  // namespace
 
-void TimelineSweep::Latest::Add(uint64_t start, uint64_t end) {
-  if (!any || start > last_start) {
-    any_before = any;
-    max_end_before = max_end;
-    last_start = start;
-  }
-  any = true;
-  max_end = std::max(max_end, end);
-}
-
 bool TimelineSweep::Latest::Covers(uint64_t from, uint64_t t) const {
   // Everything consumed started at or before t (time order); the intervals
   // starting exactly at t are in max_end but not in max_end_before.
   if (any && last_start < t) return max_end >= from;
   return any_before && max_end_before >= from;
-}
-
-void TimelineSweep::UnionMeter::Add(uint64_t s, uint64_t e) {
-  if (open && s <= end) {
-    end = std::max(end, e);
-    return;
-  }
-  if (open) total += end - start;
-  open = true;
-  start = s;
-  end = e;
 }
 
 TimelineSweep::Device& TimelineSweep::NewDevice(uint32_t id) {
@@ -150,14 +129,15 @@ void TimelineSweep::Op(const TimedItem& op) {
     d.pending_max_end = 0;
   }
   ++d.ops;
-  if (op.end > d.reach) {
-    d.reach = op.end;
-    d.reach_op = ref;
-    d.reach_label = op.b;
-  }
+  // Selects, not branches: operations on several streams overlap, so
+  // which ends later, and which kind comes next, change at random.
+  const bool further = op.end > d.reach;
+  d.reach = further ? op.end : d.reach;
+  d.reach_op = further ? ref : d.reach_op;
+  d.reach_label = further ? op.b : d.reach_label;
   d.all.Add(op.start, op.end);
-  ((op.type & kOpTypeMask) == static_cast<uint8_t>(OpType::kKernel) ? d.compute : d.copy)
-      .Add(op.start, op.end);
+  const bool kernel = (op.type & kOpTypeMask) == static_cast<uint8_t>(OpType::kKernel);
+  (kernel ? &d.compute : &d.copy)->Add(op.start, op.end);
 }
 
 TimelineReport TimelineSweep::Finish(std::vector<std::string> labels) {

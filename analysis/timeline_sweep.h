@@ -55,14 +55,31 @@ class TimelineSweep {
     bool any = false, any_before = false;
     uint64_t last_start = 0;
     uint64_t max_end = 0, max_end_before = 0;
-    void Add(uint64_t start, uint64_t end);
+    // Inline: once per launch call.
+    void Add(uint64_t start, uint64_t end) {
+      if (!any || start > last_start) {
+        any_before = any;
+        max_end_before = max_end;
+        last_start = start;
+      }
+      any = true;
+      max_end = end > max_end ? end : max_end;
+    }
     // Some interval started before t and ends at or after `from`.
     bool Covers(uint64_t from, uint64_t t) const;
   };
   struct UnionMeter {
     bool open = false;
     uint64_t start = 0, end = 0, total = 0;
-    void Add(uint64_t s, uint64_t e);
+    // Inline, and without branches: two per GPU operation, whether one
+    // extends the open interval changes from one to the next.
+    void Add(uint64_t s, uint64_t e) {
+      const bool extend = open && s <= end;
+      total += open && !extend ? end - start : 0;
+      start = extend ? start : s;
+      end = extend ? (e > end ? e : end) : e;
+      open = true;
+    }
     uint64_t Finish() const { return open ? total + (end - start) : total; }
   };
   struct Device {

@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <limits>
+#include <memory>
+#include <span>
+#include <type_traits>
 
 #include "collector/wire_fields.h"
 
@@ -63,23 +66,47 @@ struct Column {
   ColType type = ColType::kU64;
 };
 
-// Reads the next value of a column with `count` values. Every varint of a
-// packed field ends inside it (its terminators were counted), so only the
-// ten-byte limit can fail; `bad` collects that.
-[[gnu::always_inline]] inline uint64_t Take(Column& c, bool* bad) {
+// Reads the next value of a column with `count` values, converted as type
+// T. Every varint of a packed field ends inside it (its terminators were
+// counted, and the last byte is one), so a varint's later bytes can be read
+// without a bounds check, and only the ten-byte limit can fail; `bad`
+// collects that. Times and durations take two or three bytes: those are
+// read inline.
+template <ColType T>
+[[gnu::always_inline]] inline uint64_t TakeAs(Column& c, bool* bad) {
   if (c.values <= 1) return c.constant;
-  const uint8_t b = *c.p;
-  if (b < 0x80) {
-    ++c.p;
-    return Convert(b, c.type);
+  const uint8_t* p = c.p;
+  uint64_t raw = p[0];
+  if (raw < 0x80) {
+    c.p = p + 1;
+    return Convert(raw, T);
   }
-  uint64_t raw = 0;
+  raw = (raw & 0x7f) | (uint64_t{p[1]} << 7);
+  if (p[1] < 0x80) {
+    c.p = p + 2;
+    return Convert(raw, T);
+  }
+  raw = (raw & 0x3fff) | (uint64_t{p[2]} << 14);
+  if (p[2] < 0x80) {
+    c.p = p + 3;
+    return Convert(raw, T);
+  }
   if (!ReadVarint(c.p, c.end, &raw)) {
     *bad = true;
     c.values = 0;  // stop reading this column; the batch is rejected anyway
     return 0;
   }
-  return Convert(raw, c.type);
+  return Convert(raw, T);
+}
+
+// The same with the column's own type, for the rare paths.
+inline uint64_t Take(Column& c, bool* bad) {
+  switch (c.type) {
+    case ColType::kU32: return TakeAs<ColType::kU32>(c, bad);
+    case ColType::kS64: return TakeAs<ColType::kS64>(c, bad);
+    case ColType::kU64: break;
+  }
+  return TakeAs<ColType::kU64>(c, bad);
 }
 
 // Skips a field of wire type `wt`. Groups and invalid wire types are not
@@ -112,6 +139,21 @@ inline bool ReadTag(const uint8_t*& p, const uint8_t* end, uint32_t* field, uint
   *field = static_cast<uint32_t>(tag >> 3);
   *wt = static_cast<uint32_t>(tag & 7);
   return *field != 0;
+}
+
+// The varints in [p, end): bytes without the continuation bit. Counted in
+// blocks of 255 bytes into a byte-wide sum, which the compiler turns into
+// 16 bytes per vector step; a 64-bit sum widens every byte eight times.
+inline uint64_t CountTerminators(const uint8_t* p, const uint8_t* end) {
+  uint64_t n = 0;
+  while (p < end) {
+    const size_t len = std::min<size_t>(static_cast<size_t>(end - p), 255);
+    uint8_t block = 0;
+    for (size_t i = 0; i < len; ++i) block += static_cast<uint8_t>(p[i] < 0x80);
+    n += block;
+    p += len;
+  }
+  return n;
 }
 
 constexpr int kMaxColumns = 17;  // MemcpyColumns, the widest, ends at field 16
@@ -147,9 +189,7 @@ struct Columns {
         c.end = p + len;
         p += len;
         if (len > 0 && (c.end[-1] & 0x80)) return false;  // the last varint never ends
-        uint64_t n = 0;
-        for (const uint8_t* q = c.p; q < c.end; ++q) n += *q < 0x80;
-        c.values = n;
+        c.values = CountTerminators(c.p, c.end);
       } else if (!SkipField(p, end, wt)) {
         return false;
       }
@@ -185,6 +225,23 @@ constexpr ColType kApiTypes[] = {T::kS64, T::kU64, T::kU32, T::kU32,
 constexpr ColType kSyncTypes[] = {T::kS64, T::kU64, T::kU32, T::kU32,
                                   T::kU32, T::kU32, T::kS64, T::kU32};
 constexpr int N(const auto& a) { return static_cast<int>(sizeof a / sizeof a[0]); }
+
+// Field F of a kind whose fields 2.. have the types `Types`: the type is
+// known when compiling, so converting costs no branch.
+template <const ColType* Types, int F>
+[[gnu::always_inline]] inline uint64_t Get(Columns& c, bool* bad) {
+  return TakeAs<Types[F - 2]>(c.col[F], bad);
+}
+
+// DecodeKind() reads start (field 2), duration (3) and correlation as
+// these types in every kind.
+constexpr bool CommonTypes(const ColType* types, int corr_field) {
+  return types[0] == ColType::kS64 && types[1] == ColType::kU64 &&
+         (corr_field == 0 || types[corr_field - 2] == ColType::kS64);
+}
+static_assert(CommonTypes(kKernelTypes, 8) && CommonTypes(kMemcpyTypes, 11) &&
+              CommonTypes(kMemsetTypes, 10) && CommonTypes(kRangeTypes, 0) &&
+              CommonTypes(kApiTypes, 8) && CommonTypes(kSyncTypes, 8));
 
 // The EventBatch: base_ns and the byte ranges of its column messages
 // (index = field number; 2 kernels ... 7 syncs).
@@ -224,22 +281,18 @@ E Enum(uint64_t v, uint64_t limit, E fallback) {
   return v < limit ? static_cast<E>(v) : fallback;
 }
 
-// Decodes one kind's columns, filling each record with `fill(columns,
-// record, correlation, &bad)` and handing it to `emit`. Drops inverted
-// records; returns false when a varint was over-long.
-template <typename R, typename Fill, typename Emit>
-bool DecodeKind(Columns& c, uint64_t base, int corr_field, DecodeCounts* counts, Fill fill,
-                Emit emit) {
+// Decodes one kind's columns into the records `out` provides, filling each
+// with `fill(columns, record, correlation, &bad)`. Drops inverted records;
+// returns false when a varint was over-long.
+template <typename R, typename Out, typename Fill>
+bool DecodeKind(Columns& c, uint64_t base, int corr_field, DecodeCounts* counts, Out& out,
+                Fill fill) {
   bool bad = false;
   uint64_t start = base, corr = 0;
-  // Records start from a copy of a zeroed one: a few vector stores, where
-  // value-initialising each (rep stos) cost more than decoding it.
-  const R zero{};
-  R r;
   for (uint32_t i = 0; i < c.count; ++i) {
-    start += Take(c.col[2], &bad);
-    const uint64_t end = start + Take(c.col[3], &bad);  // modulo 2^64, as encoded
-    if (corr_field != 0) corr += Take(c.col[corr_field], &bad);
+    start += TakeAs<ColType::kS64>(c.col[2], &bad);
+    const uint64_t end = start + TakeAs<ColType::kU64>(c.col[3], &bad);  // modulo 2^64
+    if (corr_field != 0) corr += TakeAs<ColType::kS64>(c.col[corr_field], &bad);
     if (end < start) {
       // Keep every column in step: read this event's remaining values.
       for (int f = 4; f < kMaxColumns; ++f)
@@ -247,17 +300,19 @@ bool DecodeKind(Columns& c, uint64_t base, int corr_field, DecodeCounts* counts,
       ++counts->inverted_dropped;
       continue;
     }
-    r = zero;
+    R& r = out.template Slot<R>();
     r.start_ns = start;
     r.end_ns = end;
     fill(c, r, corr, &bad);
-    emit(r);
+    out.template Done<R>();
   }
+  out.template Flush<R>();
   return !bad;
 }
 
 // Appends records to a RecordBatch.
 struct BatchOut {
+  explicit BatchOut(RecordBatch* o) : out(o) {}
   RecordBatch* out;
   template <typename R>
   static void Grow(std::vector<R>* v, size_t n) {
@@ -265,36 +320,106 @@ struct BatchOut {
     // for each batch that LoadTrace() appends.
     if (v->capacity() - v->size() < n) v->reserve(std::max(v->size() + n, 2 * v->capacity()));
   }
-  void Begin(int kind, size_t n) {
-    switch (kind) {
-      case 0: Grow(&out->kernels, n); break;
-      case 1: Grow(&out->memcpys, n); break;
-      case 2: Grow(&out->memsets, n); break;
-      case 3: Grow(&out->ranges, n); break;
-      case 4: Grow(&out->api_calls, n); break;
-      default: Grow(&out->syncs, n); break;
-    }
+  template <typename R>
+  std::vector<R>& Vec() {
+    if constexpr (std::is_same_v<R, KernelRecord>) return out->kernels;
+    else if constexpr (std::is_same_v<R, MemcpyRecord>) return out->memcpys;
+    else if constexpr (std::is_same_v<R, MemsetRecord>) return out->memsets;
+    else if constexpr (std::is_same_v<R, RangeRecord>) return out->ranges;
+    else if constexpr (std::is_same_v<R, ApiRecord>) return out->api_calls;
+    else return out->syncs;
+  }
+  template <typename R>
+  void Begin(size_t n) {
+    Grow(&Vec<R>(), n);
   }
   void End(int) {}
-  void operator()(const KernelRecord& r) { out->kernels.push_back(r); }
-  void operator()(const MemcpyRecord& r) { out->memcpys.push_back(r); }
-  void operator()(const MemsetRecord& r) { out->memsets.push_back(r); }
-  void operator()(const RangeRecord& r) { out->ranges.push_back(r); }
-  void operator()(const ApiRecord& r) { out->api_calls.push_back(r); }
-  void operator()(const SyncRecord& r) { out->syncs.push_back(r); }
+  // Records start from a copy of a zeroed one: a few vector stores, where
+  // value-initialising each (rep stos) cost more than decoding it.
+  template <typename R>
+  R& Slot() {
+    static constexpr R kZero{};
+    R& r = Temp<R>();
+    r = kZero;
+    return r;
+  }
+  template <typename R>
+  void Done() {
+    Vec<R>().push_back(Temp<R>());
+  }
+  template <typename R>
+  void Flush() {}
+
+ private:
+  template <typename R>
+  R& Temp() {
+    if constexpr (std::is_same_v<R, KernelRecord>) return kernel_;
+    else if constexpr (std::is_same_v<R, MemcpyRecord>) return memcpy_;
+    else if constexpr (std::is_same_v<R, MemsetRecord>) return memset_;
+    else if constexpr (std::is_same_v<R, RangeRecord>) return range_;
+    else if constexpr (std::is_same_v<R, ApiRecord>) return api_;
+    else return sync_;
+  }
+  KernelRecord kernel_;
+  MemcpyRecord memcpy_;
+  MemsetRecord memset_;
+  RangeRecord range_;
+  ApiRecord api_;
+  SyncRecord sync_;
 };
 
-// Hands records to a RecordSink.
+// Hands records to a RecordSink kChunk at a time, decoded in place: one
+// virtual call per chunk instead of per record, and no record is stored
+// field by field and then copied whole (a store-forwarding stall). With
+// kReports every record writes the same fields, so a chunk's records are
+// zeroed once and then overwritten; with kAll each is zeroed first.
 struct SinkOut {
+  static constexpr size_t kChunk = 64;
   RecordSink* sink;
-  void Begin(int, size_t) {}
+  bool zero_each;
+  size_t n = 0;
+  KernelRecord kernels[kChunk];
+  MemcpyRecord memcpys[kChunk];
+  MemsetRecord memsets[kChunk];
+  RangeRecord ranges[kChunk];
+  ApiRecord api_calls[kChunk];
+  SyncRecord syncs[kChunk];
+
+  SinkOut(RecordSink* s, bool all) : sink(s), zero_each(all) {}
+  template <typename R>
+  R* Buf() {
+    if constexpr (std::is_same_v<R, KernelRecord>) return kernels;
+    else if constexpr (std::is_same_v<R, MemcpyRecord>) return memcpys;
+    else if constexpr (std::is_same_v<R, MemsetRecord>) return memsets;
+    else if constexpr (std::is_same_v<R, RangeRecord>) return ranges;
+    else if constexpr (std::is_same_v<R, ApiRecord>) return api_calls;
+    else return syncs;
+  }
+  template <typename R>
+  void Begin(size_t) {}
   void End(int kind) { sink->EndKind(kind); }
-  void operator()(const KernelRecord& r) { sink->Kernel(r); }
-  void operator()(const MemcpyRecord& r) { sink->Memcpy(r); }
-  void operator()(const MemsetRecord& r) { sink->Memset(r); }
-  void operator()(const RangeRecord& r) { sink->Range(r); }
-  void operator()(const ApiRecord& r) { sink->Api(r); }
-  void operator()(const SyncRecord& r) { sink->Sync(r); }
+  template <typename R>
+  R& Slot() {
+    R& r = Buf<R>()[n];
+    if (zero_each) r = R{};
+    return r;
+  }
+  template <typename R>
+  void Done() {
+    if (++n == kChunk) Flush<R>();
+  }
+  template <typename R>
+  void Flush() {
+    if (n == 0) return;
+    std::span<const R> records(Buf<R>(), n);
+    n = 0;
+    if constexpr (std::is_same_v<R, KernelRecord>) sink->Kernels(records);
+    else if constexpr (std::is_same_v<R, MemcpyRecord>) sink->Memcpys(records);
+    else if constexpr (std::is_same_v<R, MemsetRecord>) sink->Memsets(records);
+    else if constexpr (std::is_same_v<R, RangeRecord>) sink->Ranges(records);
+    else if constexpr (std::is_same_v<R, ApiRecord>) sink->ApiCalls(records);
+    else sink->Syncs(records);
+  }
 };
 
 // The whole batch: parse and check every column first (so that kFallback
@@ -318,26 +443,26 @@ WireDecode Decode(std::string_view body, const ShapeTable& shapes, Out& out, Dec
     if (b.has[k]) counts->kind_bytes[k - 2] += b.kinds[k].size();
 
   bool ok = true;
-  auto emit = [&out](const auto& r) { out(r); };
   if (b.has[2]) {
-    out.Begin(0, cols[2].count);
+    out.template Begin<KernelRecord>(cols[2].count);
     ok &= DecodeKind<KernelRecord>(
-        cols[2], b.base, 8, counts,
+        cols[2], b.base, 8, counts, out,
         [&](Columns& c, KernelRecord& k, uint64_t corr, bool* bad) {
           k.correlation_id = corr;
-          const uint32_t shape_id = static_cast<uint32_t>(Take(c.col[4], bad));
-          k.device_id = static_cast<uint32_t>(Take(c.col[5], bad));
-          k.graph_id = static_cast<uint32_t>(Take(c.col[9], bad));
+          const uint32_t shape_id = static_cast<uint32_t>(Get<kKernelTypes, 4>(c, bad));
+          k.device_id = static_cast<uint32_t>(Get<kKernelTypes, 5>(c, bad));
+          k.graph_id = static_cast<uint32_t>(Get<kKernelTypes, 9>(c, bad));
           if (all) {
-            k.context_id = static_cast<uint32_t>(Take(c.col[6], bad));
-            k.stream_id = static_cast<uint32_t>(Take(c.col[7], bad));
-            k.graph_node_id = Take(c.col[10], bad);
-            k.queued_ns = Take(c.col[11], bad);
-            k.channel_id = static_cast<uint32_t>(Take(c.col[12], bad));
+            k.context_id = static_cast<uint32_t>(Get<kKernelTypes, 6>(c, bad));
+            k.stream_id = static_cast<uint32_t>(Get<kKernelTypes, 7>(c, bad));
+            k.graph_node_id = Get<kKernelTypes, 10>(c, bad);
+            k.queued_ns = Get<kKernelTypes, 11>(c, bad);
+            k.channel_id = static_cast<uint32_t>(Get<kKernelTypes, 12>(c, bad));
           }
           const ShapeFields* s = shapes.Find(shape_id);
           if (s == nullptr) {
             ++counts->unknown_shapes;
+            k.name_id = 0;  // a reused record may hold the previous name
             return;
           }
           k.name_id = s->name_id;
@@ -351,99 +476,93 @@ WireDecode Decode(std::string_view body, const ShapeTable& shapes, Out& out, Dec
           k.dynamic_shared_bytes = s->dynamic_shared_bytes;
           k.local_bytes_per_thread = s->local_bytes_per_thread;
           k.launch_type = s->launch_type;
-        },
-        emit);
+        });
   }
   out.End(0);
   if (b.has[3]) {
-    out.Begin(1, cols[3].count);
+    out.template Begin<MemcpyRecord>(cols[3].count);
     ok &= DecodeKind<MemcpyRecord>(
-        cols[3], b.base, 11, counts,
+        cols[3], b.base, 11, counts, out,
         [&](Columns& c, MemcpyRecord& m, uint64_t corr, bool* bad) {
           m.correlation_id = corr;
-          m.copy_kind = Enum(Take(c.col[4], bad), kCopyKindCount, CopyKind::kUnknown);
-          m.bytes = Take(c.col[5], bad);
-          m.src_kind = Enum(Take(c.col[6], bad), 8, MemoryKind::kUnknown);
-          m.dst_kind = Enum(Take(c.col[7], bad), 8, MemoryKind::kUnknown);
-          m.device_id = static_cast<uint32_t>(Take(c.col[8], bad));
-          m.graph_id = static_cast<uint32_t>(Take(c.col[14], bad));
+          m.copy_kind = Enum(Get<kMemcpyTypes, 4>(c, bad), kCopyKindCount, CopyKind::kUnknown);
+          m.bytes = Get<kMemcpyTypes, 5>(c, bad);
+          m.src_kind = Enum(Get<kMemcpyTypes, 6>(c, bad), 8, MemoryKind::kUnknown);
+          m.dst_kind = Enum(Get<kMemcpyTypes, 7>(c, bad), 8, MemoryKind::kUnknown);
+          m.device_id = static_cast<uint32_t>(Get<kMemcpyTypes, 8>(c, bad));
+          m.graph_id = static_cast<uint32_t>(Get<kMemcpyTypes, 14>(c, bad));
           if (!all) return;
-          m.context_id = static_cast<uint32_t>(Take(c.col[9], bad));
-          m.stream_id = static_cast<uint32_t>(Take(c.col[10], bad));
-          m.src_device_id = static_cast<uint32_t>(Take(c.col[12], bad));
-          m.dst_device_id = static_cast<uint32_t>(Take(c.col[13], bad));
-          m.graph_node_id = Take(c.col[15], bad);
-          m.flags = static_cast<uint8_t>(Take(c.col[16], bad));
-        },
-        emit);
+          m.context_id = static_cast<uint32_t>(Get<kMemcpyTypes, 9>(c, bad));
+          m.stream_id = static_cast<uint32_t>(Get<kMemcpyTypes, 10>(c, bad));
+          m.src_device_id = static_cast<uint32_t>(Get<kMemcpyTypes, 12>(c, bad));
+          m.dst_device_id = static_cast<uint32_t>(Get<kMemcpyTypes, 13>(c, bad));
+          m.graph_node_id = Get<kMemcpyTypes, 15>(c, bad);
+          m.flags = static_cast<uint8_t>(Get<kMemcpyTypes, 16>(c, bad));
+        });
   }
   out.End(1);
   if (b.has[4]) {
-    out.Begin(2, cols[4].count);
+    out.template Begin<MemsetRecord>(cols[4].count);
     ok &= DecodeKind<MemsetRecord>(
-        cols[4], b.base, 10, counts,
+        cols[4], b.base, 10, counts, out,
         [&](Columns& c, MemsetRecord& m, uint64_t corr, bool* bad) {
           m.correlation_id = corr;
-          m.bytes = Take(c.col[4], bad);
-          m.device_id = static_cast<uint32_t>(Take(c.col[7], bad));
-          m.graph_id = static_cast<uint32_t>(Take(c.col[11], bad));
+          m.bytes = Get<kMemsetTypes, 4>(c, bad);
+          m.device_id = static_cast<uint32_t>(Get<kMemsetTypes, 7>(c, bad));
+          m.graph_id = static_cast<uint32_t>(Get<kMemsetTypes, 11>(c, bad));
           if (!all) return;
-          m.value = static_cast<uint32_t>(Take(c.col[5], bad));
-          m.memory_kind = Enum(Take(c.col[6], bad), 8, MemoryKind::kUnknown);
-          m.context_id = static_cast<uint32_t>(Take(c.col[8], bad));
-          m.stream_id = static_cast<uint32_t>(Take(c.col[9], bad));
-          m.graph_node_id = Take(c.col[12], bad);
-        },
-        emit);
+          m.value = static_cast<uint32_t>(Get<kMemsetTypes, 5>(c, bad));
+          m.memory_kind = Enum(Get<kMemsetTypes, 6>(c, bad), 8, MemoryKind::kUnknown);
+          m.context_id = static_cast<uint32_t>(Get<kMemsetTypes, 8>(c, bad));
+          m.stream_id = static_cast<uint32_t>(Get<kMemsetTypes, 9>(c, bad));
+          m.graph_node_id = Get<kMemsetTypes, 12>(c, bad);
+        });
   }
   out.End(2);
   if (b.has[5]) {
-    out.Begin(3, cols[5].count);
+    out.template Begin<RangeRecord>(cols[5].count);
     ok &= DecodeKind<RangeRecord>(
-        cols[5], b.base, 0, counts,
+        cols[5], b.base, 0, counts, out,
         [&](Columns& c, RangeRecord& r, uint64_t, bool* bad) {
-          r.name_id = static_cast<uint32_t>(Take(c.col[4], bad));
-          r.domain_id = static_cast<uint32_t>(Take(c.col[5], bad));
-          r.thread_id = Take(c.col[6], bad);
-          r.depth = static_cast<uint32_t>(Take(c.col[7], bad));
-          r.kind = Enum(Take(c.col[8], bad), 4, RangeKind::kPushPop);
+          r.name_id = static_cast<uint32_t>(Get<kRangeTypes, 4>(c, bad));
+          r.domain_id = static_cast<uint32_t>(Get<kRangeTypes, 5>(c, bad));
+          r.thread_id = Get<kRangeTypes, 6>(c, bad);
+          r.depth = static_cast<uint32_t>(Get<kRangeTypes, 7>(c, bad));
+          r.kind = Enum(Get<kRangeTypes, 8>(c, bad), 4, RangeKind::kPushPop);
           if (!all) return;
-          r.range_id = Take(c.col[9], bad);
-          r.color = static_cast<uint32_t>(Take(c.col[10], bad));
-          r.device_id = static_cast<uint32_t>(Take(c.col[11], bad));
-        },
-        emit);
+          r.range_id = Get<kRangeTypes, 9>(c, bad);
+          r.color = static_cast<uint32_t>(Get<kRangeTypes, 10>(c, bad));
+          r.device_id = static_cast<uint32_t>(Get<kRangeTypes, 11>(c, bad));
+        });
   }
   out.End(3);
   if (b.has[6]) {
-    out.Begin(4, cols[6].count);
+    out.template Begin<ApiRecord>(cols[6].count);
     ok &= DecodeKind<ApiRecord>(
-        cols[6], b.base, 8, counts,
+        cols[6], b.base, 8, counts, out,
         [&](Columns& c, ApiRecord& a, uint64_t corr, bool* bad) {
           a.correlation_id = corr;
-          a.name_id = static_cast<uint32_t>(Take(c.col[4], bad));
-          a.domain = Enum(Take(c.col[5], bad), 3, ApiDomain::kOther);
-          a.thread_id = Take(c.col[7], bad);
-          a.return_code = static_cast<uint32_t>(Take(c.col[9], bad));
-          if (all) a.callback_id = static_cast<uint32_t>(Take(c.col[6], bad));
-        },
-        emit);
+          a.name_id = static_cast<uint32_t>(Get<kApiTypes, 4>(c, bad));
+          a.domain = Enum(Get<kApiTypes, 5>(c, bad), 3, ApiDomain::kOther);
+          a.thread_id = Get<kApiTypes, 7>(c, bad);
+          a.return_code = static_cast<uint32_t>(Get<kApiTypes, 9>(c, bad));
+          if (all) a.callback_id = static_cast<uint32_t>(Get<kApiTypes, 6>(c, bad));
+        });
   }
   out.End(4);
   if (b.has[7]) {
-    out.Begin(5, cols[7].count);
+    out.template Begin<SyncRecord>(cols[7].count);
     ok &= DecodeKind<SyncRecord>(
-        cols[7], b.base, 8, counts,
+        cols[7], b.base, 8, counts, out,
         [&](Columns& c, SyncRecord& s, uint64_t corr, bool* bad) {
           s.correlation_id = corr;
-          s.kind = Enum(Take(c.col[4], bad), 6, SyncKind::kUnknown);
-          s.device_id = static_cast<uint32_t>(Take(c.col[9], bad));
+          s.kind = Enum(Get<kSyncTypes, 4>(c, bad), 6, SyncKind::kUnknown);
+          s.device_id = static_cast<uint32_t>(Get<kSyncTypes, 9>(c, bad));
           if (!all) return;
-          s.context_id = static_cast<uint32_t>(Take(c.col[5], bad));
-          s.stream_id = static_cast<uint32_t>(Take(c.col[6], bad));
-          s.event_id = static_cast<uint32_t>(Take(c.col[7], bad));
-        },
-        emit);
+          s.context_id = static_cast<uint32_t>(Get<kSyncTypes, 5>(c, bad));
+          s.stream_id = static_cast<uint32_t>(Get<kSyncTypes, 6>(c, bad));
+          s.event_id = static_cast<uint32_t>(Get<kSyncTypes, 7>(c, bad));
+        });
   }
   out.End(5);
   *intact = ok;
@@ -475,9 +594,10 @@ WireDecode DecodeEventBatchWire(std::string_view body, const ShapeTable& shapes,
 
 WireDecode DecodeEventBatchToSink(std::string_view body, const ShapeTable& shapes,
                                   RecordSink* sink, DecodeCounts* counts, WireFields fields) {
-  SinkOut out{sink};
+  // Some 25 KiB of chunks: on the heap, zeroed once per decoder use.
+  auto out = std::make_unique<SinkOut>(sink, fields == WireFields::kAll);
   bool intact = true;
-  WireDecode r = Decode(body, shapes, out, counts, fields, &intact);
+  WireDecode r = Decode(body, shapes, *out, counts, fields, &intact);
   if (!intact) return WireDecode::kBroken;
   return r;
 }
@@ -507,11 +627,19 @@ WireDecode EventBatchMinStart(std::string_view body, uint64_t* min_start) {
       const uint8_t* q = p;
       const uint8_t* column_end = p + len;
       p = column_end;
+      // A column whose last varint does not end is not ours; otherwise
+      // every varint ends inside it, and the deltas of two or three bytes
+      // (most of them) are read inline, as in TakeAs().
+      if (len > 0 && (column_end[-1] & 0x80)) return WireDecode::kFallback;
       uint64_t start = b.base;
       while (q < column_end) {
-        uint64_t raw;
-        if (*q < 0x80) {
-          raw = *q++;
+        uint64_t raw = q[0];
+        if (raw < 0x80) {
+          q += 1;
+        } else if (raw = (raw & 0x7f) | (uint64_t{q[1]} << 7); q[1] < 0x80) {
+          q += 2;
+        } else if (raw = (raw & 0x3fff) | (uint64_t{q[2]} << 14); q[2] < 0x80) {
+          q += 3;
         } else if (!ReadVarint(q, column_end, &raw)) {
           return WireDecode::kFallback;
         }

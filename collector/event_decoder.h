@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -88,20 +89,22 @@ WireDecode DecodeEventBatchWire(std::string_view body, const ShapeTable& shapes,
                                 RecordBatch* out, DecodeCounts* counts,
                                 WireFields fields = WireFields::kAll);
 
-// Receives records one at a time as the fast path decodes them, so that a
-// streamed reader never gathers a batch (each record is used while it is in
-// cache). For each batch: the kinds in the order of RecordBatch (kernels,
-// memcpys, memsets, ranges, API calls, syncs), each kind's records then
-// EndKind(0..5), all six even when empty.
+// Receives records as the fast path decodes them, a few dozen at a time, so
+// that a streamed reader never gathers a batch (each record is used while it
+// is in cache) and pays one virtual call per chunk, not per record. For each
+// batch: the kinds in the order of RecordBatch (kernels, memcpys, memsets,
+// ranges, API calls, syncs), each kind's records in order, in one or more
+// spans, then EndKind(0..5), all six even when empty. A span is valid only
+// during the call.
 class RecordSink {
  public:
   virtual ~RecordSink() = default;
-  virtual void Kernel(const KernelRecord& r) = 0;
-  virtual void Memcpy(const MemcpyRecord& r) = 0;
-  virtual void Memset(const MemsetRecord& r) = 0;
-  virtual void Range(const RangeRecord& r) = 0;
-  virtual void Api(const ApiRecord& r) = 0;
-  virtual void Sync(const SyncRecord& r) = 0;
+  virtual void Kernels(std::span<const KernelRecord> r) = 0;
+  virtual void Memcpys(std::span<const MemcpyRecord> r) = 0;
+  virtual void Memsets(std::span<const MemsetRecord> r) = 0;
+  virtual void Ranges(std::span<const RangeRecord> r) = 0;
+  virtual void ApiCalls(std::span<const ApiRecord> r) = 0;
+  virtual void Syncs(std::span<const SyncRecord> r) = 0;
   virtual void EndKind(int kind) = 0;
 };
 
