@@ -11,6 +11,7 @@
 // around a CUPTI call.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -35,6 +36,12 @@ class BufferPool {
   // Gives a buffer back. Returns false, changing nothing, for a pointer the
   // pool did not hand out (or one already returned).
   bool Release(uint8_t* buffer);
+  // Whether the pool allocated `buffer` (CUPTI may hand cutrace a buffer of
+  // another client's after that client's callbacks were replaced by ours).
+  bool Owns(const uint8_t* buffer) const {
+    return std::binary_search(all_.begin(), all_.end(), buffer,
+                              [](const uint8_t* a, const uint8_t* b) { return a < b; });
+  }
 
   size_t buffer_size() const { return size_; }
   size_t capacity() const { return all_.size(); }

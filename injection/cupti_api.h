@@ -39,6 +39,9 @@ class CuptiApi {
   // a built-in profiler, such as PyTorch's Kineto, is in the process). CUPTI
   // takes one subscriber, so cutrace then holds none unless counters need it.
   virtual bool ProgramHasOwnClient() const { return false; }
+  // The address of one of libcupti's functions (dlsym), for the watch on the
+  // program's own client (session_handover.cc); nullptr where unknown.
+  virtual void* EntryPoint(const char* /*name*/) { return nullptr; }
   virtual CUptiResult ActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc requested,
                                                 CUpti_BuffersCallbackCompleteFunc completed) = 0;
   virtual CUptiResult ActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc fn) = 0;

@@ -115,6 +115,7 @@ class DlCuptiApi final : public CuptiApi {
                             : CUPTI_ERROR_NOT_SUPPORTED;
   }
   bool ProgramHasOwnClient() const override { return program_client_; }
+  void* EntryPoint(const char* name) override { return ::dlsym(handle_, name); }
   void set_program_client(bool v) { program_client_ = v; }
   CUptiResult ActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc requested,
                                         CUpti_BuffersCallbackCompleteFunc completed) override {

@@ -145,6 +145,7 @@ Status Session::Start(std::unique_ptr<CuptiApi> api) {
   const bool counting = StartCounters(env_, config_.cupti_path, subscriber_, &interner_, std::move(sinks));
   // --- end hardware counters
   KeepOrReleaseSubscription(counting);
+  WatchForOtherClient();
   if (production_) production_->Start();  // production modes
   WriteManifest();
   Log(LogLevel::kInfo, "tracing to %s", path_.c_str());

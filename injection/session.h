@@ -71,6 +71,12 @@ class Session {
   const BufferPool* pool() const { return pool_.get(); }
   ClockDomain clock() const { return clock_; }
 
+  // The program's own CUPTI client is registering its activity buffer
+  // callbacks (session_handover.cc): cutrace takes its buffers back and
+  // stops recording activity. Any thread; the first call does the work.
+  void YieldActivity();
+  bool yielded() const { return yielded_.load(std::memory_order_acquire); }
+
   // The session CUPTI's callbacks reach (the one most recently started).
   static Session* Active();
 
@@ -104,6 +110,9 @@ class Session {
   // Production modes (injection/session_modes.cc, injection/control.h).
   void StartProduction();
   void SetActivity(bool on);
+  void SetKinds(bool on, bool all);
+  // Watches the program's objects for a CUPTI client of their own (session_handover.cc).
+  void WatchForOtherClient();
 
   void OnRequested(uint8_t** buffer, size_t* size, size_t* max_records);
   void OnCompleted(CUcontext context, uint32_t stream_id, uint8_t* buffer, size_t valid_size);
@@ -131,6 +140,7 @@ class Session {
   std::atomic<int> state_{kIdle};
   std::atomic<uint64_t> writer_cpu_ns_{0};
   std::atomic<bool> pool_warning_posted_{false};
+  std::atomic<bool> yielded_{false};  // the program's CUPTI client has the activity API
   // A flush before a module unload that did not return in time (see OnModuleUnload).
   static constexpr std::chrono::milliseconds kUnloadFlushWait{2000};
   std::atomic<bool> unload_flush_stuck_{false};

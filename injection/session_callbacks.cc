@@ -123,7 +123,7 @@ void Session::OnModuleUnload() {
   // runs on a thread of its own, waited for at most kUnloadFlushWait: if
   // CUPTI cannot flush while this thread is in the call, the program goes on
   // after that wait, and flushing at unloads stops for good.
-  if (!running()) return;
+  if (!running() || yielded()) return;
   CaptureLaunchNames();
   if (unload_flush_stuck_.load(std::memory_order_acquire)) return;
   struct Wait {
@@ -185,6 +185,9 @@ void Session::OnCompleted(CUcontext context, uint32_t stream_id, uint8_t* buffer
     pool_->Release(buffer);
     return;
   }
+  // Another client's buffer (its callbacks were replaced by cutrace's): its
+  // records are that client's, not cutrace's to take.
+  if (!pool_->Owns(buffer)) return;
   stats_.AddBufferCompleted();
 
   RecordBatch batch;
@@ -285,9 +288,11 @@ void Session::Finalize(const char* reason) {
   // process, so CUDA is initialised and flushing is allowed.
   // A flush that never came back (OnModuleUnload) may hold CUPTI still:
   // then exit without one rather than hang.
-  CUptiResult r = unload_flush_stuck_.load(std::memory_order_acquire)
-                      ? CUPTI_ERROR_NOT_READY
-                      : api_->ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  // After the hand-over to the program's own client the buffers are its own:
+  // cutrace's came back then (session_handover.cc).
+  CUptiResult r = yielded()                                         ? CUPTI_SUCCESS
+                  : unload_flush_stuck_.load(std::memory_order_acquire) ? CUPTI_ERROR_NOT_READY
+                                                                    : api_->ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   if (r != CUPTI_SUCCESS) {
     Log(LogLevel::kWarn, "cuptiActivityFlushAll failed (%s): the last records may be missing",
         api_->ResultString(r).c_str());
@@ -308,7 +313,7 @@ void Session::Finalize(const char* reason) {
   // started after cutrace), and the records since then went to it. Said in
   // the trace and at debug level only: CUPTI does not document that a forced
   // flush hands back buffers it has not written to.
-  if (const size_t out = pool_->capacity() - pool_->available(); out > 0) {
+  if (const size_t out = pool_->capacity() - pool_->available(); out > 0 && !yielded()) {
     Log(LogLevel::kDebug, "%zu activity buffers were not returned by the final flush", out);
     writer_->Post([out](TraceWriter& w, StringInterner&) {
       static_cast<void>(w.WriteWarning(  // errors surface at Finalize

@@ -22,6 +22,7 @@ void Session::StartProduction() {
   // No cutrace lock is held by the control thread here: CUPTI calls
   // OnCompleted from inside FlushAll.
   cb.flush_activity = [this] {
+    if (yielded_.load(std::memory_order_acquire)) return;  // the buffers are another client's now
     CUptiResult r = api_->ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     if (r != CUPTI_SUCCESS) {
       Log(LogLevel::kDebug, "cuptiActivityFlushAll at a window's end: %s", api_->ResultString(r).c_str());
@@ -38,12 +39,19 @@ void Session::StartProduction() {
 }
 
 void Session::SetActivity(bool on) {
+  // After the program's own CUPTI client took the activity API, cutrace's
+  // windows no longer switch anything (session_handover.cc).
+  if (yielded_.load(std::memory_order_acquire)) return;
+  SetKinds(on, /*all=*/false);
+}
+
+void Session::SetKinds(bool on, bool all) {
   if (on) {
     EnableKinds();
     return;
   }
-  // The kinds EnableKinds() turned on, except DEVICE, CONTEXT and OVERHEAD
-  // (cheap, and they describe the process rather than its work).
+  // The kinds EnableKinds() turned on; DEVICE, CONTEXT and OVERHEAD only with
+  // `all` (cheap, and they describe the process rather than its work).
   auto off = [this](CUpti_ActivityKind kind) {
     CUptiResult r = api_->ActivityDisable(kind);
     if (r != CUPTI_SUCCESS) {
@@ -79,6 +87,11 @@ void Session::SetActivity(bool on) {
       }
     }
     off(runtime ? CUPTI_ACTIVITY_KIND_RUNTIME : CUPTI_ACTIVITY_KIND_DRIVER);
+  }
+  if (all) {
+    off(CUPTI_ACTIVITY_KIND_DEVICE);
+    off(CUPTI_ACTIVITY_KIND_CONTEXT);
+    if (k.runtime_api || k.driver_api) off(CUPTI_ACTIVITY_KIND_OVERHEAD);
   }
 }
 

@@ -11,6 +11,9 @@
 //   abort           abort(): likewise, with SIGABRT
 //   sigterm-ignored SIGTERM ignored before cuInit; raise it; then return 0
 //   fork            fork(); the child prints and exit(0)s; the parent waits, returns 0
+//   other-client    a CUPTI client of the program's own (OTHER_CLIENT_PATH, loaded
+//                   before cuInit as a framework's is) starts after the first
+//                   kernels; 4 more kernels are its; prints what it saw; returns 0
 #include <dlfcn.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -41,6 +44,10 @@ int main(int argc, char** argv) {
   if (std::strcmp(mode, "sigterm-ignored") == 0) signal(SIGTERM, SIG_IGN);
   if (std::strcmp(mode, "exit-in-handler") == 0) signal(SIGTERM, &ExitOnSigterm);
 
+  // A framework's profiler is loaded with the program, long before cuInit.
+  void* other = nullptr;
+  if (std::strcmp(mode, "other-client") == 0 && (other = Open("OTHER_CLIENT_PATH")) == nullptr) return 99;
+
   // What the driver does at cuInit.
   void* injection = Open("CUDA_INJECTION64_PATH");
   if (injection == nullptr) return 91;
@@ -57,6 +64,16 @@ int main(int argc, char** argv) {
     launch("_Z6kernelv", 5);
     deliver();
     launch("_Z5otherv", 3);  // still with "CUPTI" at exit: needs the final flush
+    if (other != nullptr) {
+      // The profiler starts: the 3 kernels above are cutrace's, the next 4 its own.
+      auto start = reinterpret_cast<int (*)()>(dlsym(other, "other_client_start"));
+      auto kernels = reinterpret_cast<int (*)()>(dlsym(other, "other_client_kernels"));
+      auto unknown = reinterpret_cast<int (*)()>(dlsym(other, "other_client_unknown_buffers"));
+      if (start == nullptr || kernels == nullptr || unknown == nullptr || start() != 0) return 100;
+      launch("_Z7profiledv", 4);
+      deliver();
+      std::printf("other client saw %d kernels, %d unknown buffers\n", kernels(), unknown());
+    }
   }
 
   std::printf("app output %s\n", mode);

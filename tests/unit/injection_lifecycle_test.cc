@@ -194,6 +194,35 @@ TEST_F(InjectionLifecycleTest, AnotherCuptiClientMeansOneLineAndNoTrace) {
   EXPECT_TRUE(r.traces.empty());
 }
 
+// torch.profiler's case: the program's own client registers its buffer
+// callbacks while CUPTI still fills a buffer of cutrace's. cutrace must take
+// that buffer back first (else the client gets it, does not know it, and
+// loses its first kernels), then stop, and say so once.
+class InjectionOtherClientTest : public InjectionLifecycleTest,
+                                 public ::testing::WithParamInterface<const char*> {};
+
+TEST_P(InjectionOtherClientTest, ProgramsOwnClientGetsTheActivityApiWithNothingLost) {
+  RunResult r = Run("other-client", {{"OTHER_CLIENT_PATH", kBin + "/lib/" + GetParam()}});
+  ASSERT_TRUE(WIFEXITED(r.status)) << r.err;
+  EXPECT_EQ(WEXITSTATUS(r.status), 0) << r.err;
+  EXPECT_EQ(r.out, "other client saw 4 kernels, 0 unknown buffers\napp output other-client\n");
+  EXPECT_EQ(CountLines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("cutrace: the program started a CUPTI client of its own"), std::string::npos)
+      << r.err;
+  ASSERT_EQ(r.traces.size(), 1u) << r.err;
+  auto t = LoadTrace(r.traces[0]);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_TRUE(t->clean_shutdown());
+  EXPECT_EQ(t->records.kernels.size(), 8u) << "5 delivered early + 3 taken back at the hand-over";
+  bool said = false;
+  for (const auto& w : t->warnings) said = said || w.find("CUPTI client of its own") != std::string::npos;
+  EXPECT_TRUE(said) << "the trace says where its activity ends";
+}
+
+// Through a lazily bound PLT slot, and through a read-only GOT slot.
+INSTANTIATE_TEST_SUITE_P(Binding, InjectionOtherClientTest,
+                         ::testing::Values("libcutrace_other_client.so", "libcutrace_other_client_now.so"));
+
 TEST_F(InjectionLifecycleTest, MissingCuptiMeansOneLineAndNoTrace) {
   RunResult r = Run("return", {{"CUTRACE_CUPTI_PATH", dir_ + "/no/libcupti.so.13"}});
   ASSERT_TRUE(WIFEXITED(r.status));
