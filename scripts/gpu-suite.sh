@@ -238,6 +238,29 @@ modes() {
   esac
 }
 
+# tests/gpu/modes.py --long-s: the issue's minutes-long runs (bare, continuous
+# with a 1 s window every 60 s and a flight recorder, bare, summary, trace with
+# rotation under a disk cap), about 3.3 x MODES_LONG_S seconds of GPU time
+# (MODES_LONG_S=150: ~8 min). Opt-in, as it outlasts the default budget:
+# SUITE_STEPS="modes_long" or SUITE_LONG=1.
+modes_long() {
+  section "production modes, minutes-long runs"
+  local t rc s=${MODES_LONG_S:-150}
+  t=$(step_timeout $((s * 4)))
+  if ((t == 0)); then record modes_long "NOT RUN" "no time left"; return; fi
+  timeout -k 10 "$t" python3 "$tests/modes.py" --cutrace "$cutrace" --bin-dir "$bundle/bin" \
+    --long-s "$s" --work "$work/cases/modes_long" --json-out "$work/cases/modes_long.json" \
+    > "$work/logs/modes_long.log" 2>&1
+  rc=$?
+  grep -vE '^PASS  ' "$work/logs/modes_long.log" | head -40
+  case $rc in
+    0) record modes_long PASS "$(sed -n 's/^FIGURE modes long: //p' "$work/logs/modes_long.log")" ;;
+    77) record modes_long SKIP "$(tail -1 "$work/logs/modes_long.log")" ;;
+    124|137) record modes_long FAIL "timed out after ${t}s" ;;
+    *) record modes_long FAIL "$(tail -1 "$work/logs/modes_long.log")" ;;
+  esac
+}
+
 verdict() {
   section "verdict"
   python3 - "$results" "$work/cases" "$work/overhead.json" "$out/figures.json" <<'PY' | tee "$out/verdict.txt"
@@ -317,7 +340,8 @@ PY
 
 # SUITE_STEPS (space-separated) runs only those steps, e.g. to re-check a fix
 # inside a small device budget: versions demo_profile overhead validate_cases
-# torch_loop counters modes failopen_matrix failopen_load failopen_asan.
+# torch_loop counters modes failopen_matrix failopen_load failopen_asan, and the
+# opt-in modes_long.
 want() { [[ -z ${SUITE_STEPS:-} || " $SUITE_STEPS " == *" $1 "* ]]; }
 
 main() {
@@ -332,6 +356,7 @@ main() {
   want failopen_matrix && failopen_group matrix 150
   want failopen_load && failopen_group load 90
   want failopen_asan && failopen_group asan 90
+  if [[ " ${SUITE_STEPS:-} " == *" modes_long "* || ${SUITE_LONG:-0} == 1 ]]; then modes_long; fi
   verdict
   printf '\nsuite took %ds\n' $((SECONDS - start))
 }

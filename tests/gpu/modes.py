@@ -22,6 +22,18 @@ to match (continuous: 1 s window every 5 s instead of every 60 s):
     dump must hold every kernel of that window (by correlation id) while the
     program runs on and exits 0.
 
+With --long-s S it runs the issue's minutes-long plan instead (the suite's
+opt-in step modes_long), ct_launch_storm sized from its bare rate:
+
+ bare (S/2) | continuous, 1 s window every 60 s, flight recorder 30 s (S) |
+ bare (S/2) | summary, 10 s intervals (S/2) | trace mode with rotation,
+ CUTRACE_MAX_FILE_SIZE=64M, CUTRACE_MAX_DISK=256M (S/2)
+
+reporting each mode's us/launch against the two bare runs that bracket the
+continuous one, RSS over time (flat: growth over the second half), disk use
+against the cap, and a flight-recorder dump (SIGUSR2 once the last window
+closed) that must hold every kernel of that window.
+
 Exit 0 when every check passed, 1 when one failed, 77 without a GPU.
 python3 stdlib only.
 """
@@ -124,6 +136,10 @@ def main() -> int:
     p.add_argument("--work", default="/tmp/cutrace-validate/modes")
     p.add_argument("--timeout", type=int, default=60)
     p.add_argument("--json-out", default=None)
+    p.add_argument("--long-s", type=int, default=0,
+                   help="run the minutes-long plan, the continuous run lasting about this long")
+    p.add_argument("--us-per-launch", type=float, default=3.8,
+                   help="bare launch cost used to size the long runs")
     args = p.parse_args()
     if not v.has_gpu():
         print("skipped: no GPU")
@@ -153,6 +169,8 @@ def main() -> int:
         "continuous": lambda i: traced_env(work / f"continuous-{i}", CUTRACE_MODE="continuous",
                                            CUTRACE_WINDOW="1s", CUTRACE_PERIOD="5s"),
     }
+    if args.long_s > 0:
+        return long_plan(args, cutrace, app, work, truth, base_env, traced_env)
     app_cmd = [app, "--n", str(args.n), "--truth", str(truth)]
     figures: dict = {"n": args.n, "rounds": args.rounds, "scaled": "~7 s runs, window 1 s / period 5 s"}
     us: dict[str, list[float]] = {k: [] for k in variants}
@@ -280,6 +298,112 @@ def main() -> int:
               f"exit 0 after {r['wall_s']:.1f} s")
     except (RuntimeError, StopIteration, subprocess.CalledProcessError) as e:
         check("flight recorder run", False, str(e))
+    return finish(figures, args.json_out)
+
+
+def long_plan(args, cutrace: str, app: str, work: Path, truth: Path, base_env: dict,
+              traced_env) -> int:
+    """The issue's minutes-long runs (see the module docstring)."""
+    half = int(args.long_s / 2 / (args.us_per_launch * 1e-6))
+    full = 2 * half
+    figures: dict = {"long_s": args.long_s, "n_half": half, "n_full": full}
+    flight = work / "long-continuous"
+    sent = {"at": None, "chunk": None}
+    # Windows open at 0, 60, 120 s...: the last one to close before the run
+    # ends is chunk (S - 5) // 60.
+    last_chunk = max(0, (args.long_s - 5) // 60)
+
+    def trigger(proc, t):
+        if sent["at"] is not None:
+            return
+        files = list(flight.glob(f"*.{last_chunk}.trace"))
+        if not files:
+            return
+        info = subprocess.run([cutrace, "info", str(files[0]), "--format", "json"],
+                              capture_output=True, text=True)
+        if info.returncode == 0 and json.loads(info.stdout)["files"][0]["clean_shutdown"]:
+            os.kill(proc.pid, signal.SIGUSR2)
+            sent["at"], sent["chunk"] = t, files[0]
+
+    plan = [
+        ("bare-1", half, base_env, None),
+        ("continuous", full, traced_env(flight, CUTRACE_MODE="continuous", CUTRACE_WINDOW="1s",
+                                        CUTRACE_PERIOD="60s", CUTRACE_FLIGHT_RECORDER="30s"), trigger),
+        ("bare-2", half, base_env, None),
+        ("summary", half, traced_env(work / "long-summary", CUTRACE_MODE="summary",
+                                     CUTRACE_SUMMARY_INTERVAL="10s"), None),
+        ("trace", half, traced_env(work / "long-trace", CUTRACE_MAX_FILE_SIZE="64M",
+                                   CUTRACE_MAX_DISK="256M"), None),
+    ]
+    runs: dict[str, dict] = {}
+    for name, n, env, tick in plan:
+        budget = max(60.0, 4 * n * args.us_per_launch * 1e-6)
+        try:
+            r = run_app([app, "--n", str(n), "--truth", str(truth)], env, truth, budget, on_tick=tick)
+        except RuntimeError as e:
+            check(f"long {name} run", False, str(e))
+            return finish(figures, args.json_out)
+        runs[name] = {"n": n, "us_per_launch": float(r["truth"]["launch"]["us_per_launch"]),
+                      "wall_s": round(r["wall_s"], 1), "rss": rss_figure(r["rss"]),
+                      "stderr": r["stderr"].strip().splitlines()[-3:]}
+        print(f"FIGURE long {name}: {runs[name]['us_per_launch']:.3f} us/launch, "
+              f"{runs[name]['wall_s']} s, rss {runs[name]['rss']}", flush=True)
+    figures["runs"] = runs
+    bare = statistics.mean([runs["bare-1"]["us_per_launch"], runs["bare-2"]["us_per_launch"]])
+    spread = abs(runs["bare-1"]["us_per_launch"] - runs["bare-2"]["us_per_launch"]) / bare
+    ratios = {k: round(runs[k]["us_per_launch"] / bare, 4) for k in ("continuous", "summary", "trace")}
+    figures["ratio_to_bare"] = ratios
+    figures["bare_spread"] = round(spread, 4)
+    print(f"FIGURE modes long: bare {bare:.3f} us/launch (the two bare runs differ by "
+          f"{100 * spread:.2f}%), continuous x{ratios['continuous']:.4f}, summary "
+          f"x{ratios['summary']:.4f}, trace x{ratios['trace']:.4f}", flush=True)
+    check("long: continuous (1 s every 60 s) costs under 1% on average",
+          ratios["continuous"] < 1.01, f"x{ratios['continuous']}")
+    # Flat memory: over the second half of each traced run RSS grows by at
+    # most 16 MiB (the pool and queue are allocated up front or capped).
+    for k in ("continuous", "summary", "trace"):
+        g = runs[k]["rss"].get("second_half_growth_mib")
+        check(f"long {k}: memory flat over the second half", g is not None and g <= 16,
+              f"{g} MiB growth; {runs[k]['rss']}")
+    # Summary counts every kernel.
+    total = half + 100
+    sfiles = sorted((work / "long-summary").glob("*.trace"))
+    if check("long summary: one trace file", len(sfiles) == 1, ", ".join(f.name for f in sfiles)):
+        info = cli_json(cutrace, "info", str(sfiles[0]))["files"][0]
+        stats = info.get("statistics") or {}
+        check("long summary: every kernel counted", stats.get("kernels") == total,
+              f"{stats.get('kernels')} of {total}")
+        figures["summary_file_bytes"] = info["file_bytes"]
+    # Disk within the cap, rotation seen by cutrace info.
+    left = sorted((work / "long-trace").glob("*.trace"))
+    used = sum(f.stat().st_size for f in left)
+    figures["disk"] = {"cap_bytes": 256 << 20, "used_bytes": used, "chunks_left": len(left)}
+    check("long trace: disk within the 256 MiB cap", 0 < used <= 256 << 20,
+          f"{used / 2**20:.1f} MiB in {len(left)} chunks")
+    if left:
+        heads = [cli_json(cutrace, "info", str(f))["files"][0]["header"] for f in left]
+        last = max(heads, key=lambda h: h.get("chunk_index", 0))
+        deleted = (last.get("rotation") or {}).get("chunks_deleted", 0)
+        figures["disk"].update({"last_chunk_index": last.get("chunk_index", 0), "chunks_deleted": deleted})
+        print(f"FIGURE long disk: {used / 2**20:.1f} MiB in {len(left)} chunks (cap 256 MiB), last "
+              f"chunk {last.get('chunk_index', 0)}, {deleted} deleted", flush=True)
+        check("long trace: rotated, oldest chunks deleted", deleted >= 1, f"{deleted} deleted")
+    # Continuous windows and the flight recorder.
+    windows = [f for f in sorted(flight.glob("*.trace")) if ".flight-" not in f.name]
+    figures["continuous_windows"] = len(windows)
+    check("long continuous: one chunk per window", len(windows) >= last_chunk + 1,
+          f"{len(windows)} chunks for windows 0..{last_chunk}")
+    if check("long flight recorder: SIGUSR2 after the last window", sent["at"] is not None,
+             f"at {sent['at']:.1f} s" if sent["at"] else f"chunk {last_chunk} never completed"):
+        dumps = sorted(flight.glob("*.flight-*.trace"))
+        if check("long flight recorder: one dump", len(dumps) == 1, ", ".join(d.name for d in dumps)):
+            window = kernel_correlations(cutrace, sent["chunk"], work)
+            dumped = kernel_correlations(cutrace, dumps[0], work)
+            figures["flight_recorder"] = {"window_kernels": len(window), "dump_kernels": len(dumped),
+                                          "signal_at_s": round(sent["at"], 1)}
+            check("long flight recorder: the dump holds every kernel of the last window",
+                  len(window) > 0 and window <= dumped,
+                  f"{len(window & dumped)} of {len(window)} (dump holds {len(dumped)})")
     return finish(figures, args.json_out)
 
 
