@@ -35,6 +35,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -201,6 +202,50 @@ def counters_outcome(ctx: Ctx, res: Result, truth: dict, traces: list) -> list[c
     return [cc.Check("counters refused in one line", samples > 0,
                      f"no refusal: the driver lets unprivileged users profile here; "
                      f"{samples} counter samples in the trace")]
+
+
+def setup_counters_busy(ctx: Ctx) -> None:
+    """Another profiler holds the counters: a second process under cutrace counting every
+    launch of a long launch storm, started first and killed at cleanup."""
+    lib = Path(ctx.args.lib).read_bytes() if Path(ctx.args.lib).exists() else b""
+    if b"CUTRACE_METRICS" not in lib:
+        raise Skip("this build records no hardware counters (issue 4): nothing to be busy")
+    holder_out = ctx.work / "holder"
+    holder_out.mkdir(parents=True, exist_ok=True)
+    env = dict(clean_env(), CUDA_INJECTION64_PATH=str(Path(ctx.args.lib).resolve()),
+               CUTRACE_OUTPUT=str(holder_out) + "/", CUTRACE_METRICS="gpu__time_duration.sum",
+               CUTRACE_KERNEL_SAMPLE="1")
+    holder = subprocess.Popen([str(Path(ctx.args.bin_dir) / "ct_launch_storm"), "--n", "100000000"],
+                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              start_new_session=True)
+
+    def stop() -> None:
+        if holder.poll() is None:
+            os.killpg(holder.pid, signal.SIGKILL)
+        holder.wait(timeout=30)
+    ctx.cleanup.append(stop)
+    time.sleep(4)  # past its cuInit and first counted launches
+    if holder.poll() is not None:
+        err = holder.stderr.read().decode(errors="replace").strip() if holder.stderr else ""
+        raise Skip(f"the counting program ended early ({holder.returncode}): {err[-200:]}")
+    ctx.env["CUTRACE_METRICS"] = "speed-of-light"
+
+
+def counters_busy_outcome(ctx: Ctx, res: Result, truth: dict, traces: list) -> list[cc.Check]:
+    """Busy: one line naming the other profiler and how to stop it, the trace without counters.
+    A device that lets two processes count at once is said, not failed."""
+    lines = cutrace_lines(res.stderr)
+    samples = sum(cc._num(cc.info_file(i).get("counter_samples", 0)) for _, i in traces)
+    busy = [l for l in lines if "in use by another profiler" in l]
+    if busy:
+        return [cc.Check("counters busy said in one line", len(lines) == 1 and samples == 0,
+                         f"{busy[0][:200]}; {samples} counter samples in the trace")]
+    if lines:
+        return [cc.Check("counters busy said in one line", False,
+                         f"a line, but not the busy one: {lines[:2]}")]
+    return [cc.Check("counters busy said in one line", samples > 0,
+                     f"not busy: the device let two processes count at once; {samples} counter "
+                     f"samples in the trace")]
 
 
 def setup_no_gpu(ctx: Ctx) -> None:
@@ -441,6 +486,12 @@ CASES: list[Case] = [
          "one line saying why and how to fix it; the trace complete, without counters",
          ["{bin}/ct_launch_storm", "--n", "200", "--warmup", "0"], app="launch_storm",
          max_lines=1, needs=("counters",), setup=setup_counters, extra=counters_outcome),
+    Case("counters_busy", "matrix",
+         "hardware counters busy (another process is counting every launch)",
+         "one line naming the other profiler; the trace complete, without counters",
+         ["{bin}/ct_launch_storm", "--n", "200", "--warmup", "0"], app="launch_storm",
+         max_lines=1, needs=("counters",), setup=setup_counters_busy, extra=counters_busy_outcome,
+         timeout=90),
     # Load.
     Case("load_default", "load", "1 M launches from 16 threads on 8 streams, default settings",
          "zero drops, every kernel in the trace; memory bounded by the pool",
