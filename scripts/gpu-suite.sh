@@ -239,14 +239,14 @@ modes() {
 }
 
 # tests/gpu/modes.py --long-s: the minutes-long runs (bare, continuous
-# with a 1 s window every 60 s and a flight recorder, bare, summary, trace with
-# rotation under a disk cap), about 3.3 x MODES_LONG_S seconds of GPU time
-# (MODES_LONG_S=150: ~8 min). Opt-in, as it outlasts the default budget:
+# with a 1 s window every 60 s, bare, trace with rotation under a disk cap, a
+# flight-recorder dump), about 2 x MODES_LONG_S + 100 seconds of GPU time
+# (MODES_LONG_S=120: ~5.5 min). Opt-in, as it outlasts the default budget:
 # SUITE_STEPS="modes_long" or SUITE_LONG=1.
 modes_long() {
   section "production modes, minutes-long runs"
-  local t rc s=${MODES_LONG_S:-150}
-  t=$(step_timeout $((s * 4)))
+  local t rc s=${MODES_LONG_S:-120}
+  t=$(step_timeout $((s * 3 + 150)))
   if ((t == 0)); then record modes_long "NOT RUN" "no time left"; return; fi
   timeout -k 10 "$t" python3 "$tests/modes.py" --cutrace "$cutrace" --bin-dir "$bundle/bin" \
     --long-s "$s" --work "$work/cases/modes_long" --json-out "$work/cases/modes_long.json" \
