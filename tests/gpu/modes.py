@@ -27,15 +27,14 @@ opt-in step modes_long), ct_launch_storm sized from its bare rate:
 
  bare (S/2) | continuous, 1 s window every 60 s (S) | bare (S/2) |
  [--long-summary: summary, 10 s intervals (S/2)] | trace mode rotating at
- 16M under CUTRACE_MAX_DISK=48M (~40 s) | continuous with a 30 s flight
- recorder, 1 s windows every 12 s (~40 s)
+ 16M under CUTRACE_MAX_DISK=48M | continuous with a 30 s flight recorder,
+ 1 s windows every side_s/3 | continuous between windows, without and with
+ the flight recorder (each --side-s, default 30 s)
 
 reporting each mode's us/launch against the two bare runs that bracket the
 continuous one, RSS over time (flat: growth over the second half), disk use
 against the cap, and a flight-recorder dump (SIGUSR2 once the third window
-closed) that must hold every kernel of that window. The flight recorder keeps
-activity on between windows (it holds the last 30 s of full events), so it
-costs what trace mode does and is not part of continuous mode's average.
+closed) that must hold every kernel of that window.
 
 Exit 0 when every check passed, 1 when one failed, 77 without a GPU.
 python3 stdlib only.
@@ -144,6 +143,8 @@ def main() -> int:
     p.add_argument("--us-per-launch", type=float, default=4.0,
                    help="bare launch cost used to size the long runs")
     p.add_argument("--long-summary", action="store_true", help="with --long-s: a summary-mode run too")
+    p.add_argument("--side-s", type=int, default=30,
+                   help="with --long-s: length of the rotation, flight-recorder and between-window runs")
     args = p.parse_args()
     if not v.has_gpu():
         print("skipped: no GPU")
@@ -311,13 +312,13 @@ def long_plan(args, cutrace: str, app: str, work: Path, truth: Path, base_env: d
     rate = args.us_per_launch * 1e-6            # bare s per launch, sizes every run
     half = int(args.long_s / 2 / rate)
     full = 2 * half
-    side = int(40 / rate)                       # the rotation and flight-recorder runs, ~40 s bare
+    side = int(args.side_s / rate)              # the rotation and flight-recorder runs
     figures: dict = {"long_s": args.long_s, "n_half": half, "n_full": full, "n_side": side}
     flight = work / "long-flight"
-    # The flight recorder keeps activity on between windows (it must hold the
-    # last 30 s of full events), so it costs what trace mode costs: it gets a
-    # run of its own, with windows every 12 s; SIGUSR2 once chunk 2 (the third
-    # window, opening at 24 s) has closed.
+    # The flight recorder gets a run of its own, with windows every side_s / 3;
+    # SIGUSR2 once chunk 2 (the third window) has closed. (A first long run
+    # with the recorder in the continuous run cost 1.27x bare: the
+    # between-window runs below tell what the off time costs with and without it.)
     sent = {"at": None, "chunk": None}
     last_chunk = 2
 
@@ -341,7 +342,15 @@ def long_plan(args, cutrace: str, app: str, work: Path, truth: Path, base_env: d
         ("trace", side, traced_env(work / "long-trace", CUTRACE_MAX_FILE_SIZE="16M",
                                    CUTRACE_MAX_DISK="48M"), None),
         ("flight", side, traced_env(flight, CUTRACE_MODE="continuous", CUTRACE_WINDOW="1s",
-                                    CUTRACE_PERIOD="12s", CUTRACE_FLIGHT_RECORDER="30s"), trigger),
+                                    CUTRACE_PERIOD=f"{max(3, args.side_s // 3)}s",
+                                    CUTRACE_FLIGHT_RECORDER="30s"), trigger),
+        # Between windows only (a 10 ms window at start, the next one after
+        # the run), without and with the flight recorder: what the off time costs.
+        ("between", side, traced_env(work / "long-between", CUTRACE_MODE="continuous",
+                                     CUTRACE_WINDOW="10ms", CUTRACE_PERIOD="600s"), None),
+        ("between+flight", side, traced_env(work / "long-between-flight", CUTRACE_MODE="continuous",
+                                            CUTRACE_WINDOW="10ms", CUTRACE_PERIOD="600s",
+                                            CUTRACE_FLIGHT_RECORDER="30s"), None),
     ]
     if args.long_summary:
         plan.insert(3, ("summary", half, traced_env(work / "long-summary", CUTRACE_MODE="summary",
