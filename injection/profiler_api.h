@@ -45,6 +45,11 @@ class ProfilerApi {
   virtual CUptiResult HostGetConfigImage(CUpti_Profiler_Host_GetConfigImage_Params* p) = 0;
   virtual CUptiResult HostGetNumOfPasses(CUpti_Profiler_Host_GetNumOfPasses_Params* p) = 0;
   virtual CUptiResult HostEvaluateToGpuValues(CUpti_Profiler_Host_EvaluateToGpuValues_Params* p) = 0;
+  // The chips this libcupti's metric tables cover (only the metric check,
+  // injection/metric_check.h, asks); optional.
+  virtual CUptiResult HostGetSupportedChips(CUpti_Profiler_Host_GetSupportedChips_Params* /*p*/) {
+    return CUPTI_ERROR_NOT_SUPPORTED;
+  }
 
   virtual CUptiResult Enable(CUpti_RangeProfiler_Enable_Params* p) = 0;
   virtual CUptiResult Disable(CUpti_RangeProfiler_Disable_Params* p) = 0;

@@ -16,8 +16,13 @@ class DlProfilerApi final : public ProfilerApi {
   Status Load(const std::string& path) {
     // The session loaded libcupti already: take that copy (same handle).
     handle_ = ::dlopen(kCuptiSoname, RTLD_NOW | RTLD_NOLOAD);
+    ::dlerror();
     if (handle_ == nullptr && !path.empty()) handle_ = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle_ == nullptr) return Status::Error("cannot find the loaded libcupti for counters");
+    if (handle_ == nullptr) {
+      const char* err = path.empty() ? nullptr : ::dlerror();
+      return Status::Error(std::string("cannot find the loaded libcupti for counters") +
+                           (err ? std::string(" (") + err + ")" : std::string()));
+    }
     std::string missing;
     auto need = [&](auto& fn, const char* name) {
       fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(::dlsym(handle_, name));
@@ -50,6 +55,8 @@ class DlProfilerApi final : public ProfilerApi {
     need(enable_callback_, "cuptiEnableCallback");
     need(device_id_, "cuptiGetDeviceId");
     need(result_string_, "cuptiGetResultString");
+    host_chips_ = reinterpret_cast<Fn<CUpti_Profiler_Host_GetSupportedChips_Params>>(
+        ::dlsym(handle_, "cuptiProfilerHostGetSupportedChips"));
     if (!missing.empty())
       return Status::Error("libcupti lacks " + missing +
                            ": hardware counters need CUDA 13's CUPTI (set CUTRACE_CUPTI_PATH)");
@@ -87,6 +94,9 @@ class DlProfilerApi final : public ProfilerApi {
   }
   CUptiResult HostEvaluateToGpuValues(CUpti_Profiler_Host_EvaluateToGpuValues_Params* p) override {
     return host_eval_(p);
+  }
+  CUptiResult HostGetSupportedChips(CUpti_Profiler_Host_GetSupportedChips_Params* p) override {
+    return host_chips_ ? host_chips_(p) : CUPTI_ERROR_NOT_SUPPORTED;
   }
   CUptiResult Enable(CUpti_RangeProfiler_Enable_Params* p) override { return enable_(p); }
   CUptiResult Disable(CUpti_RangeProfiler_Disable_Params* p) override { return disable_(p); }
@@ -142,6 +152,7 @@ class DlProfilerApi final : public ProfilerApi {
   Fn<CUpti_Profiler_Host_GetConfigImage_Params> host_image_ = nullptr;
   Fn<CUpti_Profiler_Host_GetNumOfPasses_Params> host_passes_ = nullptr;
   Fn<CUpti_Profiler_Host_EvaluateToGpuValues_Params> host_eval_ = nullptr;
+  Fn<CUpti_Profiler_Host_GetSupportedChips_Params> host_chips_ = nullptr;  // optional
   Fn<CUpti_RangeProfiler_Enable_Params> enable_ = nullptr;
   Fn<CUpti_RangeProfiler_Disable_Params> disable_ = nullptr;
   Fn<CUpti_RangeProfiler_GetCounterDataSize_Params> data_size_ = nullptr;

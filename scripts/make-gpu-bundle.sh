@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Copies what the GPU machine needs into one folder (see ../shared/GPU.md):
 #   bin/cutrace, lib/libcutrace_injection.so   (same layout, so cutrace finds ../lib)
+#   bin/cutrace-check-metrics                  the metric checker `cutrace run --metrics` runs
 #   bin/ct_*                                   the testapps
 #   lib/libcutrace_fake_cupti_version.so       a libcupti of another version (failopen.py)
 #   lib-asan/                                  the library built with ASan+UBSan, and the
@@ -31,7 +32,7 @@ mapfile -t apps < <({ python3 "$root/tests/gpu/validate.py" --apps
 mapfile -t -O "${#apps[@]}" apps < <(python3 "$root/tests/gpu/counters.py" --apps)
 
 missing=()
-need=("$build/bin/cutrace" "$build/lib/libcutrace_injection.so")
+need=("$build/bin/cutrace" "$build/bin/cutrace-check-metrics" "$build/lib/libcutrace_injection.so")
 for app in "${apps[@]}"; do need+=("$build/bin/ct_$app"); done
 for f in "${need[@]}"; do [[ -f $f ]] || missing+=("$f"); done
 if ((${#missing[@]})); then
@@ -42,7 +43,7 @@ fi
 
 rm -rf "$bundle"
 mkdir -p "$bundle/bin" "$bundle/lib" "$bundle/tests/gpu" "$bundle/scripts"
-cp -p "$build/bin/cutrace" "$build/bin"/ct_* "$bundle/bin/"
+cp -p "$build/bin/cutrace" "$build/bin/cutrace-check-metrics" "$build/bin"/ct_* "$bundle/bin/"
 cp -p "$build/lib/libcutrace_injection.so" "$bundle/lib/"
 # The overhead floor (bench/cupti_floor.cc) and the benchmarks that use it.
 mkdir -p "$bundle/bench"

@@ -1,7 +1,13 @@
 // `cutrace metrics --list`: the counter presets and the metrics each expands
-// to (collector/metric_presets.h). `cutrace metrics FILE...`: the counter
-// values a trace holds, per kernel (kernel scope) and per NVTX range (nvtx
-// scope), averaged over counted launches or range instances
+// to (collector/metric_presets.h). `cutrace metrics --check LIST [--chip
+// NAME]...`: whether this machine's GPUs (or the chips named, no GPU needed)
+// have each metric of LIST (presets and names), asked of CUPTI through the
+// metric checker (viewer_cli/metric_check.h). Exit 0 when every name given
+// outright is there (a preset's missing metrics are only left out of it when
+// counting), 1 when one is not or nothing could be checked (one line says
+// why), 2 for usage, an unknown chip among it. `cutrace metrics FILE...`:
+// the counter values a trace holds, per kernel (kernel scope) and per NVTX
+// range (nvtx scope), averaged over counted launches or range instances
 // (analysis/kernel_metrics.h); JSON adds each range's totals.
 #include <memory>
 
@@ -10,6 +16,7 @@
 #include "analysis/kernel_metrics.h"
 #include "collector/metric_presets.h"
 #include "viewer_cli/command_registry.h"
+#include "viewer_cli/metric_check.h"
 #include "viewer_cli/metric_views.h"
 #include "viewer_cli/report_common.h"
 
@@ -20,6 +27,8 @@ struct Options {
   std::vector<std::string> files;
   Format format = Format::kTable;
   bool list = false;
+  std::string check;               // --check LIST
+  std::vector<std::string> chips;  // --chip NAME...
 };
 
 int List(Format format) {
@@ -48,7 +57,94 @@ int List(Format format) {
   return 0;
 }
 
+int Check(const Options& options) {
+  MetricSelection selection;
+  std::string error;
+  if (!ExpandMetrics(options.check, &selection, &error)) {
+    PrintError("--check: " + error);
+    return 2;
+  }
+  MetricCheck check = RunMetricCheck(selection.metrics, options.chips);
+  if (check.outcome == MetricCheckOutcome::kBadRequest) {
+    PrintError("--chip: " + check.reason);
+    return 2;
+  }
+  if (check.outcome == MetricCheckOutcome::kCannotCheck) {
+    PrintError("cannot check the metric names: " + check.reason +
+               (options.chips.empty() ? "; --chip NAME (e.g. GH100) checks without a GPU" : ""));
+    return 1;
+  }
+  auto from_preset = [&](const std::string& name) {
+    for (size_t i = 0; i < selection.metrics.size(); ++i)
+      if (selection.metrics[i] == name) return i < selection.from_preset.size() && selection.from_preset[i];
+    return false;
+  };
+  std::vector<std::string> raw;
+  for (size_t i = 0; i < selection.metrics.size(); ++i)
+    if (!from_preset(selection.metrics[i])) raw.push_back(selection.metrics[i]);
+  std::string missing = DescribeUnavailable(check, raw);
+
+  if (options.format == Format::kJson) {
+    nlohmann::json chips = nlohmann::json::array();
+    nlohmann::json metrics = nlohmann::json::array();
+    for (const CheckedChip& c : check.chips) {
+      chips.push_back({{"chip", c.chip}, {"devices", c.devices}});
+      for (const CheckedMetric& m : c.metrics) {
+        metrics.push_back({{"name", m.name}, {"chip", c.chip}, {"from_preset", from_preset(m.name)},
+                           {"available", m.available}, {"type", m.type}, {"unit", m.unit},
+                           {"description", m.description}, {"reason", m.reason}});
+      }
+    }
+    PrintJson({{"source", check.from_devices ? "devices" : "chips"}, {"chips", chips},
+               {"metrics", metrics}, {"all_available", check.outcome == MetricCheckOutcome::kAvailable},
+               {"names_available", missing.empty()}},
+              stdout);
+  } else if (options.format == Format::kCsv) {
+    Table t({"name", "chip", "devices", "available", "from_preset", "type", "unit", "description",
+             "reason"});
+    for (const CheckedChip& c : check.chips) {
+      std::string devices;
+      for (int d : c.devices) devices += (devices.empty() ? "" : " ") + std::to_string(d);
+      for (const CheckedMetric& m : c.metrics)
+        t.AddRow({m.name, c.chip, devices, m.available ? "true" : "false",
+                  from_preset(m.name) ? "true" : "false", m.type, m.unit, m.description, m.reason});
+    }
+    t.Print(options.format, stdout);
+  } else {
+    // Table: the description, or for a missing metric why CUPTI refused it.
+    Table t({"metric", "chip", "devices", "available", "asked as", "type", "unit", "description"});
+    for (const CheckedChip& c : check.chips) {
+      std::string devices;
+      for (int d : c.devices) devices += (devices.empty() ? "" : ",") + std::to_string(d);
+      if (devices.empty()) devices = "-";
+      for (const CheckedMetric& m : c.metrics) {
+        bool preset = from_preset(m.name);
+        std::string available = m.available ? "yes" : preset ? "no (left out of the preset)" : "no";
+        t.AddRow({m.name, c.chip, devices, available, preset ? "preset" : "name", m.type, m.unit,
+                  m.available ? m.description : m.reason});
+      }
+    }
+    t.Print(options.format, stdout);
+  }
+  if (!missing.empty()) {
+    PrintError("unknown metric name: " + missing + " (presets: cutrace metrics --list)");
+    return 1;
+  }
+  return 0;
+}
+
 int Run(const Options& options) {
+  if (!options.chips.empty() && options.check.empty()) {
+    PrintError("metrics: --chip goes with --check LIST");
+    return 2;
+  }
+  if (!options.check.empty()) {
+    if (options.list || !options.files.empty()) {
+      PrintError("metrics: --check takes no trace files and no --list");
+      return 2;
+    }
+    return Check(options);
+  }
   if (options.list) return List(options.format);
   if (options.files.empty()) {
     PrintError("metrics: give trace files, or --list for the presets");
@@ -75,9 +171,18 @@ int Run(const Options& options) {
 void Register(CLI::App& app, int* exit_code) {
   auto options = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
-      "metrics", "Hardware counter presets (--list), or the counter values of traces");
+      "metrics",
+      "Hardware counter presets (--list), whether the GPU has metrics (--check), or the counter "
+      "values of traces");
   cmd->add_option("files", options->files, "Trace files");
   cmd->add_flag("--list", options->list, "List the presets and their metrics");
+  cmd->add_option("--check", options->check,
+                  "Whether the GPUs have these metrics: presets and/or names, comma-separated");
+  // One value per --chip (repeatable), so trace files after it stay files.
+  cmd->add_option("--chip", options->chips,
+                  "With --check: check against this chip (e.g. GH100) instead of the GPUs; "
+                  "needs no GPU")
+      ->allow_extra_args(false);
   AddFormatOption(cmd, &options->format);
   cmd->callback([options, exit_code] { *exit_code = Run(*options); });
 }

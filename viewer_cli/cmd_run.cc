@@ -6,8 +6,14 @@
 // with a summary. The --metrics options become CUTRACE_METRICS,
 // CUTRACE_METRICS_SCOPE, CUTRACE_KERNEL_FILTER and CUTRACE_KERNEL_SAMPLE
 // (injection/metrics_config.h); preset and metric names, the scope, the
-// regex and N are checked here, before the program starts (whether the GPU
-// has each metric only the library can tell, at the first launch).
+// regex and N are checked here, before the program starts. So is whether the
+// GPUs have each metric named outright (not those of presets, which are best
+// effort): the metric checker (viewer_cli/metric_check.h) asks CUPTI, and a
+// name no GPU here has stops the run with one line and exit 2 before the
+// program starts. CUTRACE_METRICS_CHIP=GH100[,...] checks against those chips
+// instead (no GPU needed). When the check cannot be made (no driver, GPU or
+// CUPTI, no checker) one line says so and the run goes on: the library checks
+// again at the program's first context and fails open.
 //
 // How: finds libcutrace_injection.so next to itself (<dir of
 // /proc/self/exe>/../lib, which covers build/bin + build/lib and an install
@@ -21,7 +27,8 @@
 //
 // Exit status: the program's own; a death by signal N is 128+N; 127 (or 126)
 // with one line if the program cannot be run, as a shell does; 1 if the
-// library is missing or the output pattern is bad. While the program runs,
+// library is missing or the output pattern is bad; 2 for usage errors, an
+// unknown metric among them. While the program runs,
 // cutrace ignores SIGINT and SIGTERM from the terminal (the program gets its
 // own copy from the terminal) and forwards ones sent to cutrace alone.
 // Everything cutrace prints goes to stderr, so the program's stdout stays
@@ -49,6 +56,7 @@
 #include "collector/output_path.h"
 #include "collector/trace_loader.h"
 #include "viewer_cli/command_registry.h"
+#include "viewer_cli/metric_check.h"
 #include "viewer_cli/output.h"
 
 namespace cutrace::cli {
@@ -105,6 +113,51 @@ std::string FindLibrary() {
   std::string lib = dir + "/../lib/libcutrace_injection.so";
   char resolved[PATH_MAX];
   return ::realpath(lib.c_str(), resolved) ? std::string(resolved) : lib;
+}
+
+// The metric names given outright (not from a preset) against the GPUs, or
+// the chips CUTRACE_METRICS_CHIP names. 0: go on (all there, or no check was
+// possible: one line); 2: a name is missing (one line) or the chip unknown.
+int CheckMetricNames(const MetricSelection& selection) {
+  std::vector<std::string> raw;
+  for (size_t i = 0; i < selection.metrics.size(); ++i)
+    if (i >= selection.from_preset.size() || !selection.from_preset[i]) raw.push_back(selection.metrics[i]);
+  if (raw.empty()) return 0;  // a preset's missing metrics only leave the preset
+  std::vector<std::string> chips;
+  if (const char* c = std::getenv("CUTRACE_METRICS_CHIP"); c && *c) {
+    std::string list = c;
+    size_t pos = 0;
+    while (pos <= list.size()) {
+      size_t comma = list.find(',', pos);
+      if (comma == std::string::npos) comma = list.size();
+      if (comma > pos) chips.push_back(list.substr(pos, comma - pos));
+      pos = comma + 1;
+    }
+  }
+  MetricCheck check = RunMetricCheck(raw, chips);
+  switch (check.outcome) {
+    case MetricCheckOutcome::kAvailable:
+      return 0;
+    case MetricCheckOutcome::kUnavailable: {
+      std::set<std::string> names;
+      for (const CheckedChip& c : check.chips)
+        for (const CheckedMetric& m : c.metrics)
+          if (!m.available) names.insert(m.name);
+      PrintError("--metrics: unknown metric" + std::string(names.size() > 1 ? "s " : " ") +
+                 DescribeUnavailable(check) +
+                 "; the program was not started (presets: cutrace metrics --list; names: "
+                 "cutrace metrics --check NAMES)");
+      return 2;
+    }
+    case MetricCheckOutcome::kBadRequest:
+      PrintError("CUTRACE_METRICS_CHIP: " + check.reason);
+      return 2;
+    case MetricCheckOutcome::kCannotCheck:
+      PrintError("metric names not checked before the start: " + check.reason +
+                 "; the library checks them when the program starts CUDA");
+      return 0;
+  }
+  return 0;
 }
 
 std::string Cwd() {
@@ -294,8 +347,8 @@ int Run(const Options& o) {
                " (known: kernel, memcpy, memset, nvtx, api, runtime, driver, sync, all, none)");
     return 2;
   }
+  MetricSelection selection;
   if (!o.metrics.empty()) {
-    MetricSelection selection;
     std::string error;
     if (!ExpandMetrics(o.metrics, &selection, &error)) {
       PrintError("--metrics: " + error);
@@ -316,6 +369,10 @@ int Run(const Options& o) {
       PrintError("--kernel-filter: not a regex: " + std::string(e.what()));
       return 2;
     }
+  }
+  // After the cheap checks: this one may start the driver (a second or more).
+  if (!o.metrics.empty()) {
+    if (int rc = CheckMetricNames(selection); rc != 0) return rc;
   }
   // Absolute, so a program that changes directory still writes where asked.
   std::string output = o.output.empty() ? "." : o.output;
@@ -402,7 +459,8 @@ void Register(CLI::App& app, int* exit_code) {
       ->check(CLI::IsMember({"trace", "summary", "continuous"}));
   cmd->add_option("--metrics", options->metrics,
                   "Hardware counters: presets (cutrace metrics --list) and/or metric names, "
-                  "comma-separated; counted launches are replayed");
+                  "comma-separated (names the GPU lacks stop the run before the program starts); "
+                  "counted launches are replayed");
   cmd->add_option("--metrics-scope", options->metrics_scope,
                   "kernel (one range per launch, default) or nvtx (one per NVTX range)");
   cmd->add_option("--kernel-filter", options->kernel_filter,

@@ -8,6 +8,10 @@ Execute, then validate (rocprofiler-sdk style):
      on the same program;
   3. `cutrace run --metrics M --metrics-scope nvtx`: each NVTX range's value
      must equal the sum over the range's kernels from step 1.
+First, in seconds, the check of metric names before a program starts:
+`cutrace metrics --check M` on this GPU marks every metric of M available,
+and `cutrace run --metrics dram__bytes_read.sum,no_such__metric.sum` exits 2
+naming the metric without starting ct_known_work.
 Prints a table (metric, kernel, cutrace, ncu, known work, ratios) and PASS when
 cutrace is within 5% of ncu and of the known work. Exit: 0 pass, 1 fail,
 77 skipped (no GPU, no ncu for the ncu half only).
@@ -68,6 +72,37 @@ def traced(args, work, scope, metrics):
     if rc != 0:
         return None, se + se2
     return json.loads(so), se
+
+
+def names_checked_first(args, work):
+    """Unknown names stop `cutrace run` before the program starts; the GPU has METRICS."""
+    truth = work / "truth-never.json"
+    if truth.exists():
+        truth.unlink()
+    cmd = [args.cutrace, "run", "--output", str(work / "never") + "/", "--no-summary",
+           "--metrics", "dram__bytes_read.sum,no_such__metric.sum", "--",
+           str(Path(args.bin_dir) / "ct_known_work"), "--mib", "64", "--truth", str(truth)]
+    rc, so, se, secs = run(cmd, 60)
+    print(f"  cutrace run with an unknown metric: exit {rc} in {secs:.1f}s", flush=True)
+    check("run --metrics with an unknown name exits 2", rc == 2, f"exit {rc}: {se.strip()[:300]}")
+    lines = se.strip().splitlines()
+    check("run --metrics with an unknown name: one line naming it",
+          len(lines) == 1 and "no_such__metric.sum" in se and "dram__bytes_read.sum" not in se,
+          repr(se.strip()[:300]))
+    check("run --metrics with an unknown name: the program never started",
+          so == "" and not truth.exists(), f"stdout {so.strip()[:200]!r}, truth file {truth.exists()}")
+    rc, so, se, secs = run([args.cutrace, "metrics", "--check", ",".join(METRICS), "--format", "json"], 60)
+    print(f"  cutrace metrics --check on the GPU: exit {rc} in {secs:.1f}s", flush=True)
+    try:
+        doc = json.loads(so)
+    except ValueError:
+        doc = {}
+    got = {(m["chip"], m["name"]): m["available"] for m in doc.get("metrics", [])}
+    chips = [c["chip"] for c in doc.get("chips", [])]
+    check("metrics --check on the GPU: every metric available",
+          rc == 0 and doc.get("source") == "devices" and bool(chips) and
+          all(got.get((c, m)) is True for c in chips for m in METRICS),
+          f"exit {rc}, chips {doc.get('chips')}, {se.strip()[:200]}")
 
 
 def by_kernel(report, key="kernels"):
@@ -131,6 +166,7 @@ def main():
         print("SKIP: no GPU")
         return 77
 
+    names_checked_first(args, work)
     kernel_report, err = traced(args, work, "kernel", METRICS)
     if kernel_report is None:
         check("kernel-scope run", False, err.strip().splitlines()[-1:] and err.strip().splitlines()[-1])
