@@ -249,7 +249,7 @@ modes_long() {
   t=$(step_timeout $((s * 3 + 150)))
   if ((t == 0)); then record modes_long "NOT RUN" "no time left"; return; fi
   timeout -k 10 "$t" python3 "$tests/modes.py" --cutrace "$cutrace" --bin-dir "$bundle/bin" \
-    --long-s "$s" --work "$work/cases/modes_long" --json-out "$work/cases/modes_long.json" \
+    --long-s "$s" --side-s "${MODES_SIDE_S:-30}" --work "$work/cases/modes_long" --json-out "$work/cases/modes_long.json" \
     > "$work/logs/modes_long.log" 2>&1
   rc=$?
   grep -vE '^PASS  ' "$work/logs/modes_long.log" | head -40
