@@ -75,6 +75,9 @@ class Session {
   // callbacks (session_handover.cc): cutrace takes its buffers back and
   // stops recording activity. Any thread; the first call does the work.
   void YieldActivity();
+  // That client turned its kernel records off and flushed: cutrace takes the
+  // activity API back. Any thread; a no-op unless yielded.
+  void ResumeActivity();
   bool yielded() const { return yielded_.load(std::memory_order_acquire); }
 
   // The session CUPTI's callbacks reach (the one most recently started).
@@ -141,6 +144,8 @@ class Session {
   std::atomic<uint64_t> writer_cpu_ns_{0};
   std::atomic<bool> pool_warning_posted_{false};
   std::atomic<bool> yielded_{false};  // the program's CUPTI client has the activity API
+  std::mutex handover_mu_;             // serialises YieldActivity and ResumeActivity
+  int handovers_ = 0;                  // guarded by handover_mu_
   // A flush before a module unload that did not return in time (see OnModuleUnload).
   static constexpr std::chrono::milliseconds kUnloadFlushWait{2000};
   std::atomic<bool> unload_flush_stuck_{false};

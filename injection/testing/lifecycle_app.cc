@@ -13,7 +13,8 @@
 //   fork            fork(); the child prints and exit(0)s; the parent waits, returns 0
 //   other-client    a CUPTI client of the program's own (OTHER_CLIENT_PATH, loaded
 //                   before cuInit as a framework's is) starts after the first
-//                   kernels; 4 more kernels are its; prints what it saw; returns 0
+//                   kernels; 4 more kernels are its; it stops; 2 more are
+//                   cutrace's again; prints what it saw; returns 0
 #include <dlfcn.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -69,9 +70,13 @@ int main(int argc, char** argv) {
       auto start = reinterpret_cast<int (*)()>(dlsym(other, "other_client_start"));
       auto kernels = reinterpret_cast<int (*)()>(dlsym(other, "other_client_kernels"));
       auto unknown = reinterpret_cast<int (*)()>(dlsym(other, "other_client_unknown_buffers"));
-      if (start == nullptr || kernels == nullptr || unknown == nullptr || start() != 0) return 100;
+      auto stop = reinterpret_cast<int (*)()>(dlsym(other, "other_client_stop"));
+      if (start == nullptr || kernels == nullptr || unknown == nullptr || stop == nullptr) return 100;
+      if (start() != 0) return 101;
       launch("_Z7profiledv", 4);
       deliver();
+      if (stop() != 0) return 102;
+      launch("_Z5afterv", 2);  // cutrace's again: delivered at its final flush
       std::printf("other client saw %d kernels, %d unknown buffers\n", kernels(), unknown());
     }
   }

@@ -3,7 +3,8 @@
 // its calls to cuptiActivityRegisterCallbacks go through its GOT, as
 // Kineto's do. It registers its own buffer callbacks and counts the kernel
 // records it gets back — only from buffers it handed out itself, as Kineto
-// drops "unknown" buffers.
+// drops "unknown" buffers. other_client_stop() ends its profile as Kineto
+// does, after which cutrace takes the activity API back.
 #include <cupti.h>
 
 #include <atomic>
@@ -50,6 +51,13 @@ extern "C" {
 __attribute__((visibility("default"))) int other_client_start() {
   if (cuptiActivityRegisterCallbacks(&Requested, &Completed) != CUPTI_SUCCESS) return -1;
   return cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) == CUPTI_SUCCESS ? 0 : -1;
+}
+
+// As Kineto ends a profile: kernel records off, then a forced flush to get
+// its buffers back.
+__attribute__((visibility("default"))) int other_client_stop() {
+  if (cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS) return -1;
+  return cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) == CUPTI_SUCCESS ? 0 : -1;
 }
 
 __attribute__((visibility("default"))) int other_client_kernels() { return g_kernels.load(); }
