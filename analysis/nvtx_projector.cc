@@ -106,58 +106,32 @@ void NvtxProjector::Overflow(File& f, const Entry& e) {
   }
 }
 
-void NvtxProjector::Api(const TimedItem& call) {
-  if (call.correlation == 0) return;
-  File& f = FileFor(call.file);
-  Thread& t = ThreadFor(f, call.a);
-  Expire(t, call.start);
-  if (t.open.empty()) return;  // in no range: its work is nobody's
-  if (t.snapshot == kNone) {
-    uint32_t id = NewSnapshot();
-    Snapshot& s = snapshots_[id];
-    s.instances = t.open;
-    s.refs = 1;  // the thread's
-    for (uint32_t in : s.instances) ++instances_[in].refs;
-    t.snapshot = id;
-  }
-  if (f.ring.empty()) f.ring.resize(kRing);
-  Entry& e = f.ring[call.correlation & (kRing - 1)];
-  if (e.used && e.correlation == call.correlation) {
-    // Two calls with one id (a runtime call and the driver call inside it,
-    // in some imports): the work counts for the ranges of both, as a join
-    // over the whole trace would count it.
-    uint32_t merged = NewSnapshot();
-    Snapshot& m = snapshots_[merged];
-    m.instances = snapshots_[e.snapshot].instances;
-    const std::vector<uint32_t>& more = snapshots_[t.snapshot].instances;
-    m.instances.insert(m.instances.end(), more.begin(), more.end());
-    m.refs = 1;
-    for (uint32_t in : m.instances) ++instances_[in].refs;
-    UnrefSnapshot(e.snapshot);
-    e.snapshot = merged;
-    e.launch = e.launch || static_cast<ApiRole>(call.b) == ApiRole::kLaunch;
-    return;
-  }
-  if (e.used) Evict(f, e);
-  e = Entry{call.correlation, t.snapshot, true, static_cast<ApiRole>(call.b) == ApiRole::kLaunch,
-            false, false};
-  ++snapshots_[t.snapshot].refs;
+void NvtxProjector::TakeSnapshot(Thread& t) {
+  uint32_t id = NewSnapshot();
+  Snapshot& s = snapshots_[id];
+  s.instances = t.open;
+  s.refs = 1;  // the thread's
+  for (uint32_t in : s.instances) ++instances_[in].refs;
+  t.snapshot = id;
 }
 
-void NvtxProjector::Op(const TimedItem& op) {
-  if (op.correlation == 0 || op.file >= files_.size()) return;
-  File& f = files_[op.file];
-  const bool graph = (op.type & kOpGraph) != 0;
-  if (!f.ring.empty()) {
-    Entry& e = f.ring[op.correlation & (kRing - 1)];
-    if (e.used && e.correlation == op.correlation) {
-      Extend(e, op);
-      e.got_op = true;
-      e.graph = e.graph || graph;
-      return;
-    }
-  }
-  if (f.overflow.empty()) return;
+void NvtxProjector::SameId(Entry& e, const Thread& t, const TimedItem& call) {
+  // Two calls with one id (a runtime call and the driver call inside it,
+  // in some imports): the work counts for the ranges of both, as a join
+  // over the whole trace would count it.
+  uint32_t merged = NewSnapshot();
+  Snapshot& m = snapshots_[merged];
+  m.instances = snapshots_[e.snapshot].instances;
+  const std::vector<uint32_t>& more = snapshots_[t.snapshot].instances;
+  m.instances.insert(m.instances.end(), more.begin(), more.end());
+  m.refs = 1;
+  for (uint32_t in : m.instances) ++instances_[in].refs;
+  UnrefSnapshot(e.snapshot);
+  e.snapshot = merged;
+  e.launch = e.launch || static_cast<ApiRole>(call.b) == ApiRole::kLaunch;
+}
+
+void NvtxProjector::OverflowOp(File& f, const TimedItem& op, bool graph) {
   auto it = f.overflow.find(op.correlation);
   if (it == f.overflow.end()) return;
   Extend(it->second, op);

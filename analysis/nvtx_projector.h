@@ -32,8 +32,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analysis/gap_causes.h"
 #include "analysis/nvtx_stats.h"
 #include "analysis/time_order.h"
+#include "analysis/timeline_sweep.h"
 
 namespace cutrace::analysis {
 
@@ -50,9 +52,11 @@ class NvtxProjector {
   // Events in time order. Range: a = thread slot, b = row; only push/pop and
   // start/end ranges. API call: a = thread slot, b = ApiRole. GPU operation:
   // type carries kOpGraph (timeline_sweep.h).
+  // Api() and Op() are inline (below): once per event, from
+  // ReportEngine::Release()'s loop.
   void Range(const TimedItem& range);
-  void Api(const TimedItem& call);
-  void Op(const TimedItem& op);
+  inline void Api(const TimedItem& call);
+  inline void Op(const TimedItem& op);
 
   // Starts loading what Api() or Op() of this event will touch (its
   // ring slot), for a caller that knows the event a little ahead.
@@ -130,6 +134,12 @@ class NvtxProjector {
     e.used = false;
   }
   void Overflow(File& f, const Entry& e);
+  // The rare paths of Api() and Op(), out of line: the thread's open ranges
+  // as a new snapshot; a second call with an entry's id; work for a call
+  // in the overflow table.
+  void TakeSnapshot(Thread& t);
+  void SameId(Entry& e, const Thread& t, const TimedItem& call);
+  void OverflowOp(File& f, const TimedItem& op, bool graph);
   void Extend(const Entry& e, const TimedItem& op) {
     GpuProjection& p = snapshots_[e.snapshot].work;
     p.start_ns = op.start < p.start_ns ? op.start : p.start_ns;
@@ -144,5 +154,40 @@ class NvtxProjector {
   std::vector<Snapshot> snapshots_;
   std::vector<uint32_t> free_snapshots_;
 };
+
+inline void NvtxProjector::Api(const TimedItem& call) {
+  if (call.correlation == 0) return;
+  File& f = FileFor(call.file);
+  Thread& t = ThreadFor(f, call.a);
+  Expire(t, call.start);
+  if (t.open.empty()) return;  // in no range: its work is nobody's
+  if (t.snapshot == kNone) TakeSnapshot(t);
+  if (f.ring.empty()) f.ring.resize(kRing);
+  Entry& e = f.ring[call.correlation & (kRing - 1)];
+  if (e.used && e.correlation == call.correlation) {
+    SameId(e, t, call);
+    return;
+  }
+  if (e.used) Evict(f, e);
+  e = Entry{call.correlation, t.snapshot, true, static_cast<ApiRole>(call.b) == ApiRole::kLaunch,
+            false, false};
+  ++snapshots_[t.snapshot].refs;
+}
+
+inline void NvtxProjector::Op(const TimedItem& op) {
+  if (op.correlation == 0 || op.file >= files_.size()) return;
+  File& f = files_[op.file];
+  const bool graph = (op.type & kOpGraph) != 0;
+  if (!f.ring.empty()) {
+    Entry& e = f.ring[op.correlation & (kRing - 1)];
+    if (e.used && e.correlation == op.correlation) {
+      Extend(e, op);
+      e.got_op = true;
+      e.graph = e.graph || graph;
+      return;
+    }
+  }
+  if (!f.overflow.empty()) OverflowOp(f, op, graph);
+}
 
 }  // namespace cutrace::analysis

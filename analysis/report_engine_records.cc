@@ -92,13 +92,28 @@ void ReportEngine::OnKernels(std::span<const KernelRecord> r) {
   }
   const size_t file = cur_file_;
   TimedItem* out = ordered ? order_.Reserve(r.size()) : nullptr;
+  // Kernels come in completion order, their starts a few places out of
+  // order: each is inserted in place as it is written (it is in registers,
+  // the places it passes in cache), so EndRun() has nothing to sort. Past a
+  // budget of moves (a shuffled run) the rest is appended for EndRun().
+  TimedItem* const run = ordered ? order_.RunBegin() : nullptr;
+  bool sorted = ordered && order_.run_sorted();
+  size_t budget = 8 * r.size() + 64;
   uint32_t index = f.kernels;
   const uint32_t* cache = f.kernel_slot.data();
   size_t cached = f.kernel_slot.size();
   DurationDistribution* durations = kernel_durations_.data();
   std::vector<uint64_t>* totals = file_totals_.data();
   const uint32_t* labels = kernel_label_.data();
-  for (const KernelRecord& k : r) {
+  constexpr size_t kAhead = 8;
+  for (size_t i = 0; i < r.size(); ++i) {
+    const KernelRecord& k = r[i];
+    if (kernels && i + kAhead < r.size()) {
+      const KernelRecord& soon = r[i + kAhead];
+      if (soon.name_id < cached && cache[soon.name_id] != 0)
+        durations[cache[soon.name_id] - 1].Prefetch(SafeEnd(soon.start_ns, soon.end_ns) -
+                                                     soon.start_ns);
+    }
     uint32_t slot;
     if (k.name_id < cached && cache[k.name_id] != 0) {
       slot = cache[k.name_id] - 1;
@@ -119,13 +134,23 @@ void ReportEngine::OnKernels(std::span<const KernelRecord> r) {
     if (ordered) {
       const uint8_t type =
           static_cast<uint8_t>(OpType::kKernel) | (k.graph_id != 0 ? kOpGraph : 0);
-      *out++ = TimedItem{k.start_ns,   end,   k.correlation_id, k.device_id,    labels[slot],
-                         index,        static_cast<uint16_t>(file), TimedItem::kGpu, type};
+      const TimedItem item{k.start_ns, end,   k.correlation_id,           k.device_id,
+                           labels[slot], index, static_cast<uint16_t>(file), TimedItem::kGpu,
+                           type};
+      TimedItem* p = out++;
+      if (sorted && p != run && ItemBefore(item, p[-1])) {
+        do {
+          *p = p[-1];
+          --p;
+        } while (p != run && ItemBefore(item, p[-1]) && --budget != 0);
+        sorted = budget != 0;
+      }
+      *p = item;
     }
     ++index;
   }
   f.kernels = index;
-  if (ordered) order_.Staged(r.size());
+  if (ordered) order_.Staged(r.size(), sorted);
 }
 
 [[gnu::always_inline]] inline void ReportEngine::OnMemcpy(const MemcpyRecord& m) {

@@ -33,8 +33,10 @@ void TimeOrder::SortRun(TimedItem* begin, TimedItem* end) {
 }
 
 void TimeOrder::EndRun() {
-  const size_t from = run_count_ == 0 ? 0 : runs_[run_count_ - 1];
+  const size_t from = RunFrom();
   const size_t size = staged_.size();
+  const bool sorted = run_sorted_;
+  run_sorted_ = true;
   if (size == from) return;
   if (run_count_ == std::size(runs_)) {
     // More kinds than expected between commits: fold into one run.
@@ -43,7 +45,7 @@ void TimeOrder::EndRun() {
     run_count_ = 1;
     return;
   }
-  SortRun(staged_.data() + from, staged_.data() + size);
+  if (!sorted) SortRun(staged_.data() + from, staged_.data() + size);
   runs_[run_count_++] = size;
 }
 

@@ -77,12 +77,39 @@ class TimeOrder {
     if (staged_.capacity() - staged_.size() < n) staged_.Reserve(staged_.size() + n);
     return staged_.data() + staged_.size();
   }
-  void Staged(size_t n) { staged_.Resize(staged_.size() + n); }
+  // The n events written are checked for order (they are in cache now), so
+  // that EndRun() sorts only a run that needs it: most runs of host events
+  // come sorted, and a pass to find that out afterwards reads them again.
+  void Staged(size_t n) {
+    const size_t from = staged_.size();
+    staged_.Resize(from + n);
+    if (!run_sorted_ || n == 0) return;
+    const TimedItem* p = staged_.data();
+    size_t i = from > RunFrom() ? from : from + 1;
+    for (; i < from + n; ++i)
+      if (ItemBefore(p[i], p[i - 1])) {
+        run_sorted_ = false;
+        return;
+      }
+  }
+  // The same for a caller that sorts as it writes (see RunBegin()): `sorted`
+  // says the run, these n events included, is in order.
+  void Staged(size_t n, bool sorted) {
+    staged_.Resize(staged_.size() + n);
+    run_sorted_ = run_sorted_ && sorted;
+  }
+  // The first event of the run being staged (valid until the next
+  // Reserve()), and whether the run staged so far is known to be in order.
+  TimedItem* RunBegin() { return staged_.data() + RunFrom(); }
+  bool run_sorted() const { return run_sorted_; }
   // One event. Always inlined, since every record of a trace comes through
   // here: the caller's fields then go straight into the buffer, where a
   // call would store them to the stack and reload them in wider pieces
   // (a store-forwarding stall per event).
-  [[gnu::always_inline]] void Stage(const TimedItem& item) { staged_.Push(item); }
+  [[gnu::always_inline]] void Stage(const TimedItem& item) {
+    staged_.Push(item);
+    run_sorted_ = false;  // EndRun() checks
+  }
   // Ends the run of one kind among the staged events.
   void EndRun();
   // Moves the staged events (one packet) into the pending lanes, in order.
@@ -240,6 +267,7 @@ class TimeOrder {
     const TimedItem& last() const { return segments.back().back(); }
   };
   static void SortRun(TimedItem* begin, TimedItem* end);
+  size_t RunFrom() const { return run_count_ == 0 ? 0 : runs_[run_count_ - 1]; }
   // Drops the lane's front segment, keeping its buffer for later staging.
   void Recycle(Lane& l);
   void MergeIntoLatest(Lane& lane);
@@ -247,6 +275,7 @@ class TimeOrder {
   Items staged_;  // the packet being staged; a lane's segment once committed
   size_t runs_[8] = {};  // ends of the staged runs
   size_t run_count_ = 0;
+  bool run_sorted_ = true;  // the run being staged is known to be in order
   std::vector<Lane> lanes_;
   std::vector<Items> spare_;  // emptied segments, for staging
   std::vector<TimedItem> small_, small_merged_, tail_;

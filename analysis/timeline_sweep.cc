@@ -54,20 +54,10 @@ void TimelineSweep::HostSync(Device& d, uint64_t start, uint64_t end) {
   }
 }
 
-void TimelineSweep::Api(const TimedItem& call) {
-  switch (static_cast<ApiRole>(call.b)) {
-    case ApiRole::kHostSync:
-      api_sync_any_ = true;
-      api_sync_max_end_ = std::max(api_sync_max_end_, call.end);
-      for (Device& d : devices_) HostSync(d, call.start, call.end);
-      break;
-    case ApiRole::kEventWait: api_events_.Add(call.start, call.end); break;
-    case ApiRole::kLaunch:
-      any_launch_ = true;
-      launches_.Add(call.start, call.start);
-      break;
-    case ApiRole::kOther: break;
-  }
+void TimelineSweep::ApiSync(const TimedItem& call) {
+  api_sync_any_ = true;
+  api_sync_max_end_ = std::max(api_sync_max_end_, call.end);
+  for (Device& d : devices_) HostSync(d, call.start, call.end);
 }
 
 void TimelineSweep::Sync(const TimedItem& sync) {
@@ -96,48 +86,22 @@ void TimelineSweep::List(Device& d, const Gap& gap) {
   }
 }
 
-void TimelineSweep::Op(const TimedItem& op) {
-  Device& d = DeviceFor(op.a);
-  const OpRef ref{op.index, op.file, static_cast<OpType>(op.type & kOpTypeMask)};
-  if (d.ops == 0) {
-    d.first = op.start;
-    d.reach = op.end;
-    d.reach_op = ref;
-    d.reach_label = op.b;
-  } else if (op.start > d.reach) {
-    Gap gap{d.reach, op.start, d.reach_op, ref, GapCause::kUnknown, d.reach_label, op.b};
-    ++d.gaps.gap_count;
-    d.gaps.idle_ns += gap.duration_ns();
-    if (gap.duration_ns() >= options_.min_gap_ns) {
-      const uint64_t s = gap.start_ns, e = gap.end_ns;
-      if (d.sync_any && d.sync_max_end >= s)
-        gap.cause = GapCause::kHostSync;
-      else if (op.type & kOpPageable)
-        gap.cause = GapCause::kPageableCopy;
-      else if (api_events_.Covers(s, e) || d.event_syncs.Covers(s, e))
-        gap.cause = GapCause::kEventWait;
-      else if (!launches_.Covers(s, e))
-        gap.cause = GapCause::kNothingLaunched;  // unknown if the set has no launches at all
-      List(d, gap);
-    }
+void TimelineSweep::CloseGap(Device& d, const TimedItem& op, const OpRef& ref) {
+  Gap gap{d.reach, op.start, d.reach_op, ref, GapCause::kUnknown, d.reach_label, op.b};
+  ++d.gaps.gap_count;
+  d.gaps.idle_ns += gap.duration_ns();
+  if (gap.duration_ns() >= options_.min_gap_ns) {
+    const uint64_t s = gap.start_ns, e = gap.end_ns;
+    if (d.sync_any && d.sync_max_end >= s)
+      gap.cause = GapCause::kHostSync;
+    else if (op.type & kOpPageable)
+      gap.cause = GapCause::kPageableCopy;
+    else if (api_events_.Covers(s, e) || d.event_syncs.Covers(s, e))
+      gap.cause = GapCause::kEventWait;
+    else if (!launches_.Covers(s, e))
+      gap.cause = GapCause::kNothingLaunched;  // unknown if the set has no launches at all
+    List(d, gap);
   }
-  // Syncs that started while the device idled did start by any later gap.
-  if (d.pending_any) {
-    d.sync_any = true;
-    d.sync_max_end = std::max(d.sync_max_end, d.pending_max_end);
-    d.pending_any = false;
-    d.pending_max_end = 0;
-  }
-  ++d.ops;
-  // Selects, not branches: operations on several streams overlap, so
-  // which ends later, and which kind comes next, change at random.
-  const bool further = op.end > d.reach;
-  d.reach = further ? op.end : d.reach;
-  d.reach_op = further ? ref : d.reach_op;
-  d.reach_label = further ? op.b : d.reach_label;
-  d.all.Add(op.start, op.end);
-  const bool kernel = (op.type & kOpTypeMask) == static_cast<uint8_t>(OpType::kKernel);
-  (kernel ? &d.compute : &d.copy)->Add(op.start, op.end);
 }
 
 TimelineReport TimelineSweep::Finish(std::vector<std::string> labels) {

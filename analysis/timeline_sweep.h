@@ -18,6 +18,7 @@
 // Not thread-safe.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -37,11 +38,12 @@ class TimelineSweep {
   explicit TimelineSweep(const GapOptions& options) : options_(options) {}
 
   // Host events in time order: API calls (b = ApiRole) and sync records
-  // (a = device, b = 1 for event waits).
-  void Api(const TimedItem& call);
+  // (a = device, b = 1 for event waits). Api() is inline (below), as Op().
+  inline void Api(const TimedItem& call);
   void Sync(const TimedItem& sync);
-  // A GPU operation (a = device, b = label, type = OpType | flags).
-  void Op(const TimedItem& op);
+  // A GPU operation (a = device, b = label, type = OpType | flags). Inline
+  // (below): once per operation, from ReportEngine::Release()'s loop.
+  inline void Op(const TimedItem& op);
 
   // The report, devices by id. `labels` are the texts of the items' label
   // ids ("kernel:NAME", "memcpy:HtoD", "memset").
@@ -104,6 +106,9 @@ class TimelineSweep {
   }
   Device& NewDevice(uint32_t id);
   void HostSync(Device& d, uint64_t start, uint64_t end);
+  void ApiSync(const TimedItem& call);
+  // The gap before `op` on `d` (out of line: gaps are few).
+  void CloseGap(Device& d, const TimedItem& op, const OpRef& ref);
   void List(Device& d, const Gap& gap);
 
   GapOptions options_;
@@ -117,5 +122,47 @@ class TimelineSweep {
   Latest launches_;  // end = start: only the starts matter
   bool any_launch_ = false;
 };
+
+inline void TimelineSweep::Api(const TimedItem& call) {
+  switch (static_cast<ApiRole>(call.b)) {
+    case ApiRole::kHostSync: ApiSync(call); break;
+    case ApiRole::kEventWait: api_events_.Add(call.start, call.end); break;
+    case ApiRole::kLaunch:
+      any_launch_ = true;
+      launches_.Add(call.start, call.start);
+      break;
+    case ApiRole::kOther: break;
+  }
+}
+
+inline void TimelineSweep::Op(const TimedItem& op) {
+  Device& d = DeviceFor(op.a);
+  const OpRef ref{op.index, op.file, static_cast<OpType>(op.type & kOpTypeMask)};
+  if (d.ops == 0) {
+    d.first = op.start;
+    d.reach = op.end;
+    d.reach_op = ref;
+    d.reach_label = op.b;
+  } else if (op.start > d.reach) {
+    CloseGap(d, op, ref);
+  }
+  // Syncs that started while the device idled did start by any later gap.
+  if (d.pending_any) {
+    d.sync_any = true;
+    d.sync_max_end = std::max(d.sync_max_end, d.pending_max_end);
+    d.pending_any = false;
+    d.pending_max_end = 0;
+  }
+  ++d.ops;
+  // Selects, not branches: operations on several streams overlap, so
+  // which ends later, and which kind comes next, change at random.
+  const bool further = op.end > d.reach;
+  d.reach = further ? op.end : d.reach;
+  d.reach_op = further ? ref : d.reach_op;
+  d.reach_label = further ? op.b : d.reach_label;
+  d.all.Add(op.start, op.end);
+  const bool kernel = (op.type & kOpTypeMask) == static_cast<uint8_t>(OpType::kKernel);
+  (kernel ? &d.compute : &d.copy)->Add(op.start, op.end);
+}
 
 }  // namespace cutrace::analysis

@@ -213,6 +213,46 @@ TEST(EventDecoderTest, OtherEncodingsFallBackAndAppendNothing) {
   }
 }
 
+// Start columns whose deltas are all >= 0 and short take a shortcut
+// (a scan for signs and lengths); every other column is summed delta by
+// delta. Both must give the earliest start exactly: runs long and short
+// (a vector step is 16 bytes), a negative or long delta anywhere, starts
+// that wrap past 2^64.
+TEST(EventDecoderTest, MinStartIsTheEarliestStartOfEveryColumnShape) {
+  std::mt19937_64 rng(7);
+  StringInterner interner;
+  for (int trial = 0; trial < 3000; ++trial) {
+    SCOPED_TRACE(trial);
+    const size_t n = 1 + rng() % 90;
+    const int shape = static_cast<int>(rng() % 6);
+    uint64_t start = shape == 5 ? std::numeric_limits<uint64_t>::max() - rng() % 4096
+                                : 1'700'000'000'000'000'000ull + rng() % 1000;
+    RecordBatch batch;
+    uint64_t lowest = std::numeric_limits<uint64_t>::max();
+    for (size_t i = 0; i < n; ++i) {
+      ApiRecord a;
+      a.start_ns = start;
+      a.end_ns = start;  // no duration: a wrapped start must not be an inverted record
+      a.correlation_id = i + 1;
+      batch.api_calls.push_back(a);
+      lowest = std::min(lowest, start);
+      uint64_t delta = rng() % 128;                              // one byte
+      if (rng() % 3 == 0) delta = 200 + rng() % 8000;            // two
+      if (rng() % 8 == 0) delta = (uint64_t{1} << 20) + rng() % (uint64_t{1} << 26);  // four
+      if (shape == 1 && rng() % 40 == 0) delta = uint64_t{1} << 40;                    // long
+      if (shape == 2 && rng() % 30 == 0) delta = 0 - (1 + rng() % 50);                 // negative
+      if (shape == 3 && i + 2 == n) delta = 0 - uint64_t{1};    // negative at the very end
+      if (shape == 4 && i == 0) delta = 0 - uint64_t{3};        // negative at the start
+      start += delta;                                           // modulo 2^64
+    }
+    Encoded e = Encode({batch}, interner);
+    ASSERT_EQ(e.bodies.size(), 1u);
+    uint64_t min_start = 0;
+    ASSERT_EQ(EventBatchMinStart(e.bodies[0], &min_start), WireDecode::kOk);
+    EXPECT_EQ(min_start, lowest);
+  }
+}
+
 TEST(EventDecoderTest, StartHintsBoundEveryPacketsEvents) {
   StringInterner interner;
   TraceEncoder encoder;
