@@ -78,6 +78,8 @@ class Session {
   // That client turned its kernel records off and flushed: cutrace takes the
   // activity API back. Any thread; a no-op unless yielded.
   void ResumeActivity();
+  // The program's client installed its own timestamp callback (while cutrace yields).
+  void NoteProgramClock() { program_clock_.store(true, std::memory_order_release); }
   bool yielded() const { return yielded_.load(std::memory_order_acquire); }
 
   // The session CUPTI's callbacks reach (the one most recently started).
@@ -146,6 +148,8 @@ class Session {
   std::atomic<bool> yielded_{false};  // the program's CUPTI client has the activity API
   std::mutex handover_mu_;             // serialises YieldActivity and ResumeActivity
   int handovers_ = 0;                  // guarded by handover_mu_
+  std::atomic<bool> program_clock_{false};  // its timestamp callback is CUPTI's now
+  bool cupti_clock_is_realtime_ = false;    // set at Start: CUPTI's default clock is in use
   // A flush before a module unload that did not return in time (see OnModuleUnload).
   static constexpr std::chrono::milliseconds kUnloadFlushWait{2000};
   std::atomic<bool> unload_flush_stuck_{false};

@@ -14,6 +14,12 @@
 //    own buffers back with a forced flush and turns its activity kinds off
 //    (YieldActivity). The program's client starts from empty buffers of its
 //    own and sees everything it asked for; cutrace records nothing meanwhile.
+//  - cuptiActivityRegisterTimestampCallback: the client brings its own clock
+//    (Kineto: TSC ticks or CLOCK_MONOTONIC) before it registers its buffers.
+//    cutrace yields right there, so every record of its own is delivered and
+//    checked on the clock it was taken with; when it takes the API back it
+//    puts its own clock back (CUPTI's default, CLOCK_REALTIME ns, or
+//    cutrace's CLOCK_MONOTONIC callback), so one trace keeps one clock.
 //  - cuptiActivityEnable/Disable: whether that client has kernel records on.
 //  - cuptiActivityFlushAll: a forced flush after the client turned kernel
 //    records off is how a profile ends (Kineto: disable, then flush to read
@@ -36,10 +42,12 @@ namespace {
 using RegisterFn = CUptiResult(CUPTIAPI*)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
 using KindFn = CUptiResult(CUPTIAPI*)(CUpti_ActivityKind);
 using FlushFn = CUptiResult(CUPTIAPI*)(uint32_t);
+using ClockFn = CUptiResult(CUPTIAPI*)(CUpti_TimestampCallbackFunc);
 std::atomic<RegisterFn> g_real_register{nullptr};
 std::atomic<KindFn> g_real_enable{nullptr};
 std::atomic<KindFn> g_real_disable{nullptr};
 std::atomic<FlushFn> g_real_flush{nullptr};
+std::atomic<ClockFn> g_real_clock{nullptr};
 // Whether the program's own client has kernel records on (its calls only).
 std::atomic<bool> g_client_kernels{false};
 
@@ -56,6 +64,19 @@ CUptiResult CUPTIAPI ProgramRegistersBuffers(CUpti_BuffersCallbackRequestFunc re
   RegisterFn real = g_real_register.load(std::memory_order_acquire);
   return real != nullptr ? real(requested, completed) : CUPTI_ERROR_NOT_INITIALIZED;
 }
+
+CUptiResult CUPTIAPI ProgramSetsClock(CUpti_TimestampCallbackFunc fn) {
+  Session* s = Session::Active();
+  if (s != nullptr) s->YieldActivity();  // before records are stamped with the other clock
+  ClockFn real = g_real_clock.load(std::memory_order_acquire);
+  CUptiResult r = real != nullptr ? real(fn) : CUPTI_ERROR_NOT_INITIALIZED;
+  if (r == CUPTI_SUCCESS && s != nullptr) s->NoteProgramClock();
+  return r;
+}
+
+// The clocks cutrace puts back when it takes the activity API back.
+uint64_t CUPTIAPI RealtimeClock() { return RealtimeNs(); }
+uint64_t CUPTIAPI MonotonicClock() { return MonotonicTimestamp(); }
 
 CUptiResult CUPTIAPI ProgramEnablesKind(CUpti_ActivityKind kind) {
   KindFn real = g_real_enable.load(std::memory_order_acquire);
@@ -95,12 +116,22 @@ const Watched kWatched[] = {
      [](void* f) { g_real_disable.store(reinterpret_cast<KindFn>(f), std::memory_order_release); }},
     {"cuptiActivityFlushAll", reinterpret_cast<void*>(&ProgramFlushes),
      [](void* f) { g_real_flush.store(reinterpret_cast<FlushFn>(f), std::memory_order_release); }},
+    {"cuptiActivityRegisterTimestampCallback", reinterpret_cast<void*>(&ProgramSetsClock),
+     [](void* f) { g_real_clock.store(reinterpret_cast<ClockFn>(f), std::memory_order_release); }},
 };
 
 }  // namespace
 
 void Session::WatchForOtherClient() {
   static std::once_flag once;  // GOT slots are the process's, not a session's
+  // Whether the trace's clock is CUPTI's default (CLOCK_REALTIME ns), which
+  // cutrace can put back after another client installed its own.
+  if (clock_ == ClockDomain::kCupti) {
+    uint64_t t = 0;
+    const uint64_t real = RealtimeNs();
+    cupti_clock_is_realtime_ = api_->GetTimestamp(&t) == CUPTI_SUCCESS &&
+                               (t > real ? t - real : real - t) < 10'000'000'000ull;
+  }
   std::call_once(once, [this] {
     // Every real function first: a redirected slot may be called at once.
     void* real[std::size(kWatched)];
@@ -159,6 +190,23 @@ void Session::ResumeActivity() {
   if (r != CUPTI_SUCCESS) {
     Log(LogLevel::kDebug, "cannot take the activity API back (%s)", api_->ResultString(r).c_str());
     return;
+  }
+  if (program_clock_.exchange(false, std::memory_order_acq_rel)) {
+    // Records from here on carry cutrace's clock again (the client installs
+    // its own at its next start, which goes through ProgramSetsClock).
+    CUpti_TimestampCallbackFunc mine = clock_ == ClockDomain::kMonotonic ? &MonotonicClock
+                                       : cupti_clock_is_realtime_         ? &RealtimeClock
+                                                                          : nullptr;
+    ClockFn real = g_real_clock.load(std::memory_order_acquire);
+    if (mine == nullptr || real == nullptr || real(mine) != CUPTI_SUCCESS) {
+      Log(LogLevel::kDebug, "cannot put cutrace's clock back after the program's client: "
+          "records after the hand-back may be on another clock");
+      writer_->Post([](TraceWriter& w, StringInterner&) {
+        static_cast<void>(w.WriteWarning(
+            "the program's CUPTI client left its own clock in place: timestamps after it stopped "
+            "may not match the ones before", static_cast<int64_t>(MonotonicNs())));
+      });
+    }
   }
   yielded_.store(false, std::memory_order_release);
   // Continuous mode turns kinds on at its next window; elsewhere they go on now.

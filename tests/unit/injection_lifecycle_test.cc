@@ -226,6 +226,14 @@ TEST_P(InjectionOtherClientTest, ProgramsOwnClientGetsTheActivityApiWithNothingL
   }
   EXPECT_TRUE(yielded) << "the trace says where its activity stops";
   EXPECT_TRUE(resumed) << "and where it starts again";
+  // The client's clock (ticks from 1000) never reached cutrace's records:
+  // none is invalid, and all of them are on cutrace's monotonic clock.
+  ASSERT_TRUE(t->statistics.has_value());
+  EXPECT_EQ(t->statistics->kernels(), 10u);
+  uint64_t invalid = 0;
+  for (const auto& i : t->statistics->invalid()) invalid += i.count();
+  EXPECT_EQ(invalid, 0u);
+  for (const auto& k : t->records.kernels) EXPECT_GT(k.start_ns, 1000000000u) << "a tick of the client's clock";
 }
 
 // Through a lazily bound PLT slot, and through a read-only GOT slot.
