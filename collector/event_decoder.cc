@@ -426,6 +426,93 @@ struct SinkOut {
   }
 };
 
+// The next varint of a column known to hold one per event (see TakeAs()),
+// from a pointer kept in a register; false for one over ten bytes.
+[[gnu::always_inline]] inline bool NextVarint(const uint8_t*& p, const uint8_t* end,
+                                              uint64_t* value) {
+  uint64_t raw = p[0];
+  if (raw < 0x80) {
+    p += 1;
+  } else if (raw = (raw & 0x7f) | (uint64_t{p[1]} << 7); p[1] < 0x80) {
+    p += 2;
+  } else if (raw = (raw & 0x3fff) | (uint64_t{p[2]} << 14); p[2] < 0x80) {
+    p += 3;
+  } else if (!ReadVarint(p, end, &raw)) {
+    return false;
+  }
+  *value = raw;
+  return true;
+}
+
+// Kernels of the streamed summary (WireFields::kReports into a SinkOut) in
+// the usual case, a device's packet: start, duration, correlation and shape
+// vary, device and graph id are one value for the batch. Each varying
+// column's position lives in a register, where DecodeKind() keeps all of
+// them in Columns (memory) and asks each column per event whether it
+// varies. Records are those DecodeKind() makes. A varint over ten bytes
+// (never written by cutrace) ends the decode there: the caller then gets
+// kBroken and must not trust what the sink got, so nothing is lost.
+bool DecodeKernelsForReports(Columns& c, uint64_t base, const ShapeTable& shapes,
+                             DecodeCounts* counts, SinkOut& out) {
+  Column& cs = c.col[2];
+  Column& cd = c.col[3];
+  Column& ck = c.col[4];
+  Column& cc = c.col[8];
+  const uint8_t *ps = cs.p, *pd = cd.p, *pk = ck.p, *pc = cc.p;
+  const uint32_t device = static_cast<uint32_t>(c.col[5].constant);
+  const uint32_t graph = static_cast<uint32_t>(c.col[9].constant);
+  KernelRecord* buf = out.kernels;
+  size_t n = out.n;
+  uint64_t start = base, corr = 0;
+  bool ok = true;
+  for (uint32_t i = 0; i < c.count; ++i) {
+    uint64_t ds = 0, dur = 0, dc = 0, shape_id = 0;
+    if (!NextVarint(ps, cs.end, &ds) || !NextVarint(pd, cd.end, &dur) ||
+        !NextVarint(pc, cc.end, &dc) || !NextVarint(pk, ck.end, &shape_id)) {
+      ok = false;
+      break;
+    }
+    start += Convert(ds, ColType::kS64);
+    const uint64_t end = start + dur;  // modulo 2^64
+    corr += Convert(dc, ColType::kS64);
+    if (end < start) {
+      // As DecodeKind(): every other varying column steps over this event.
+      cs.p = ps, cd.p = pd, ck.p = pk, cc.p = pc;
+      bool bad = false;
+      for (int f = 5; f < kMaxColumns; ++f)
+        if (f != 8 && c.col[f].values > 1) Take(c.col[f], &bad);
+      if (bad) {
+        ok = false;
+        break;
+      }
+      ++counts->inverted_dropped;
+      continue;
+    }
+    KernelRecord& r = buf[n];
+    r.start_ns = start;
+    r.end_ns = end;
+    r.correlation_id = corr;
+    r.device_id = device;
+    r.graph_id = graph;
+    const ShapeFields* s = shapes.Find(static_cast<uint32_t>(shape_id));
+    if (s == nullptr) {
+      ++counts->unknown_shapes;
+      r.name_id = 0;
+    } else {
+      r.name_id = s->name_id;
+    }
+    if (++n == SinkOut::kChunk) {
+      out.n = n;
+      out.Flush<KernelRecord>();
+      n = 0;
+    }
+  }
+  cs.p = ps, cd.p = pd, ck.p = pk, cc.p = pc;
+  out.n = n;
+  out.Flush<KernelRecord>();
+  return ok;
+}
+
 // The whole batch: parse and check every column first (so that kFallback
 // leaves everything untouched), then decode kind by kind into `out`. Returns
 // false if an over-long varint turned up after records went out.
@@ -447,6 +534,14 @@ WireDecode Decode(std::string_view body, const ShapeTable& shapes, Out& out, Dec
     if (b.has[k]) counts->kind_bytes[k - 2] += b.kinds[k].size();
 
   bool ok = true;
+  if constexpr (std::is_same_v<Out, SinkOut>) {
+    const Columns& k = cols[2];
+    if (b.has[2] && !all && k.col[3].values == k.count && k.col[4].values == k.count &&
+        k.col[8].values == k.count && k.col[5].values <= 1 && k.col[9].values <= 1) {
+      ok &= DecodeKernelsForReports(cols[2], b.base, shapes, counts, out);
+      b.has[2] = false;  // done
+    }
+  }
   if (b.has[2]) {
     out.template Begin<KernelRecord>(cols[2].count);
     ok &= DecodeKind<KernelRecord>(

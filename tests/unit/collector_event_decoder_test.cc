@@ -7,6 +7,7 @@
 
 #include <limits>
 #include <random>
+#include <span>
 #include <string>
 
 #include "collector/batch_decoder.h"
@@ -170,6 +171,90 @@ TEST(EventDecoderTest, RandomBatchesDecodeAsLibprotobufDoes) {
   Encoded e = Encode(batches, interner);
   CheckBothWays(e, SIZE_MAX);
   CheckBothWays(e, 3);  // most shapes undefined: counted, fields left 0
+}
+
+// Gathers what DecodeEventBatchToSink() hands out.
+class CollectSink final : public RecordSink {
+ public:
+  void Kernels(std::span<const KernelRecord> r) override { Add(&batch.kernels, r); }
+  void Memcpys(std::span<const MemcpyRecord> r) override { Add(&batch.memcpys, r); }
+  void Memsets(std::span<const MemsetRecord> r) override { Add(&batch.memsets, r); }
+  void Ranges(std::span<const RangeRecord> r) override { Add(&batch.ranges, r); }
+  void ApiCalls(std::span<const ApiRecord> r) override { Add(&batch.api_calls, r); }
+  void Syncs(std::span<const SyncRecord> r) override { Add(&batch.syncs, r); }
+  void EndKind(int) override {}
+  RecordBatch batch;
+
+ private:
+  template <typename R>
+  static void Add(std::vector<R>* v, std::span<const R> r) {
+    v->insert(v->end(), r.begin(), r.end());
+  }
+};
+
+// Kernels of one device per batch (a device's packet) take a loop of their
+// own into a sink with WireFields::kReports; batches whose devices or graphs
+// vary take the general one. Both must make the records and counts the
+// general decode into a RecordBatch makes: inverted records dropped, unknown
+// shapes counted, chunk boundaries crossed.
+TEST(EventDecoderTest, ReportKernelsIntoASinkDecodeAsIntoABatch) {
+  std::mt19937_64 rng(11);
+  StringInterner interner;
+  std::vector<RecordBatch> batches;
+  for (int round = 0; round < 40; ++round) {
+    RecordBatch b;
+    const size_t n = round % 7 == 0 ? 1 : rng() % 400;
+    const bool one_device = round % 4 != 0;
+    const uint32_t device = static_cast<uint32_t>(rng() % 4);
+    uint64_t start = (uint64_t{1} << 60) + rng() % 1'000'000;
+    for (size_t i = 0; i < n; ++i) {
+      KernelRecord k;
+      start += rng() % 4 == 0 ? 0 - rng() % 5000 : rng() % (uint64_t{1} << (rng() % 30));
+      k.start_ns = start;
+      k.end_ns = rng() % 40 == 0 ? start - 1 - rng() % 100 : start + rng() % 600'000;
+      k.correlation_id = rng() % 3 == 0 ? rng() : 1000 + i;
+      k.name_id = interner.Intern("k" + std::to_string(rng() % 30));
+      k.device_id = one_device ? device : static_cast<uint32_t>(rng() % 4);
+      k.graph_id = one_device ? 0 : static_cast<uint32_t>(rng() % 2);
+      k.stream_id = static_cast<uint32_t>(rng() % 8);
+      k.queued_ns = rng() % 10000;
+      b.kernels.push_back(k);
+    }
+    if (round % 3 == 0) {
+      ApiRecord a;
+      a.start_ns = start;
+      a.end_ns = start + 10;
+      b.api_calls.push_back(a);
+    }
+    batches.push_back(std::move(b));
+  }
+  Encoded e = Encode(batches, interner);
+  for (size_t known : {SIZE_MAX, size_t{5}}) {
+    SCOPED_TRACE(known);
+    ShapeTable shapes;
+    for (size_t i = 0; i < e.shapes.size() && i < known; ++i) {
+      const proto::KernelShape& s = e.shapes[i];
+      ShapeFields f;
+      f.name_id = s.name_id();
+      shapes.Set(s.id(), f);
+    }
+    RecordBatch expected;
+    DecodeCounts want, got;
+    CollectSink sink;
+    for (const std::string& body : e.bodies) {
+      ASSERT_EQ(DecodeEventBatchWire(body, shapes, &expected, &want, WireFields::kReports),
+                WireDecode::kOk);
+      ASSERT_EQ(DecodeEventBatchToSink(body, shapes, &sink, &got, WireFields::kReports),
+                WireDecode::kOk);
+    }
+    ExpectSame(expected, sink.batch);
+    EXPECT_GT(want.inverted_dropped, 0u);
+    EXPECT_EQ(want.inverted_dropped, got.inverted_dropped);
+    EXPECT_EQ(want.unknown_shapes, got.unknown_shapes);
+    if (known != SIZE_MAX) {
+      EXPECT_GT(want.unknown_shapes, 0u);
+    }
+  }
 }
 
 // Bodies the fast path must leave to libprotobuf, each with its reason.
