@@ -335,15 +335,17 @@ def long_plan(args, cutrace: str, app: str, work: Path, truth: Path, base_env: d
             sent["at"], sent["chunk"] = t, files[0]
 
     plan = [
-        ("bare-1", half, base_env, None),
-        ("continuous", full, traced_env(work / "long-continuous", CUTRACE_MODE="continuous",
-                                        CUTRACE_WINDOW="1s", CUTRACE_PERIOD="60s"), None),
-        ("bare-2", half, base_env, None),
+        # The rotation and flight-recorder runs first: they are checked as
+        # soon as they end, so a step short of time still has their verdicts.
         ("trace", side, traced_env(work / "long-trace", CUTRACE_MAX_FILE_SIZE="16M",
                                    CUTRACE_MAX_DISK="48M"), None),
         ("flight", side, traced_env(flight, CUTRACE_MODE="continuous", CUTRACE_WINDOW="1s",
                                     CUTRACE_PERIOD=f"{max(3, args.side_s // 3)}s",
                                     CUTRACE_FLIGHT_RECORDER="30s"), trigger),
+        ("bare-1", half, base_env, None),
+        ("continuous", full, traced_env(work / "long-continuous", CUTRACE_MODE="continuous",
+                                        CUTRACE_WINDOW="1s", CUTRACE_PERIOD="60s"), None),
+        ("bare-2", half, base_env, None),
         # Between windows only (a 10 ms window at start, the next one after
         # the run), without and with the flight recorder: what the off time costs.
         ("between", side, traced_env(work / "long-between", CUTRACE_MODE="continuous",
@@ -355,6 +357,36 @@ def long_plan(args, cutrace: str, app: str, work: Path, truth: Path, base_env: d
     if args.long_summary:
         plan.insert(3, ("summary", half, traced_env(work / "long-summary", CUTRACE_MODE="summary",
                                                     CUTRACE_SUMMARY_INTERVAL="10s"), None))
+    def disk_checks() -> None:
+        # Disk within the cap, rotation seen by cutrace info.
+        cap = 48 << 20
+        left = sorted((work / "long-trace").glob("*.trace"))
+        used = sum(f.stat().st_size for f in left)
+        figures["disk"] = {"cap_bytes": cap, "used_bytes": used, "chunks_left": len(left)}
+        check("long trace: disk within the 48 MiB cap", 0 < used <= cap,
+              f"{used / 2**20:.1f} MiB in {len(left)} chunks")
+        if left:
+            heads = [cli_json(cutrace, "info", str(f))["files"][0]["header"] for f in left]
+            last = max(heads, key=lambda h: h.get("chunk_index", 0))
+            deleted = (last.get("rotation") or {}).get("chunks_deleted", 0)
+            figures["disk"].update({"last_chunk_index": last.get("chunk_index", 0), "chunks_deleted": deleted})
+            print(f"FIGURE long disk: {used / 2**20:.1f} MiB in {len(left)} chunks (cap 48 MiB), last "
+                  f"chunk {last.get('chunk_index', 0)}, {deleted} deleted", flush=True)
+            check("long trace: rotated, oldest chunks deleted", deleted >= 1, f"{deleted} deleted")
+
+    def flight_checks() -> None:
+        if check("long flight recorder: SIGUSR2 after a window closed", sent["at"] is not None,
+                 f"at {sent['at']:.1f} s" if sent["at"] else f"chunk {last_chunk} never completed"):
+            dumps = sorted(flight.glob("*.flight-*.trace"))
+            if check("long flight recorder: one dump", len(dumps) == 1, ", ".join(d.name for d in dumps)):
+                window = kernel_correlations(cutrace, sent["chunk"], work)
+                dumped = kernel_correlations(cutrace, dumps[0], work)
+                figures["flight_recorder"] = {"window_kernels": len(window), "dump_kernels": len(dumped),
+                                              "signal_at_s": round(sent["at"], 1)}
+                check("long flight recorder: the dump holds every kernel of the last window",
+                      len(window) > 0 and window <= dumped,
+                      f"{len(window & dumped)} of {len(window)} (dump holds {len(dumped)})")
+
     runs: dict[str, dict] = {}
     for name, n, env, tick in plan:
         budget = max(60.0, 3 * n * rate * 1.6)
@@ -368,6 +400,11 @@ def long_plan(args, cutrace: str, app: str, work: Path, truth: Path, base_env: d
                       "stderr": r["stderr"].strip().splitlines()[-3:]}
         print(f"FIGURE long {name}: {runs[name]['us_per_launch']:.3f} us/launch, "
               f"{runs[name]['wall_s']} s, rss {runs[name]['rss']}", flush=True)
+        # Checked at once, so a step that runs out of time keeps what it saw.
+        if name == "trace":
+            disk_checks()
+        elif name == "flight":
+            flight_checks()
     figures["runs"] = runs
     bare = statistics.mean([runs["bare-1"]["us_per_launch"], runs["bare-2"]["us_per_launch"]])
     spread = abs(runs["bare-1"]["us_per_launch"] - runs["bare-2"]["us_per_launch"]) / bare
@@ -381,7 +418,8 @@ def long_plan(args, cutrace: str, app: str, work: Path, truth: Path, base_env: d
     # Flat memory: over the second half of each traced run RSS grows by at
     # most 16 MiB (the pool and queue are allocated up front or capped).
     for k in runs:
-        if k.startswith("bare"):
+        # The flight recorder's ring fills for its first 30 s, as long as that run.
+        if k.startswith("bare") or k == "flight":
             continue
         g = runs[k]["rss"].get("second_half_growth_mib")
         check(f"long {k}: memory flat over the second half", g is not None and g <= 16,
@@ -403,33 +441,6 @@ def long_plan(args, cutrace: str, app: str, work: Path, truth: Path, base_env: d
     check("long continuous: one clean chunk per window, each with kernels",
           len(wk) >= want_windows and all(i["clean_shutdown"] and i["events"]["kernels"] > 0 for i in wk),
           f"{len(wk)} chunks (want {want_windows}): " + ", ".join(str(i["events"]["kernels"]) for i in wk))
-    # Disk within the cap, rotation seen by cutrace info.
-    cap = 48 << 20
-    left = sorted((work / "long-trace").glob("*.trace"))
-    used = sum(f.stat().st_size for f in left)
-    figures["disk"] = {"cap_bytes": cap, "used_bytes": used, "chunks_left": len(left)}
-    check("long trace: disk within the 48 MiB cap", 0 < used <= cap,
-          f"{used / 2**20:.1f} MiB in {len(left)} chunks")
-    if left:
-        heads = [cli_json(cutrace, "info", str(f))["files"][0]["header"] for f in left]
-        last = max(heads, key=lambda h: h.get("chunk_index", 0))
-        deleted = (last.get("rotation") or {}).get("chunks_deleted", 0)
-        figures["disk"].update({"last_chunk_index": last.get("chunk_index", 0), "chunks_deleted": deleted})
-        print(f"FIGURE long disk: {used / 2**20:.1f} MiB in {len(left)} chunks (cap 48 MiB), last "
-              f"chunk {last.get('chunk_index', 0)}, {deleted} deleted", flush=True)
-        check("long trace: rotated, oldest chunks deleted", deleted >= 1, f"{deleted} deleted")
-    # The flight recorder.
-    if check("long flight recorder: SIGUSR2 after a window closed", sent["at"] is not None,
-             f"at {sent['at']:.1f} s" if sent["at"] else f"chunk {last_chunk} never completed"):
-        dumps = sorted(flight.glob("*.flight-*.trace"))
-        if check("long flight recorder: one dump", len(dumps) == 1, ", ".join(d.name for d in dumps)):
-            window = kernel_correlations(cutrace, sent["chunk"], work)
-            dumped = kernel_correlations(cutrace, dumps[0], work)
-            figures["flight_recorder"] = {"window_kernels": len(window), "dump_kernels": len(dumped),
-                                          "signal_at_s": round(sent["at"], 1)}
-            check("long flight recorder: the dump holds every kernel of the last window",
-                  len(window) > 0 and window <= dumped,
-                  f"{len(window & dumped)} of {len(window)} (dump holds {len(dumped)})")
     return finish(figures, args.json_out)
 
 
