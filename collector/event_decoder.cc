@@ -513,6 +513,65 @@ bool DecodeKernelsForReports(Columns& c, uint64_t base, const ShapeTable& shapes
   return ok;
 }
 
+// API calls of the streamed summary in the usual case, a host thread's
+// packet: start, duration, name and correlation vary; domain, thread and
+// return code are one value for the batch. As DecodeKernelsForReports().
+bool DecodeApiForReports(Columns& c, uint64_t base, DecodeCounts* counts, SinkOut& out) {
+  Column& cs = c.col[2];
+  Column& cd = c.col[3];
+  Column& cn = c.col[4];
+  Column& cc = c.col[8];
+  const uint8_t *ps = cs.p, *pd = cd.p, *pn = cn.p, *pc = cc.p;
+  const ApiDomain domain = Enum(c.col[5].constant, 3, ApiDomain::kOther);
+  const uint64_t thread = c.col[7].constant;
+  const uint32_t return_code = static_cast<uint32_t>(c.col[9].constant);
+  ApiRecord* buf = out.api_calls;
+  size_t n = out.n;
+  uint64_t start = base, corr = 0;
+  bool ok = true;
+  for (uint32_t i = 0; i < c.count; ++i) {
+    uint64_t ds = 0, dur = 0, dc = 0, name = 0;
+    if (!NextVarint(ps, cs.end, &ds) || !NextVarint(pd, cd.end, &dur) ||
+        !NextVarint(pc, cc.end, &dc) || !NextVarint(pn, cn.end, &name)) {
+      ok = false;
+      break;
+    }
+    start += Convert(ds, ColType::kS64);
+    const uint64_t end = start + dur;  // modulo 2^64
+    corr += Convert(dc, ColType::kS64);
+    if (end < start) {
+      // As DecodeKind(): every other varying column steps over this event.
+      cs.p = ps, cd.p = pd, cn.p = pn, cc.p = pc;
+      bool bad = false;
+      for (int f = 5; f < kMaxColumns; ++f)
+        if (f != 8 && c.col[f].values > 1) Take(c.col[f], &bad);
+      if (bad) {
+        ok = false;
+        break;
+      }
+      ++counts->inverted_dropped;
+      continue;
+    }
+    ApiRecord& a = buf[n];
+    a.start_ns = start;
+    a.end_ns = end;
+    a.correlation_id = corr;
+    a.name_id = static_cast<uint32_t>(name);
+    a.domain = domain;
+    a.thread_id = thread;
+    a.return_code = return_code;
+    if (++n == SinkOut::kChunk) {
+      out.n = n;
+      out.Flush<ApiRecord>();
+      n = 0;
+    }
+  }
+  cs.p = ps, cd.p = pd, cn.p = pn, cc.p = pc;
+  out.n = n;
+  out.Flush<ApiRecord>();
+  return ok;
+}
+
 // The whole batch: parse and check every column first (so that kFallback
 // leaves everything untouched), then decode kind by kind into `out`. Returns
 // false if an over-long varint turned up after records went out.
@@ -635,6 +694,15 @@ WireDecode Decode(std::string_view body, const ShapeTable& shapes, Out& out, Dec
         });
   }
   out.End(3);
+  if constexpr (std::is_same_v<Out, SinkOut>) {
+    const Columns& a = cols[6];
+    if (b.has[6] && !all && a.col[3].values == a.count && a.col[4].values == a.count &&
+        a.col[8].values == a.count && a.col[5].values <= 1 && a.col[7].values <= 1 &&
+        a.col[9].values <= 1) {
+      ok &= DecodeApiForReports(cols[6], b.base, counts, out);
+      b.has[6] = false;  // done
+    }
+  }
   if (b.has[6]) {
     out.template Begin<ApiRecord>(cols[6].count);
     ok &= DecodeKind<ApiRecord>(

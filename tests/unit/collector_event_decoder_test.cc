@@ -192,12 +192,12 @@ class CollectSink final : public RecordSink {
   }
 };
 
-// Kernels of one device per batch (a device's packet) take a loop of their
-// own into a sink with WireFields::kReports; batches whose devices or graphs
-// vary take the general one. Both must make the records and counts the
+// Kernels of one device per batch (a device's packet) and API calls of one
+// thread take loops of their own into a sink with WireFields::kReports;
+// batches whose devices, graphs or threads vary take the general one. Both must make the records and counts the
 // general decode into a RecordBatch makes: inverted records dropped, unknown
 // shapes counted, chunk boundaries crossed.
-TEST(EventDecoderTest, ReportKernelsIntoASinkDecodeAsIntoABatch) {
+TEST(EventDecoderTest, ReportKernelsAndCallsIntoASinkDecodeAsIntoABatch) {
   std::mt19937_64 rng(11);
   StringInterner interner;
   std::vector<RecordBatch> batches;
@@ -220,10 +220,21 @@ TEST(EventDecoderTest, ReportKernelsIntoASinkDecodeAsIntoABatch) {
       k.queued_ns = rng() % 10000;
       b.kernels.push_back(k);
     }
-    if (round % 3 == 0) {
+    // API calls likewise: one thread, domain and return code per batch (a
+    // host thread's packet), or varying ones.
+    const size_t calls = round % 5 == 0 ? 1 : rng() % 300;
+    const uint64_t thread = rng() % 1000;
+    for (size_t i = 0; i < calls; ++i) {
       ApiRecord a;
+      start += rng() % 5 == 0 ? 0 - rng() % 500 : rng() % (uint64_t{1} << (rng() % 28));
       a.start_ns = start;
-      a.end_ns = start + 10;
+      a.end_ns = rng() % 40 == 0 ? start - 1 - rng() % 100 : start + rng() % 60'000;
+      a.correlation_id = 5000 + i;
+      a.name_id = interner.Intern("cuda" + std::to_string(rng() % 6));
+      a.callback_id = static_cast<uint32_t>(rng() % 300);
+      a.thread_id = one_device ? thread : rng() % 3;
+      a.domain = one_device ? ApiDomain::kDriver : static_cast<ApiDomain>(rng() % 3);
+      a.return_code = one_device ? 0 : static_cast<uint32_t>(rng() % 2);
       b.api_calls.push_back(a);
     }
     batches.push_back(std::move(b));
