@@ -84,12 +84,14 @@ uint32_t ReportEngine::NewKernelSlot(FileState& f, uint32_t name_id) {
 void ReportEngine::OnKernels(std::span<const KernelRecord> r) {
   if (r.empty()) return;
   FileState& f = *cur_;
-  if (parts_.counts) CountSpan(f.counts, &EventCounts::kernels, r);
   const bool kernels = parts_.kernels, ordered = cur_ordered_;
   if (!kernels && !ordered) {
+    if (parts_.counts) CountSpan(f.counts, &EventCounts::kernels, r);
     f.kernels += static_cast<uint32_t>(r.size());
     return;
   }
+  // The time extent (CountSpan()) gathered in the loop below.
+  uint64_t first = f.counts.first_ns, last = f.counts.last_ns;
   const size_t file = cur_file_;
   TimedItem* out = ordered ? order_.Reserve(r.size()) : nullptr;
   // Kernels come in completion order, their starts a few places out of
@@ -127,6 +129,8 @@ void ReportEngine::OnKernels(std::span<const KernelRecord> r) {
     }
     const uint64_t end = SafeEnd(k.start_ns, k.end_ns);
     const uint64_t duration = end - k.start_ns;
+    first = std::min(first, k.start_ns);
+    last = std::max(last, end);
     if (kernels) {
       durations[slot].Add(duration);
       totals[slot][file] += duration;
@@ -150,6 +154,11 @@ void ReportEngine::OnKernels(std::span<const KernelRecord> r) {
     ++index;
   }
   f.kernels = index;
+  if (parts_.counts) {
+    f.counts.kernels += r.size();
+    f.counts.first_ns = first;
+    f.counts.last_ns = last;
+  }
   if (ordered) order_.Staged(r.size(), sorted);
 }
 
@@ -264,9 +273,16 @@ uint32_t ReportEngine::NewApiSlot(FileState& f, uint32_t name_id, ApiDomain doma
 void ReportEngine::OnApiCalls(std::span<const ApiRecord> r) {
   if (r.empty()) return;
   FileState& f = *cur_;
-  if (parts_.counts) CountSpan(f.counts, &EventCounts::api_calls, r);
   const bool api = parts_.api, ordered = cur_ordered_;
-  if (!api && !ordered) return;
+  if (!api && !ordered) {
+    if (parts_.counts) CountSpan(f.counts, &EventCounts::api_calls, r);
+    return;
+  }
+  // The time extent (CountSpan()) and whether the staged calls keep the
+  // run in order (TimeOrder::Staged()), both gathered in the loop below.
+  uint64_t first = f.counts.first_ns, last = f.counts.last_ns;
+  const TimedItem* const run = ordered ? order_.RunBegin() : nullptr;
+  bool in_order = ordered && order_.run_sorted();
   // Which calls the sweeps need: those with a role for the timeline, those
   // with a correlation id for the NVTX projection.
   const bool timeline = parts_.timeline, nvtx = parts_.nvtx;
@@ -292,20 +308,29 @@ void ReportEngine::OnApiCalls(std::span<const ApiRecord> r) {
       roles = api_roles_.data();
     }
     const uint64_t end = SafeEnd(call.start_ns, call.end_ns);
+    first = std::min(first, call.start_ns);
+    last = std::max(last, end);
     if (api) {
       totals[slot].Add(end - call.start_ns);
       if (call.return_code != 0) ++rows[slot].errors;
     }
     if (ordered) {
       const uint32_t role = roles[slot];
-      if ((timeline && role != 0) || (nvtx && call.correlation_id != 0))
-        out[staged++] = TimedItem{call.start_ns, end,  call.correlation_id,
-                                  ThreadSlot(f, call.thread_id),
-                                  role,          0,    file,
-                                  TimedItem::kApi, 0};
+      if ((timeline && role != 0) || (nvtx && call.correlation_id != 0)) {
+        TimedItem* q = out + staged++;
+        *q = TimedItem{call.start_ns, end,  call.correlation_id, ThreadSlot(f, call.thread_id),
+                       role,          0,    file,                TimedItem::kApi,
+                       0};
+        if (in_order && q != run && ItemBefore(*q, q[-1])) in_order = false;
+      }
     }
   }
-  if (ordered) order_.Staged(staged);
+  if (parts_.counts) {
+    f.counts.api_calls += r.size();
+    f.counts.first_ns = first;
+    f.counts.last_ns = last;
+  }
+  if (ordered) order_.Staged(staged, in_order);
 }
 
 [[gnu::always_inline]] inline void ReportEngine::OnSync(const SyncRecord& s) {
