@@ -197,6 +197,16 @@ failopen_group() {
   esac
 }
 
+# record_rc NAME RC TIMEOUT LOG PASS_NOTE: a python step's verdict row from its exit status.
+record_rc() {
+  case $2 in
+    0) record "$1" PASS "$5" ;;
+    77) record "$1" SKIP "$(tail -1 "$4")" ;;
+    124|137) record "$1" FAIL "timed out after ${3}s" ;;
+    *) record "$1" FAIL "$(tail -1 "$4")" ;;
+  esac
+}
+
 # tests/gpu/counters.py: hardware counters of ct_known_work against ncu and the
 # known work, and per-NVTX-range values against the sum of their kernels (issue 4).
 counters() {
@@ -209,12 +219,7 @@ counters() {
     > "$work/logs/counters.log" 2>&1
   rc=$?
   grep -vE '^PASS  \[' "$work/logs/counters.log" | head -40
-  case $rc in
-    0) record counters PASS "$(tail -1 "$work/logs/counters.log")" ;;
-    77) record counters SKIP "$(tail -1 "$work/logs/counters.log")" ;;
-    124|137) record counters FAIL "timed out after ${t}s" ;;
-    *) record counters FAIL "$(tail -1 "$work/logs/counters.log")" ;;
-  esac
+  record_rc counters "$rc" "$t" "$work/logs/counters.log" "$(tail -1 "$work/logs/counters.log")"
 }
 
 # tests/gpu/modes.py: the production modes (issue 5), scaled to ~6 s runs:
@@ -230,12 +235,7 @@ modes() {
     > "$work/logs/modes.log" 2>&1
   rc=$?
   grep -vE '^PASS  ' "$work/logs/modes.log" | head -40
-  case $rc in
-    0) record modes PASS "$(sed -n 's/^FIGURE modes overhead: //p' "$work/logs/modes.log")" ;;
-    77) record modes SKIP "$(tail -1 "$work/logs/modes.log")" ;;
-    124|137) record modes FAIL "timed out after ${t}s" ;;
-    *) record modes FAIL "$(tail -1 "$work/logs/modes.log")" ;;
-  esac
+  record_rc modes "$rc" "$t" "$work/logs/modes.log" "$(sed -n 's/^FIGURE modes overhead: //p' "$work/logs/modes.log")"
 }
 
 # tests/gpu/modes.py --long-s: the issue's minutes-long runs (bare, continuous
@@ -253,12 +253,7 @@ modes_long() {
     > "$work/logs/modes_long.log" 2>&1
   rc=$?
   grep -vE '^PASS  ' "$work/logs/modes_long.log" | head -40
-  case $rc in
-    0) record modes_long PASS "$(sed -n 's/^FIGURE modes long: //p' "$work/logs/modes_long.log")" ;;
-    77) record modes_long SKIP "$(tail -1 "$work/logs/modes_long.log")" ;;
-    124|137) record modes_long FAIL "timed out after ${t}s" ;;
-    *) record modes_long FAIL "$(tail -1 "$work/logs/modes_long.log")" ;;
-  esac
+  record_rc modes_long "$rc" "$t" "$work/logs/modes_long.log" "$(sed -n 's/^FIGURE modes long: //p' "$work/logs/modes_long.log")"
 }
 
 verdict() {

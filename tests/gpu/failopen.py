@@ -163,10 +163,14 @@ def setup_fake_cupti(ctx: Ctx) -> None:
     ctx.env["CUTRACE_CUPTI_PATH"] = str(Path(fake).resolve())
 
 
-def setup_counters(ctx: Ctx) -> None:
+def _need_counter_build(ctx: Ctx) -> None:
     lib = Path(ctx.args.lib).read_bytes() if Path(ctx.args.lib).exists() else b""
     if b"CUTRACE_METRICS" not in lib:
-        raise Skip("this build records no hardware counters (issue 4): nothing to refuse")
+        raise Skip("this build records no hardware counters (issue 4)")
+
+
+def setup_counters(ctx: Ctx) -> None:
+    _need_counter_build(ctx)
     if not _root() or shutil.which("setpriv") is None:
         raise Skip("needs root and setpriv(1) to run the program as an unprivileged user")
     # The program runs as nobody: without CAP_SYS_ADMIN the driver refuses counters
@@ -187,29 +191,32 @@ def setup_counters(ctx: Ctx) -> None:
     ctx.env["CUTRACE_METRICS"] = "speed-of-light"
 
 
+def _counters_line(res: Result, traces: list, label: str, marker: str, which: str,
+                   allowed: str) -> list[cc.Check]:
+    """One `cutrace:` line carrying `marker` and no counter samples; or, where the device
+    allowed counting after all, no line and samples (said as `allowed`)."""
+    lines = cutrace_lines(res.stderr)
+    samples = sum(cc._num(cc.info_file(i).get("counter_samples", 0)) for _, i in traces)
+    said = [l for l in lines if marker in l]
+    if said:
+        return [cc.Check(label, len(lines) == 1 and samples == 0,
+                         f"{said[0][:200]}; {samples} counter samples in the trace")]
+    if lines:
+        return [cc.Check(label, False, f"a line, but not the {which} one: {lines[:2]}")]
+    return [cc.Check(label, samples > 0, f"{allowed}; {samples} counter samples in the trace")]
+
+
 def counters_outcome(ctx: Ctx, res: Result, truth: dict, traces: list) -> list[cc.Check]:
     """Refused: the one line says why and how to fix it. Allowed here after all (profiling
     opened to every user): the counters are in the trace, and that is said instead."""
-    lines = cutrace_lines(res.stderr)
-    refused = [l for l in lines if "ERR_NVGPUCTRPERM" in l]
-    samples = sum(cc._num(cc.info_file(i).get("counter_samples", 0)) for _, i in traces)
-    if refused:
-        return [cc.Check("counters refused in one line", len(lines) == 1 and samples == 0,
-                         f"{refused[0][:200]}; {samples} counter samples in the trace")]
-    if lines:
-        return [cc.Check("counters refused in one line", False,
-                         f"a line, but not the permission one: {lines[:2]}")]
-    return [cc.Check("counters refused in one line", samples > 0,
-                     f"no refusal: the driver lets unprivileged users profile here; "
-                     f"{samples} counter samples in the trace")]
+    return _counters_line(res, traces, "counters refused in one line", "ERR_NVGPUCTRPERM",
+                          "permission", "no refusal: the driver lets unprivileged users profile here")
 
 
 def setup_counters_busy(ctx: Ctx) -> None:
     """Another profiler holds the counters: a second process under cutrace counting every
     launch of a long launch storm, started first and killed at cleanup."""
-    lib = Path(ctx.args.lib).read_bytes() if Path(ctx.args.lib).exists() else b""
-    if b"CUTRACE_METRICS" not in lib:
-        raise Skip("this build records no hardware counters (issue 4): nothing to be busy")
+    _need_counter_build(ctx)
     holder_out = ctx.work / "holder"
     holder_out.mkdir(parents=True, exist_ok=True)
     env = dict(clean_env(), CUDA_INJECTION64_PATH=str(Path(ctx.args.lib).resolve()),
@@ -234,18 +241,8 @@ def setup_counters_busy(ctx: Ctx) -> None:
 def counters_busy_outcome(ctx: Ctx, res: Result, truth: dict, traces: list) -> list[cc.Check]:
     """Busy: one line naming the other profiler and how to stop it, the trace without counters.
     A device that lets two processes count at once is said, not failed."""
-    lines = cutrace_lines(res.stderr)
-    samples = sum(cc._num(cc.info_file(i).get("counter_samples", 0)) for _, i in traces)
-    busy = [l for l in lines if "in use by another profiler" in l]
-    if busy:
-        return [cc.Check("counters busy said in one line", len(lines) == 1 and samples == 0,
-                         f"{busy[0][:200]}; {samples} counter samples in the trace")]
-    if lines:
-        return [cc.Check("counters busy said in one line", False,
-                         f"a line, but not the busy one: {lines[:2]}")]
-    return [cc.Check("counters busy said in one line", samples > 0,
-                     f"not busy: the device let two processes count at once; {samples} counter "
-                     f"samples in the trace")]
+    return _counters_line(res, traces, "counters busy said in one line", "in use by another profiler",
+                          "busy", "not busy: the device let two processes count at once")
 
 
 def setup_no_gpu(ctx: Ctx) -> None:
