@@ -351,6 +351,7 @@ void Importer::Finish(const ChromeTraceMetadata& meta) {
     d.compute_capability_major = Clamp32(p.compute_major);
     d.compute_capability_minor = Clamp32(p.compute_minor);
     if (p.warp_size > 0) d.max_warps_per_sm = Clamp32(p.max_threads_per_sm / p.warp_size);
+    d.warp_size = Clamp32(p.warp_size);
     out_->devices.push_back(std::move(d));
   }
   for (uint32_t id : devices_seen_) {

@@ -10,6 +10,7 @@
 #include "analysis/device_timeline.h"
 #include "analysis/gap_causes.h"
 #include "analysis/kernel_metrics.h"
+#include "analysis/kernel_occupancy.h"
 #include "analysis/kernel_stats.h"
 #include "collector/metric_presets.h"
 
@@ -91,6 +92,47 @@ std::string DominantCause(const std::map<std::string, uint64_t>& causes) {
   return best;
 }
 
+// Achieved against theoretical occupancy, where the trace has both.
+void AddOccupancyEvidence(KernelDiagnosis& d) {
+  if (d.theoretical_occupancy_pct && d.achieved_occupancy_pct)
+    d.why.push_back(fmt::format("occupancy {:.1f}% achieved of {:.1f}% theoretical",
+                                *d.achieved_occupancy_pct, *d.theoretical_occupancy_pct));
+}
+
+// What to change when the launch configuration caps occupancy.
+const char* LimiterAdvice(const std::string& limiter) {
+  if (limiter == "registers")
+    return "use fewer registers per thread (__launch_bounds__ or -maxrregcount; watch for spills)";
+  if (limiter == "shared_memory")
+    return "use less shared memory per block (smaller tiles), or ask for a larger carveout "
+           "(cudaFuncAttributePreferredSharedMemoryCarveout)";
+  if (limiter == "blocks") return "the blocks are too small: use more threads per block";
+  return "choose a block size that divides the SM's warps evenly";
+}
+
+// A latency-bound kernel: too few warps in flight, and why, if occupancy says.
+void JudgeOccupancy(KernelDiagnosis& d, const DiagnosisOptions& o) {
+  const std::optional<double>& achieved = d.achieved_occupancy_pct;
+  const std::optional<double>& theoretical = d.theoretical_occupancy_pct;
+  const bool low_achieved = achieved && *achieved < o.low_occupancy_pct;
+  const bool capped = theoretical && *theoretical <= o.low_occupancy_pct;
+  if (low_achieved) d.why.push_back(fmt::format("achieved occupancy {:.1f}%", *achieved));
+  if (capped) {
+    d.why.push_back(fmt::format("its launch configuration allows at most {:.1f}% occupancy, "
+                                "limited by {}",
+                                *theoretical, d.occupancy_limiter));
+    d.advice += std::string(" Occupancy is low because of the launch configuration: ") +
+                LimiterAdvice(d.occupancy_limiter) + ".";
+  } else if (low_achieved && theoretical) {
+    d.advice += fmt::format(" Occupancy is low although the launch allows {:.1f}%: too few "
+                            "blocks to fill the SMs, or blocks that end unevenly (a tail); "
+                            "launch more, evenly sized blocks.",
+                            *theoretical);
+  } else if (low_achieved) {
+    d.advice += " Occupancy is low: find the limiter (registers, shared memory or block size).";
+  }
+}
+
 void Judge(KernelDiagnosis& d, const DiagnosisOptions& o) {
   // The timeline first: if the GPU waits for the host, no counter will help.
   if (d.count > 0 && d.avg_ns < static_cast<double>(o.tiny_ns) && d.idle_after_ns >= d.total_ns &&
@@ -125,6 +167,7 @@ void Judge(KernelDiagnosis& d, const DiagnosisOptions& o) {
                                   "{} after them",
                                   d.count, Us(d.avg_ns), d.pct,
                                   Us(static_cast<double>(d.idle_after_ns))));
+    AddOccupancyEvidence(d);  // e.g. the `launch` preset: occupancy without throughput
     return;
   }
   double sm = d.sm_pct.value_or(0);
@@ -164,17 +207,11 @@ void Judge(KernelDiagnosis& d, const DiagnosisOptions& o) {
     d.advice = "Latency-bound: too little work in flight. Read the stall reasons (ncu "
                "--section WarpStateStats), keep more loads in flight (cp.async/TMA, unrolling), "
                "add independent work per thread.";
-    double occ = d.achieved_occupancy_pct.value_or(100);
-    if (occ < o.low_occupancy_pct) {
-      d.why.push_back(fmt::format("achieved occupancy {:.1f}%", occ));
-      d.advice += " Occupancy is low: find the limiter (registers, shared memory or block size).";
-    }
+    JudgeOccupancy(d, o);
   }
   if (d.bank_conflicts && *d.bank_conflicts > 0)
     d.why.push_back(fmt::format("{:.0f} shared-memory bank conflicts per launch", *d.bank_conflicts));
-  if (d.theoretical_occupancy_pct && d.achieved_occupancy_pct)
-    d.why.push_back(fmt::format("occupancy {:.1f}% achieved of {:.1f}% theoretical",
-                                *d.achieved_occupancy_pct, *d.theoretical_occupancy_pct));
+  AddOccupancyEvidence(d);
 }
 
 }  // namespace
@@ -194,6 +231,7 @@ DiagnosisReport Diagnose(TraceSet traces, const DiagnosisOptions& options) {
   DiagnosisReport report;
   KernelReport totals = ComputeKernelStats(traces, KernelOptions{KernelSort::kTotal, 0});
   MetricsReport metrics = ComputeMetrics(traces);
+  OccupancyReport occupancy = ComputeOccupancy(traces);
   AppendCountedOnlyKernels(metrics, options.top, &totals);  // every launch counted: no timeline
   report.has_counters = metrics.kernel_samples > 0;
   if (!report.has_counters)
@@ -227,13 +265,16 @@ DiagnosisReport Diagnose(TraceSet traces, const DiagnosisOptions& options) {
       d.memory_pct = g->Avg(m::kMemoryThroughputPct);
       d.dram_pct = g->Avg(m::kDramThroughputPct);
       d.achieved_occupancy_pct = g->Avg(m::kAchievedOccupancyPct);
-      d.theoretical_occupancy_pct = g->Avg(m::kTheoreticalOccupancyPct);
       d.sectors_per_request = SectorsPerRequest(*g);
       auto ld = g->Avg(m::kSharedLoadBankConflicts), st = g->Avg(m::kSharedStoreBankConflicts);
       if (ld || st) d.bank_conflicts = ld.value_or(0) + st.value_or(0);
       d.l1_hit_pct = g->Avg(m::kL1HitRatePct);
       d.l2_hit_pct = g->Avg(m::kL2HitRatePct);
       d.tensor_active_pct = g->Avg(m::kTensorActivePct);
+    }
+    if (const KernelOccupancy* occ = occupancy.Kernel(k.name)) {
+      d.theoretical_occupancy_pct = occ->avg_pct;
+      d.occupancy_limiter = OccupancyLimiterName(occ->common.occupancy.limiter);
     }
     if (d.count == 0 && d.counted > 0)
       d.why.push_back("every launch was counted: its timings are the profiler's, so the timeline "

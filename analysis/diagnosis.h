@@ -13,6 +13,8 @@
 //   API call's duration, joined by correlation id).
 // Per kernel name, over its counted launches (analysis/kernel_metrics.h):
 //   the speed-of-light, occupancy and memory counters it has.
+// Per kernel name, over its launches with a known configuration
+// (analysis/kernel_occupancy.h): theoretical occupancy and its limiter.
 //
 // The verdict, first rule that holds:
 //   launch-host-bound  avg_ns < tiny_ns (10 us) and idle_after_ns >= total_ns:
@@ -22,7 +24,14 @@
 //   memory-bound       max(SM %, memory %) >= high_pct and memory % > SM %
 //                      (memory % = max(gpu__compute_memory_throughput,
 //                      dram__throughput), both % of peak)
-//   latency-bound      SM % and memory % both below high_pct
+//   latency-bound      SM % and memory % both below high_pct. Occupancy
+//                      tells why too few warps ran: a theoretical occupancy
+//                      at or below low_occupancy_pct means the launch
+//                      configuration caps it (the advice names the limiter:
+//                      registers, shared memory or block size); an achieved
+//                      one below low_occupancy_pct under a higher theoretical
+//                      one means the launch allows more warps than ran (too
+//                      few blocks, or uneven ones)
 //   undetermined       no throughput counters: timeline evidence only, and
 //                      the advice says which counters to record.
 // Pure; callable from any thread on traces no one is modifying.
@@ -63,7 +72,9 @@ struct KernelDiagnosis {
   std::optional<double> memory_pct;
   std::optional<double> dram_pct;
   std::optional<double> achieved_occupancy_pct;
+  // Computed from the launch configuration (analysis/occupancy.h), not counted.
   std::optional<double> theoretical_occupancy_pct;
+  std::string occupancy_limiter;  // OccupancyLimiterName(); "" when unknown
   std::optional<double> sectors_per_request;
   std::optional<double> bank_conflicts;  // shared loads + stores, per launch
   std::optional<double> l1_hit_pct;

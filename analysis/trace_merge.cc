@@ -57,6 +57,11 @@ DeviceInfo ToDeviceInfo(const proto::Device& d) {
   i.peak_memory_bandwidth_gbps = d.peak_memory_bandwidth_gbps();
   i.max_warps_per_sm = d.max_warps_per_sm();
   i.pci_bus_id = d.pci_bus_id();
+  i.max_blocks_per_sm = d.max_blocks_per_sm();
+  i.max_registers_per_sm = d.max_registers_per_sm();
+  i.max_shared_memory_per_sm_bytes = d.max_shared_memory_per_sm_bytes();
+  i.max_threads_per_block = d.max_threads_per_block();
+  i.warp_size = d.warp_size();
   return i;
 }
 

@@ -429,6 +429,14 @@ bool Generator::Run() {
     dev.sm_count = 132;
     dev.global_memory_bytes = 150'000'000'000ull;
     dev.compute_capability_major = 9;
+    dev.max_warps_per_sm = 64;
+    // The SM's limits, so that reports compute theoretical occupancy as on a
+    // trace the library writes.
+    dev.max_blocks_per_sm = 32;
+    dev.max_registers_per_sm = 65536;
+    dev.max_shared_memory_per_sm_bytes = 233472;
+    dev.max_threads_per_block = 1024;
+    dev.warp_size = 32;
     ok_ = ok_ && writer_->WriteDevice(dev).ok();
   }
   // Devices take turns a step at a time, so their threads' packets interleave.

@@ -75,6 +75,7 @@ KernelShapeKey KernelShapeKey::Of(const KernelRecord& k) {
   s.dynamic_shared_bytes = k.dynamic_shared_bytes;
   s.local_bytes_per_thread = k.local_bytes_per_thread;
   s.launch_type = k.launch_type;
+  s.shared_memory_config_bytes = k.shared_memory_config_bytes;
   return s;
 }
 
@@ -83,7 +84,7 @@ size_t BatchEncoder::KeyHash::operator()(const KernelShapeKey& k) const {
   for (int i = 0; i < 3; ++i) h = Mix(h, (uint64_t{k.grid[i]} << 32) | k.block[i]);
   h = Mix(h, (uint64_t{k.registers_per_thread} << 32) | k.static_shared_bytes);
   h = Mix(h, (uint64_t{k.dynamic_shared_bytes} << 32) | k.local_bytes_per_thread);
-  return static_cast<size_t>(Mix(h, k.launch_type));
+  return static_cast<size_t>(Mix(h, (uint64_t{k.shared_memory_config_bytes} << 8) | k.launch_type));
 }
 
 uint32_t BatchEncoder::ShapeId(const KernelRecord& k) {

@@ -4,7 +4,8 @@
 // negative), durations, correlation ids delta-encoded from 0; a column whose
 // values are all 0 is omitted, a column whose values are all equal holds one
 // value. Kernel launch configurations (name, grid, block, registers, shared
-// and local memory, launch type) are interned as KernelShape ids.
+// and local memory, launch type, shared-memory carveout) are interned as
+// KernelShape ids.
 //
 // Not thread-safe: owned by the writer thread. Shape ids persist across
 // batches; shapes first seen in a batch are returned by TakeNewShapes() and
@@ -31,6 +32,7 @@ struct KernelShapeKey {
   uint32_t dynamic_shared_bytes = 0;
   uint32_t local_bytes_per_thread = 0;
   uint32_t launch_type = 0;
+  uint32_t shared_memory_config_bytes = 0;
 
   static KernelShapeKey Of(const KernelRecord& k);
   bool operator==(const KernelShapeKey&) const = default;

@@ -10,7 +10,9 @@ namespace cutrace {
 
 inline constexpr std::string_view kTraceMagic = "cutrace";
 inline constexpr uint32_t kFormatVersion = 1;
-inline constexpr uint32_t kFormatMinor = 0;
+// 1: Device's SM limits and KernelShape.shared_memory_config_bytes, the
+// inputs of theoretical occupancy (analysis/occupancy.h).
+inline constexpr uint32_t kFormatMinor = 1;
 
 // The reader refuses a packet longer than this: no real packet comes close
 // (the writer splits batches far below it), so a larger length means the

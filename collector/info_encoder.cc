@@ -67,6 +67,11 @@ void EncodeDevice(const DeviceInfo& d, ProtoWriter* w) {
   w->Double(f::kPeakMemoryBandwidthGbps, d.peak_memory_bandwidth_gbps);
   w->Uint(f::kMaxWarpsPerSm, d.max_warps_per_sm);
   w->String(f::kPciBusId, d.pci_bus_id);
+  w->Uint(f::kMaxBlocksPerSm, d.max_blocks_per_sm);
+  w->Uint(f::kMaxRegistersPerSm, d.max_registers_per_sm);
+  w->Uint(f::kMaxSharedMemoryPerSmBytes, d.max_shared_memory_per_sm_bytes);
+  w->Uint(f::kMaxThreadsPerBlock, d.max_threads_per_block);
+  w->Uint(f::kWarpSize, d.warp_size);
 }
 
 void EncodeCounterBatch(const CounterBatchInfo& c, ProtoWriter* w) {

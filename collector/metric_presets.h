@@ -9,9 +9,12 @@
 // injection drops it with one line (presets are best effort); a raw name the
 // device lacks is an error.
 //
-// Register counts and shared memory per block are not counters: they come
-// from the kernel records of the activity trace (KernelRecord), which every
-// trace has; the `launch` preset adds the occupancy counters beside them.
+// Register counts, shared memory per block and theoretical occupancy are not
+// counters: they come from the kernel records of the activity trace
+// (KernelRecord: the launch configuration) and the device's limits, and
+// theoretical occupancy is computed from them (analysis/occupancy.h), as ncu
+// computes it; the `launch` preset adds the achieved occupancy counter beside
+// them.
 //
 // Pure functions over constant data; callable from any thread.
 #pragma once
@@ -41,7 +44,6 @@ inline constexpr const char* kDramThroughputPct =
     "dram__throughput.avg.pct_of_peak_sustained_elapsed";
 inline constexpr const char* kAchievedOccupancyPct =
     "sm__warps_active.avg.pct_of_peak_sustained_active";
-inline constexpr const char* kTheoreticalOccupancyPct = "sm__maximum_warps_per_active_cycle_pct";
 // Memory.
 inline constexpr const char* kDramBytesRead = "dram__bytes_read.sum";
 inline constexpr const char* kDramBytesWrite = "dram__bytes_write.sum";
@@ -81,7 +83,7 @@ inline constexpr const char* kCompute[] = {m::kInstExecuted, m::kFadd,  m::kFmul
                                            m::kDadd,         m::kDmul,  m::kDfma, m::kHadd,
                                            m::kHmul,         m::kHfma,  m::kTensorInst,
                                            m::kTensorActivePct};
-inline constexpr const char* kLaunch[] = {m::kTheoreticalOccupancyPct, m::kAchievedOccupancyPct};
+inline constexpr const char* kLaunch[] = {m::kAchievedOccupancyPct};
 inline constexpr MetricPreset kPresets[] = {
     {"speed-of-light", "SM, memory and DRAM throughput (% of peak), achieved occupancy",
      kSpeedOfLight},
@@ -92,8 +94,8 @@ inline constexpr MetricPreset kPresets[] = {
     {"compute", "instructions, FP32/FP64/FP16 add/mul/fma thread instructions, tensor pipe",
      kCompute},
     {"launch",
-     "theoretical vs achieved occupancy (registers and shared memory come from the kernel "
-     "records)",
+     "achieved occupancy; registers, shared memory and the theoretical occupancy computed "
+     "from them (with its limiter) come from each kernel's launch configuration",
      kLaunch},
 };
 }  // namespace metric_preset_detail

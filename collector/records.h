@@ -74,6 +74,10 @@ struct KernelRecord {
   uint32_t dynamic_shared_bytes = 0;
   uint32_t local_bytes_per_thread = 0;
   uint32_t channel_id = 0;
+  // Shared memory per SM the driver configured for the launch (the carveout,
+  // CUPTI's sharedMemoryExecuted), bytes; 0 = unknown. Theoretical occupancy
+  // (analysis/occupancy.h) counts shared memory against it.
+  uint32_t shared_memory_config_bytes = 0;
   uint8_t launch_type = 0;
 };
 

@@ -70,6 +70,12 @@ struct DeviceInfo {
   double peak_memory_bandwidth_gbps = 0;
   uint32_t max_warps_per_sm = 0;
   std::string pci_bus_id;
+  // The SM's limits for theoretical occupancy (analysis/occupancy.h); 0 = unknown.
+  uint32_t max_blocks_per_sm = 0;
+  uint32_t max_registers_per_sm = 0;
+  uint32_t max_shared_memory_per_sm_bytes = 0;
+  uint32_t max_threads_per_block = 0;
+  uint32_t warp_size = 0;
 };
 
 struct CounterSampleInfo {

@@ -98,6 +98,7 @@ void TraceEncoder::EncodeNewStrings(StringInterner& interner, std::string* out) 
       w->Uint(f::kDynamicSharedBytes, k.dynamic_shared_bytes);
       w->Uint(f::kLocalBytesPerThread, k.local_bytes_per_thread);
       w->Uint(f::kLaunchType, k.launch_type);
+      w->Uint(f::kSharedMemoryConfigBytes, k.shared_memory_config_bytes);
       w->EndNested(token);
     }
   });

@@ -71,6 +71,11 @@ inline constexpr uint32_t kMemoryBusWidthBits = 10;
 inline constexpr uint32_t kPeakMemoryBandwidthGbps = 11;
 inline constexpr uint32_t kMaxWarpsPerSm = 12;
 inline constexpr uint32_t kPciBusId = 13;
+inline constexpr uint32_t kMaxBlocksPerSm = 14;
+inline constexpr uint32_t kMaxRegistersPerSm = 15;
+inline constexpr uint32_t kMaxSharedMemoryPerSmBytes = 16;
+inline constexpr uint32_t kMaxThreadsPerBlock = 17;
+inline constexpr uint32_t kWarpSize = 18;
 }  // namespace Device
 
 namespace InternedString {
@@ -93,6 +98,7 @@ inline constexpr uint32_t kStaticSharedBytes = 10;
 inline constexpr uint32_t kDynamicSharedBytes = 11;
 inline constexpr uint32_t kLocalBytesPerThread = 12;
 inline constexpr uint32_t kLaunchType = 13;
+inline constexpr uint32_t kSharedMemoryConfigBytes = 14;
 }  // namespace KernelShape
 
 namespace InternedData {

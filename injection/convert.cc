@@ -64,6 +64,7 @@ std::optional<InvalidReason> ConvertKernel(const CUpti_ActivityKernel10& in, uin
   k.dynamic_shared_bytes = NonNegative(in.dynamicSharedMemory);
   k.local_bytes_per_thread = in.localMemoryPerThread;
   k.channel_id = in.channelID;
+  k.shared_memory_config_bytes = ValidOrZero(in.sharedMemoryExecuted);
   // proto KernelShape.launch_type: 0 regular, 1 cooperative single device,
   // 2 cooperative multi device, 3 cluster launch.
   if (in.launchType == CUPTI_ACTIVITY_LAUNCH_TYPE_COOPERATIVE_SINGLE_DEVICE ||
@@ -184,6 +185,11 @@ DeviceInfo ConvertDevice(const CUpti_ActivityDevice5& in) {
   // globalMemoryBandwidth is in kB/s.
   d.peak_memory_bandwidth_gbps = static_cast<double>(in.globalMemoryBandwidth) * 1e3 / 1e9;
   d.max_warps_per_sm = in.maxWarpsPerMultiprocessor;
+  d.max_blocks_per_sm = in.maxBlocksPerMultiprocessor;
+  d.max_registers_per_sm = in.maxRegistersPerMultiprocessor;
+  d.max_shared_memory_per_sm_bytes = in.maxSharedMemoryPerMultiprocessor;
+  d.max_threads_per_block = in.maxThreadsPerBlock;
+  d.warp_size = in.numThreadsPerWarp;
   return d;
 }
 

@@ -4,17 +4,22 @@
 // (analysis/rank_imbalance.h). A trace with hardware counters adds a
 // "Counted" column and one column per metric (averages over the counted
 // launches, analysis/kernel_metrics.h), and in JSON "counted" and "metrics".
+// Theoretical occupancy, computed from each kernel's launch configuration
+// (analysis/kernel_occupancy.h), is in JSON wherever the trace has the
+// device's limits, and in the table beside the achieved-occupancy counter.
 #include <map>
 #include <memory>
 
 #include <fmt/core.h>
 
 #include "analysis/kernel_metrics.h"
+#include "analysis/kernel_occupancy.h"
 #include "analysis/kernel_stats.h"
 #include "analysis/rank_imbalance.h"
 #include "analysis/summary_reports.h"
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/metric_views.h"
+#include "viewer_cli/occupancy_views.h"
 #include "viewer_cli/report_common.h"
 #include "viewer_cli/report_views.h"
 
@@ -40,6 +45,7 @@ int Run(const Options& options) {
                                                               kernel_options)
                              : analysis::ComputeKernelStats(traces, kernel_options);
                      analysis::MetricsReport metrics = analysis::ComputeMetrics(traces);
+                     analysis::OccupancyReport occupancy = analysis::ComputeOccupancy(traces);
                      // Kernels whose every launch was counted have no CUPTI timestamps.
                      analysis::AppendCountedOnlyKernels(metrics, options.top, &report);
                      Rendered r;
@@ -52,11 +58,14 @@ int Run(const Options& options) {
                        r.json["kernels"] = KernelsJson(report);
                        if (metrics.kernel_samples > 0)
                          AddKernelMetricsJson(r.json["kernels"], report, metrics);
+                       AddKernelOccupancyJson(r.json["kernels"], report, occupancy);
                        if (traces.size() >= 2) r.json["imbalance"] = ImbalanceJson(imbalance);
                      } else {
                        r.tables.push_back(KernelsTable(report, format));
-                       if (metrics.kernel_samples > 0)
+                       if (metrics.kernel_samples > 0) {
                          AddKernelMetricColumns(r.tables.back(), report, metrics, format);
+                         AddKernelOccupancyColumns(r.tables.back(), report, occupancy, format);
+                       }
                        if (format == Format::kTable && report.kernels.size() < report.distinct)
                          r.tables.back().title = fmt::format(
                              "top {} of {} kernels", report.kernels.size(), report.distinct);

@@ -39,7 +39,6 @@ std::string MetricLabel(const std::string& metric) {
       {m::kMemoryThroughputPct, "Mem%"},
       {m::kDramThroughputPct, "DRAM%"},
       {m::kAchievedOccupancyPct, "Occ%"},
-      {m::kTheoreticalOccupancyPct, "TheoOcc%"},
       {m::kDramBytesRead, "DRAM rd"},
       {m::kDramBytesWrite, "DRAM wr"},
       {m::kL1HitRatePct, "L1 hit%"},
@@ -155,6 +154,7 @@ json DiagnosisJson(const analysis::DiagnosisReport& report) {
     PutOptional(e, "dram_throughput_pct", d.dram_pct);
     PutOptional(e, "achieved_occupancy_pct", d.achieved_occupancy_pct);
     PutOptional(e, "theoretical_occupancy_pct", d.theoretical_occupancy_pct);
+    if (!d.occupancy_limiter.empty()) e["occupancy_limiter"] = d.occupancy_limiter;
     PutOptional(e, "sectors_per_request", d.sectors_per_request);
     PutOptional(e, "bank_conflicts", d.bank_conflicts);
     PutOptional(e, "l1_hit_rate_pct", d.l1_hit_pct);

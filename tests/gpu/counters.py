@@ -7,7 +7,14 @@ Execute, then validate (rocprofiler-sdk style):
   2. `ncu --clock-control none --print-units base --metrics M -k regex:ct_ --csv`
      on the same program;
   3. `cutrace run --metrics M --metrics-scope nvtx`: each NVTX range's value
-     must equal the sum over the range's kernels from step 1.
+     must equal the sum over the range's kernels from step 1;
+  4. theoretical occupancy, which cutrace computes from each kernel's launch
+     configuration and the device's limits (analysis/occupancy.h): `cutrace
+     run --metrics launch --kernel-sample 2` (every other launch timed, so
+     both kernels have records and achieved occupancy), `cutrace kernels`,
+     against `ncu --metrics sm__maximum_warps_per_active_cycle_pct` (ncu's
+     own computed value) within OCCUPANCY_TOLERANCE_PP percentage points, and
+     achieved occupancy no higher than theoretical.
 First, in seconds, the check of metric names before a program starts:
 `cutrace metrics --check M` on this GPU marks every metric of M available,
 and `cutrace run --metrics dram__bytes_read.sum,no_such__metric.sum` exits 2
@@ -34,6 +41,9 @@ METRICS = ["dram__bytes_read.sum", "dram__bytes_write.sum",
            "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"]
 KERNELS = ["ct_copy_kernel", "ct_fma_kernel"]
 TOLERANCE = 0.05
+NCU_THEORETICAL_OCCUPANCY = "sm__maximum_warps_per_active_cycle_pct"
+ACHIEVED_OCCUPANCY = "sm__warps_active.avg.pct_of_peak_sustained_active"
+OCCUPANCY_TOLERANCE_PP = 1.0
 
 checks = []
 
@@ -113,16 +123,17 @@ def by_kernel(report, key="kernels"):
     return out
 
 
-def ncu_values(args, work):
+def ncu_values(args, work, metrics=METRICS, tag="ncu", app_args=()):
     ncu = shutil.which("ncu") or "/usr/local/cuda/bin/ncu"
     if not os.path.exists(ncu):
         return None, "no ncu"
     cmd = [ncu, "--clock-control", "none", "--print-units", "base", "--csv",
-           "--metrics", ",".join(METRICS), "-k", "regex:ct_",
-           str(Path(args.bin_dir) / "ct_known_work"), "--truth", str(work / "truth-ncu.json")]
+           "--metrics", ",".join(metrics), "-k", "regex:ct_",
+           str(Path(args.bin_dir) / "ct_known_work"), *app_args,
+           "--truth", str(work / f"truth-{tag}.json")]
     rc, so, se, secs = run(cmd, 75)
-    (work / "ncu.csv.txt").write_text(so + "\n--- stderr\n" + se)
-    print(f"  ncu: exit {rc} in {secs:.1f}s", flush=True)
+    (work / f"{tag}.csv.txt").write_text(so + "\n--- stderr\n" + se)
+    print(f"  {tag}: exit {rc} in {secs:.1f}s", flush=True)
     if rc != 0:
         return None, f"ncu exited {rc}: {se.strip().splitlines()[-1:] or ''}"
     lines = so.splitlines()
@@ -139,6 +150,50 @@ def ncu_values(args, work):
             continue
         sums.setdefault(name, {}).setdefault(metric, []).append(value)
     return {k: {m: sum(v) / len(v) for m, v in ms.items()} for k, ms in sums.items()}, ""
+
+
+def theoretical_occupancy(args, work):
+    """cutrace's computed theoretical occupancy against ncu's, per kernel."""
+    out = work / "occupancy"
+    out.mkdir(parents=True, exist_ok=True)
+    app_args = ["--mib", "256"]  # the occupancy does not depend on the size: keep it cheap
+    cmd = [args.cutrace, "run", "--output", str(out) + "/", "--metrics", "launch",
+           "--kernel-sample", "2", "--no-summary", "--",
+           str(Path(args.bin_dir) / "ct_known_work"), *app_args,
+           "--truth", str(work / "truth-occupancy.json")]
+    rc, so, se, secs = run(cmd, 60)
+    (work / "occupancy.stderr.txt").write_text(se)
+    print(f"  cutrace run --metrics launch --kernel-sample 2: exit {rc} in {secs:.1f}s", flush=True)
+    traces = sorted(out.glob("*.trace"))
+    report = {}
+    if rc == 0 and traces:
+        rc, so, se2, _ = run([args.cutrace, "kernels", "--format", "json", str(traces[-1])], 30)
+        if rc == 0:
+            report = by_kernel(json.loads(so))
+    if not check("launch-preset run and kernels report", bool(report),
+                 f"exit {rc}: {(se + '').strip()[-300:]}"):
+        return []
+    theirs, why = ncu_values(args, work, [NCU_THEORETICAL_OCCUPANCY], "ncu-occupancy", app_args)
+    if theirs is None:
+        print(f"  ncu occupancy comparison not run: {why}")
+    rows = []
+    for k in KERNELS:
+        row = report.get(k, {})
+        ours = row.get("theoretical_occupancy_pct")
+        achieved = row.get("metrics", {}).get(ACHIEVED_OCCUPANCY)
+        ncu = (theirs or {}).get(k, {}).get(NCU_THEORETICAL_OCCUPANCY)
+        rows.append({"kernel": k, "cutrace": ours, "ncu": ncu, "achieved": achieved,
+                     "limiter": row.get("occupancy_limiter"), "launch": row.get("launch")})
+        print(f"  {k:<15} theoretical occupancy: cutrace {ours} ({row.get('occupancy_limiter')}), "
+              f"ncu {ncu}; achieved {achieved}; launch {row.get('launch')}")
+        check(f"{k} theoretical occupancy computed", ours is not None, json.dumps(row)[:300])
+        if ours is not None and ncu is not None:
+            check(f"{k} theoretical occupancy vs ncu", abs(ours - ncu) <= OCCUPANCY_TOLERANCE_PP,
+                  f"cutrace {ours:.2f}%, ncu {ncu:.2f}%")
+        check(f"{k} achieved occupancy counted, at most theoretical",
+              achieved is not None and ours is not None and achieved <= ours + OCCUPANCY_TOLERANCE_PP,
+              f"achieved {achieved}, theoretical {ours}")
+    return rows
 
 
 def ratio(a, b):
@@ -264,6 +319,7 @@ def main():
                 continue
             check(f"nvtx {rname} {m} == sum of its kernels",
                   rr is not None and abs(rr - 1) <= TOLERANCE, f"{got} vs {want} (ratio {rr})")
+    occupancy_rows = theoretical_occupancy(args, work)
     # An example trace for examples/ (speed-of-light + memory), and what
     # `cutrace diagnose` makes of it; a figure, not a check.
     example = work / "example"
@@ -276,7 +332,7 @@ def main():
         rc, so, se2, _ = run([args.cutrace, "diagnose", str(t)], 30)
         print(so + se2)
     return finish(args, 0 if all(c["verdict"] == "PASS" for c in checks) else 1,
-                  {"table": rows, "nvtx": nvtx_rows})
+                  {"table": rows, "nvtx": nvtx_rows, "occupancy": occupancy_rows})
 
 
 def finish(args, rc, figures):

@@ -203,6 +203,72 @@ TEST(Diagnosis, TopLimitsTheList) {
   EXPECT_EQ(r.kernels[1].name, "copyk");
 }
 
+// Two latency-bound kernels (SM 20%, memory 25%, both below 60) with low
+// achieved occupancy, launched on an H200-like device (CC 9.0, 64 warps, 32
+// blocks, 65536 registers, 228 KiB shared memory per SM), each launched twice
+// for 20 us, the first launch counted:
+//   capped: 512 threads (16 warps), 128 registers: 128 * 32 = 4096 registers
+//           per warp, 16384 / 4096 = 4 warps per partition, * 4 = 16 warps =
+//           1 block of 16 warps = 16/64 = 25% theoretical, limited by
+//           registers; achieved 20%: the launch configuration is the cap.
+//   uneven: 256 threads, 32 registers: 100% theoretical (8 blocks of 8
+//           warps); achieved 30%: the launch is not the cap.
+TEST(Diagnosis, TheoreticalOccupancyNamesTheLimiter) {
+  TraceBuilder b;
+  proto::Device device;
+  device.set_id(0);
+  device.set_compute_capability_major(9);
+  device.set_warp_size(32);
+  device.set_max_warps_per_sm(64);
+  device.set_max_blocks_per_sm(32);
+  device.set_max_registers_per_sm(65536);
+  device.set_max_shared_memory_per_sm_bytes(233472);
+  b.data().devices.push_back(device);
+  auto launch = [&](const std::string& name, uint64_t start, uint64_t correlation,
+                    uint32_t threads, uint32_t registers) {
+    b.Kernel(name, start, start + 20000, 0, 7, correlation);
+    KernelRecord& k = b.data().records.kernels.back();
+    k.block[0] = threads;
+    k.block[1] = k.block[2] = 1;
+    k.registers_per_thread = registers;
+  };
+  launch("capped", 0, 1, 512, 128);
+  launch("capped", 30000, 2, 512, 128);
+  launch("uneven", 60000, 3, 256, 32);
+  launch("uneven", 90000, 4, 256, 32);
+  AddCounters(b,
+              {m::kSmThroughputPct, m::kMemoryThroughputPct, m::kDramThroughputPct,
+               m::kAchievedOccupancyPct},
+              {{1, {20, 25, 10, 20}}, {3, {20, 25, 10, 30}}});
+  const TraceData* traces[] = {b.get()};
+  DiagnosisReport r = Diagnose(traces, DiagnosisOptions{});
+  auto has = [](const std::vector<std::string>& lines, const std::string& text) {
+    for (const std::string& line : lines)
+      if (line.find(text) != std::string::npos) return true;
+    return false;
+  };
+
+  const KernelDiagnosis* capped = Find(r, "capped");
+  ASSERT_NE(capped, nullptr);
+  EXPECT_EQ(capped->bound, Bound::kLatency);
+  ASSERT_TRUE(capped->theoretical_occupancy_pct.has_value());
+  EXPECT_DOUBLE_EQ(*capped->theoretical_occupancy_pct, 25.0);
+  EXPECT_EQ(capped->occupancy_limiter, "registers");
+  EXPECT_TRUE(has(capped->why, "allows at most 25.0% occupancy, limited by registers"));
+  EXPECT_TRUE(has(capped->why, "occupancy 20.0% achieved of 25.0% theoretical"));
+  EXPECT_NE(capped->advice.find("fewer registers per thread"), std::string::npos);
+
+  const KernelDiagnosis* uneven = Find(r, "uneven");
+  ASSERT_NE(uneven, nullptr);
+  EXPECT_EQ(uneven->bound, Bound::kLatency);
+  EXPECT_DOUBLE_EQ(*uneven->theoretical_occupancy_pct, 100.0);
+  EXPECT_EQ(uneven->occupancy_limiter, "warps");
+  EXPECT_TRUE(has(uneven->why, "occupancy 30.0% achieved of 100.0% theoretical"));
+  EXPECT_FALSE(has(uneven->why, "allows at most"));
+  EXPECT_NE(uneven->advice.find("although the launch allows 100.0%"), std::string::npos);
+  EXPECT_EQ(uneven->advice.find("registers"), std::string::npos);
+}
+
 TEST(Diagnosis, BoundNames) {
   EXPECT_STREQ(BoundName(Bound::kCompute), "compute-bound");
   EXPECT_STREQ(BoundName(Bound::kMemory), "memory-bound");

@@ -38,13 +38,26 @@ TEST(MetricPresets, MixesPresetsAndRawNamesWithoutDuplicates) {
                             "sm__warps_active.avg.pct_of_peak_sustained_active,",
                             &s, &error))
       << error;
-  ASSERT_EQ(s.metrics.size(), 6u);
-  EXPECT_EQ(s.metrics[0], "sm__maximum_warps_per_active_cycle_pct");
-  EXPECT_EQ(s.metrics[1], "sm__warps_active.avg.pct_of_peak_sustained_active");
+  // launch: 1 (the occupancy metric), dram__bytes_read.sum: 1, speed-of-light:
+  // 4 of which the occupancy metric is already in: 1 + 1 + 3 = 5.
+  ASSERT_EQ(s.metrics.size(), 5u);
+  EXPECT_EQ(s.metrics[0], "sm__warps_active.avg.pct_of_peak_sustained_active");
+  EXPECT_FALSE(s.from_preset[0]);
+  EXPECT_EQ(s.metrics[1], "dram__bytes_read.sum");
   EXPECT_FALSE(s.from_preset[1]);
-  EXPECT_EQ(s.metrics[2], "dram__bytes_read.sum");
-  EXPECT_FALSE(s.from_preset[2]);
-  EXPECT_TRUE(s.from_preset[0]);
+  EXPECT_EQ(s.metrics[2], "sm__throughput.avg.pct_of_peak_sustained_elapsed");
+  EXPECT_TRUE(s.from_preset[2]);
+}
+
+TEST(MetricPresets, LaunchPresetHasOnlyRealCounters) {
+  // Theoretical occupancy is computed from the launch configuration
+  // (analysis/occupancy.h), not counted: ncu's sm__maximum_warps_per_active_
+  // cycle_pct is no CUPTI metric, so the preset must not name it.
+  const MetricPreset* launch = FindMetricPreset("launch");
+  ASSERT_NE(launch, nullptr);
+  ASSERT_EQ(launch->metrics.size(), 1u);
+  EXPECT_STREQ(launch->metrics[0], "sm__warps_active.avg.pct_of_peak_sustained_active");
+  EXPECT_NE(std::string(launch->description).find("theoretical occupancy"), std::string::npos);
 }
 
 TEST(MetricPresets, RejectsJunkAndEmptyLists) {

@@ -211,6 +211,50 @@ TEST(RoundTrip, InvertedRecordsAreDroppedWithAProblem) {
   EXPECT_NE(data->read.problems[0].find("1 records whose end precedes"), std::string::npos);
 }
 
+// Theoretical occupancy's inputs (analysis/occupancy.h): the carveout the
+// driver configured is part of a kernel's shape, and the device's SM limits
+// reach the reader's Device.
+TEST(RoundTrip, OccupancyInputsAreWritten) {
+  StringInterner interner;
+  RecordBatch b = testing::LaunchStorm(interner.Intern("k"), 3);
+  b.kernels[0].shared_memory_config_bytes = 102400;  // as CUPTI's sharedMemoryExecuted
+  b.kernels[1].shared_memory_config_bytes = 102400;
+  b.kernels[2].shared_memory_config_bytes = 233472;  // else the same launch: a shape of its own
+  TraceEncoder enc;
+  std::string bytes;
+  enc.EncodeHeader(SampleHeader(), &bytes);
+  DeviceInfo d;
+  d.id = 0;
+  d.max_warps_per_sm = 64;
+  d.max_blocks_per_sm = 32;
+  d.max_registers_per_sm = 65536;
+  d.max_shared_memory_per_sm_bytes = 233472;
+  d.max_threads_per_block = 1024;
+  d.warp_size = 32;
+  enc.EncodeDevice(d, &bytes);
+  enc.EncodeBatch(b, interner, &bytes);
+
+  proto::Trace trace;
+  ASSERT_TRUE(trace.ParseFromString(bytes));
+  std::vector<uint32_t> carveouts;
+  for (const proto::TracePacket& p : trace.packet())
+    for (const proto::KernelShape& s : p.interned().kernel_shapes())
+      carveouts.push_back(s.shared_memory_config_bytes());
+  EXPECT_EQ(carveouts, (std::vector<uint32_t>{102400, 233472}));
+  EXPECT_EQ(trace.SerializeAsString(), bytes);
+
+  StatusOr<TraceData> data = LoadTraceFromBytes(bytes, "occ");
+  ASSERT_TRUE(data.ok()) << data.status().message();
+  ASSERT_EQ(data->devices.size(), 1u);
+  const proto::Device& dev = data->devices[0];
+  EXPECT_EQ(dev.max_blocks_per_sm(), 32u);
+  EXPECT_EQ(dev.max_registers_per_sm(), 65536u);
+  EXPECT_EQ(dev.max_shared_memory_per_sm_bytes(), 233472u);
+  EXPECT_EQ(dev.max_threads_per_block(), 1024u);
+  EXPECT_EQ(dev.warp_size(), 32u);
+  EXPECT_EQ(data->records.kernels.size(), 3u);
+}
+
 TEST(RoundTrip, EmptyBatchWritesNothingButNewStrings) {
   StringInterner interner;
   TraceEncoder enc;

@@ -58,6 +58,12 @@ static_assert(wire::Device::kMemoryBusWidthBits == proto::Device::kMemoryBusWidt
 static_assert(wire::Device::kPeakMemoryBandwidthGbps == proto::Device::kPeakMemoryBandwidthGbpsFieldNumber);
 static_assert(wire::Device::kMaxWarpsPerSm == proto::Device::kMaxWarpsPerSmFieldNumber);
 static_assert(wire::Device::kPciBusId == proto::Device::kPciBusIdFieldNumber);
+static_assert(wire::Device::kMaxBlocksPerSm == proto::Device::kMaxBlocksPerSmFieldNumber);
+static_assert(wire::Device::kMaxRegistersPerSm == proto::Device::kMaxRegistersPerSmFieldNumber);
+static_assert(wire::Device::kMaxSharedMemoryPerSmBytes ==
+              proto::Device::kMaxSharedMemoryPerSmBytesFieldNumber);
+static_assert(wire::Device::kMaxThreadsPerBlock == proto::Device::kMaxThreadsPerBlockFieldNumber);
+static_assert(wire::Device::kWarpSize == proto::Device::kWarpSizeFieldNumber);
 static_assert(wire::InternedString::kId == proto::InternedString::kIdFieldNumber);
 static_assert(wire::InternedString::kValue == proto::InternedString::kValueFieldNumber);
 static_assert(wire::InternedString::kDemangled == proto::InternedString::kDemangledFieldNumber);
@@ -74,6 +80,8 @@ static_assert(wire::KernelShape::kStaticSharedBytes == proto::KernelShape::kStat
 static_assert(wire::KernelShape::kDynamicSharedBytes == proto::KernelShape::kDynamicSharedBytesFieldNumber);
 static_assert(wire::KernelShape::kLocalBytesPerThread == proto::KernelShape::kLocalBytesPerThreadFieldNumber);
 static_assert(wire::KernelShape::kLaunchType == proto::KernelShape::kLaunchTypeFieldNumber);
+static_assert(wire::KernelShape::kSharedMemoryConfigBytes ==
+              proto::KernelShape::kSharedMemoryConfigBytesFieldNumber);
 static_assert(wire::InternedData::kStrings == proto::InternedData::kStringsFieldNumber);
 static_assert(wire::InternedData::kKernelShapes == proto::InternedData::kKernelShapesFieldNumber);
 static_assert(wire::KernelColumns::kCount == proto::KernelColumns::kCountFieldNumber);
@@ -312,6 +320,11 @@ const Row kRows[] = {
     {"Device", "peak_memory_bandwidth_gbps", wire::Device::kPeakMemoryBandwidthGbps},
     {"Device", "max_warps_per_sm", wire::Device::kMaxWarpsPerSm},
     {"Device", "pci_bus_id", wire::Device::kPciBusId},
+    {"Device", "max_blocks_per_sm", wire::Device::kMaxBlocksPerSm},
+    {"Device", "max_registers_per_sm", wire::Device::kMaxRegistersPerSm},
+    {"Device", "max_shared_memory_per_sm_bytes", wire::Device::kMaxSharedMemoryPerSmBytes},
+    {"Device", "max_threads_per_block", wire::Device::kMaxThreadsPerBlock},
+    {"Device", "warp_size", wire::Device::kWarpSize},
     {"InternedString", "id", wire::InternedString::kId},
     {"InternedString", "value", wire::InternedString::kValue},
     {"InternedString", "demangled", wire::InternedString::kDemangled},
@@ -328,6 +341,7 @@ const Row kRows[] = {
     {"KernelShape", "dynamic_shared_bytes", wire::KernelShape::kDynamicSharedBytes},
     {"KernelShape", "local_bytes_per_thread", wire::KernelShape::kLocalBytesPerThread},
     {"KernelShape", "launch_type", wire::KernelShape::kLaunchType},
+    {"KernelShape", "shared_memory_config_bytes", wire::KernelShape::kSharedMemoryConfigBytes},
     {"InternedData", "strings", wire::InternedData::kStrings},
     {"InternedData", "kernel_shapes", wire::InternedData::kKernelShapes},
     {"KernelColumns", "count", wire::KernelColumns::kCount},

@@ -38,6 +38,7 @@ CUpti_ActivityKernel10 SampleKernel() {
   k.graphId = 5;
   k.graphNodeId = 0x100000007ull;
   k.channelID = 9;
+  k.sharedMemoryExecuted = 102400;  // the driver's carveout: 100 KiB
   k.launchType = CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR;
   k.clusterX = k.clusterY = k.clusterZ = 1;
   return k;
@@ -66,6 +67,7 @@ TEST(InjectionConvertTest, KernelFieldByField) {
   EXPECT_EQ(out.graph_id, 5u);
   EXPECT_EQ(out.graph_node_id, 0x100000007ull);
   EXPECT_EQ(out.channel_id, 9u);
+  EXPECT_EQ(out.shared_memory_config_bytes, 102400u);
   EXPECT_EQ(out.launch_type, 0u);
   EXPECT_EQ(out.queued_ns, 0u);
 }
@@ -328,6 +330,12 @@ TEST(InjectionConvertTest, DeviceFields) {
   d.coreClockRate = 1980000;
   d.globalMemoryBandwidth = 4800000000ull;  // kB/s
   d.maxWarpsPerMultiprocessor = 64;
+  // An H100/H200 SM's limits, which theoretical occupancy is computed from.
+  d.maxBlocksPerMultiprocessor = 32;
+  d.maxRegistersPerMultiprocessor = 65536;
+  d.maxSharedMemoryPerMultiprocessor = 233472;
+  d.maxThreadsPerBlock = 1024;
+  d.numThreadsPerWarp = 32;
   DeviceInfo out = ConvertDevice(d);
   EXPECT_EQ(out.id, 1u);
   EXPECT_EQ(out.name, "NVIDIA H200");
@@ -341,6 +349,11 @@ TEST(InjectionConvertTest, DeviceFields) {
   EXPECT_EQ(out.peak_sm_clock_khz, 1980000u);
   EXPECT_DOUBLE_EQ(out.peak_memory_bandwidth_gbps, 4800.0);
   EXPECT_EQ(out.max_warps_per_sm, 64u);
+  EXPECT_EQ(out.max_blocks_per_sm, 32u);
+  EXPECT_EQ(out.max_registers_per_sm, 65536u);
+  EXPECT_EQ(out.max_shared_memory_per_sm_bytes, 233472u);
+  EXPECT_EQ(out.max_threads_per_block, 1024u);
+  EXPECT_EQ(out.warp_size, 32u);
   d.name = nullptr;
   EXPECT_EQ(ConvertDevice(d).name, "");
 }

@@ -1,0 +1,240 @@
+// Theoretical occupancy through the CLI: a trace as `cutrace run --metrics
+// launch --kernel-sample 2` writes one (a device with the SM's limits, timed
+// launches with their configuration, counted launches' achieved occupancy),
+// then `cutrace kernels` (JSON, table, CSV) and `cutrace diagnose` on it,
+// checked against hand-computed values (analysis/occupancy.h's rules) and
+// docs/json-reports.md.
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "collector/metric_presets.h"
+#include "collector/string_interner.h"
+#include "collector/trace_writer.h"
+
+namespace cutrace {
+namespace {
+
+using nlohmann::json;
+namespace m = metric_names;
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class CliOccupancyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/cutrace_cli_occupancy_XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+    binary_ = std::string(CUTRACE_BINARY_DIR) + "/bin/cutrace";
+    struct stat st;
+    ASSERT_EQ(stat(binary_.c_str(), &st), 0) << "build the cutrace target first";
+  }
+  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
+
+  // Device 0, H200-like: CC 9.0, 32-thread warps, 64 warps, 32 blocks, 65536
+  // registers, 233472 bytes of shared memory per SM.
+  //   "_Z4gemmv": 1024 threads, 64 registers. Warps allow 64/32 = 2 blocks;
+  //     registers 64 * 32 = 2048 per warp, 16384 / 2048 = 8 warps per
+  //     partition, 32 warps, 1 block; so 1 * 32 = 32 of 64 warps = 50%,
+  //     limited by registers (shared memory 233472 / 1024 = 228, blocks 32).
+  //     Launches: corr 1 timed, corr 2 counted (achieved 40%).
+  //   "_Z4copyv": 256 threads, 32 registers, 40000 bytes of static shared
+  //     memory: 40000 + 1024 reserved = 41024, rounded up to 128 = 41088;
+  //     233472 / 41088 = 5 blocks (warps 8, registers 8, blocks 32); 5 * 8 =
+  //     40 of 64 warps = 62.5%, limited by shared memory. Corr 3 timed, corr 4
+  //     counted (achieved 55%).
+  // With `device_limits` false, the Device packet is an old one
+  // (max_warps_per_sm only).
+  std::string WriteTrace(bool device_limits) {
+    std::string path = dir_ + (device_limits ? "/launch.trace" : "/old.trace");
+    auto writer = TraceWriter::Create(path);
+    EXPECT_TRUE(writer.ok());
+    if (!writer.ok()) return path;
+    StringInterner strings;
+    HeaderInfo header;
+    header.producer = "cli_occupancy_test";
+    EXPECT_TRUE((*writer)->WriteHeader(header).ok());
+    DeviceInfo d;
+    d.id = 0;
+    d.name = "NVIDIA H200";
+    d.sm_count = 132;
+    d.compute_capability_major = 9;
+    d.max_warps_per_sm = 64;
+    if (device_limits) {
+      d.max_blocks_per_sm = 32;
+      d.max_registers_per_sm = 65536;
+      d.max_shared_memory_per_sm_bytes = 233472;
+      d.max_threads_per_block = 1024;
+      d.warp_size = 32;
+    }
+    EXPECT_TRUE((*writer)->WriteDevice(d).ok());
+    RecordBatch batch;
+    KernelRecord gemm;
+    gemm.name_id = strings.Intern("_Z4gemmv");
+    gemm.start_ns = 1000;
+    gemm.end_ns = 101000;
+    gemm.correlation_id = 1;
+    gemm.block[0] = 1024;
+    gemm.block[1] = gemm.block[2] = 1;
+    gemm.grid[0] = gemm.grid[1] = gemm.grid[2] = 1;
+    gemm.registers_per_thread = 64;
+    batch.kernels.push_back(gemm);
+    KernelRecord copy = gemm;
+    copy.name_id = strings.Intern("_Z4copyv");
+    copy.start_ns = 200000;
+    copy.end_ns = 250000;
+    copy.correlation_id = 3;
+    copy.block[0] = 256;
+    copy.registers_per_thread = 32;
+    copy.static_shared_bytes = 40000;
+    batch.kernels.push_back(copy);
+    EXPECT_TRUE((*writer)->WriteBatch(batch, strings).ok());
+    CounterBatchInfo c;
+    c.scope = "kernel";
+    for (const char* name : {m::kGpuTimeDuration, m::kAchievedOccupancyPct})
+      c.metric_name_ids.push_back(strings.Intern(name));
+    auto sample = [&](const char* kernel, uint64_t corr, std::vector<double> values) {
+      CounterSampleInfo s;
+      s.correlation_id = corr;
+      s.kernel_name_id = strings.Intern(kernel);
+      s.passes = 1;
+      s.values = std::move(values);
+      c.samples.push_back(s);
+    };
+    sample("_Z4gemmv", 2, {100000, 40});
+    sample("_Z4copyv", 4, {50000, 55});
+    EXPECT_TRUE((*writer)->WriteCounters(c, strings).ok());
+    EXPECT_TRUE((*writer)->WriteEnd(EndInfo{}).ok());
+    EXPECT_TRUE((*writer)->Close().ok());
+    return path;
+  }
+
+  std::string Run(const std::vector<std::string>& args) {
+    std::string command = "'" + binary_ + "'";
+    for (const std::string& a : args) command += " '" + a + "'";
+    std::string out = dir_ + "/stdout", err = dir_ + "/stderr";
+    int status = std::system((command + " >'" + out + "' 2>'" + err + "'").c_str());
+    EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0) << Slurp(err);
+    return Slurp(out);
+  }
+
+  json RunJson(const std::vector<std::string>& args) {
+    return json::parse(Run(args), nullptr, false);
+  }
+
+  // The kernel rows of a JSON report, by name.
+  static json ByName(const json& kernels, const std::string& name) {
+    for (const json& k : kernels)
+      if (k["name"] == name) return k;
+    return json();
+  }
+
+  std::string dir_;
+  std::string binary_;
+};
+
+TEST_F(CliOccupancyTest, KernelsJsonHasTheoreticalOccupancyAndTheLaunch) {
+  json j = RunJson({"kernels", WriteTrace(true), "--format", "json"});
+  ASSERT_EQ(j["kernels"].size(), 2u) << j.dump();
+  const json gemm = ByName(j["kernels"], "gemm()");
+  ASSERT_TRUE(gemm.is_object()) << j.dump();
+  EXPECT_DOUBLE_EQ(gemm["theoretical_occupancy_pct"].get<double>(), 50.0);
+  EXPECT_EQ(gemm["occupancy_limiter"], "registers");
+  EXPECT_DOUBLE_EQ(gemm["metrics"][m::kAchievedOccupancyPct].get<double>(), 40.0);
+  const json& launch = gemm["launch"];
+  EXPECT_EQ(launch["launches"], 1);
+  EXPECT_EQ(launch["threads_per_block"], 1024);
+  EXPECT_EQ(launch["registers_per_thread"], 64);
+  EXPECT_EQ(launch["shared_memory_bytes"], 0);
+  EXPECT_EQ(launch["shared_memory_config_bytes"], 233472);
+  EXPECT_EQ(launch["blocks_per_sm"],
+            (json{{"warps", 2}, {"blocks", 32}, {"registers", 1}, {"shared_memory", 228}}));
+
+  const json copy = ByName(j["kernels"], "copy()");
+  ASSERT_TRUE(copy.is_object()) << j.dump();
+  EXPECT_DOUBLE_EQ(copy["theoretical_occupancy_pct"].get<double>(), 62.5);
+  EXPECT_EQ(copy["occupancy_limiter"], "shared_memory");
+  EXPECT_EQ(copy["launch"]["shared_memory_bytes"], 40000);
+  EXPECT_EQ(copy["launch"]["blocks_per_sm"]["shared_memory"], 5);
+}
+
+TEST_F(CliOccupancyTest, OldDevicePacketsGiveNoTheoreticalOccupancy) {
+  const std::string path = WriteTrace(false);
+  json j = RunJson({"kernels", path, "--format", "json"});
+  ASSERT_EQ(j["kernels"].size(), 2u);
+  for (const json& k : j["kernels"]) {
+    EXPECT_FALSE(k.contains("theoretical_occupancy_pct")) << k.dump();
+    EXPECT_FALSE(k.contains("occupancy_limiter"));
+    EXPECT_FALSE(k.contains("launch"));
+    EXPECT_TRUE(k.contains("metrics"));  // the counters are still there
+  }
+  std::string table = Run({"kernels", path});
+  EXPECT_EQ(table.find("TheoOcc%"), std::string::npos) << table;
+}
+
+TEST_F(CliOccupancyTest, TableAndCsvPutItBesideAchievedOccupancy) {
+  const std::string path = WriteTrace(true);
+  std::string table = Run({"kernels", path});
+  const size_t header_end = table.find('\n', table.find("Occ%"));
+  const std::string header = table.substr(0, header_end);
+  const size_t occ = header.find("Occ%"), theo = header.find("TheoOcc%"),
+               limiter = header.find("Limiter"), regs = header.find("Regs"),
+               smem = header.find("Smem"), name = header.find("Name");
+  ASSERT_NE(theo, std::string::npos) << table;
+  EXPECT_LT(occ, theo);
+  EXPECT_LT(theo, limiter);
+  EXPECT_LT(limiter, regs);
+  EXPECT_LT(regs, smem);
+  EXPECT_LT(smem, name);
+  EXPECT_NE(table.find("registers"), std::string::npos) << table;
+  EXPECT_NE(table.find("shared_memory"), std::string::npos) << table;
+
+  std::string csv = Run({"kernels", path, "--format", "csv"});
+  std::istringstream lines(csv);
+  std::string head, row;
+  std::getline(lines, head);
+  const std::string want = std::string(m::kAchievedOccupancyPct) +
+                           ",theoretical_occupancy_pct,occupancy_limiter,registers_per_thread,"
+                           "shared_memory_bytes,name";
+  EXPECT_NE(head.find(want), std::string::npos) << head;
+  bool gemm_row = false;
+  while (std::getline(lines, row))
+    if (row.find("gemm()") != std::string::npos) {
+      gemm_row = true;
+      EXPECT_NE(row.find(",40,50.000,registers,64,0,gemm()"), std::string::npos) << row;
+    }
+  EXPECT_TRUE(gemm_row) << csv;
+}
+
+TEST_F(CliOccupancyTest, DiagnoseTakesItAsEvidence) {
+  json j = RunJson({"diagnose", WriteTrace(true), "--format", "json"});
+  const json gemm = ByName(j["kernels"], "gemm()");
+  ASSERT_TRUE(gemm.is_object()) << j.dump();
+  EXPECT_DOUBLE_EQ(gemm["evidence"]["theoretical_occupancy_pct"].get<double>(), 50.0);
+  EXPECT_EQ(gemm["evidence"]["occupancy_limiter"], "registers");
+  EXPECT_DOUBLE_EQ(gemm["evidence"]["achieved_occupancy_pct"].get<double>(), 40.0);
+  // No throughput counters (the launch preset): undetermined, with the
+  // occupancy still given as evidence.
+  EXPECT_EQ(gemm["bound"], "undetermined");
+  bool said = false;
+  for (const json& why : gemm["why"])
+    said |= why.get<std::string>() == "occupancy 40.0% achieved of 50.0% theoretical";
+  EXPECT_TRUE(said) << gemm.dump();
+}
+
+}  // namespace
+}  // namespace cutrace
