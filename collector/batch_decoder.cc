@@ -172,6 +172,7 @@ void BatchDecoder::AddShape(const proto::KernelShape& shape) {
   f.static_shared_bytes = shape.static_shared_bytes();
   f.dynamic_shared_bytes = shape.dynamic_shared_bytes();
   f.local_bytes_per_thread = shape.local_bytes_per_thread();
+  f.shared_memory_config_bytes = shape.shared_memory_config_bytes();
   f.launch_type = static_cast<uint8_t>(shape.launch_type());
   shapes_.Set(shape.id(), f);
 }
@@ -218,6 +219,7 @@ bool BatchDecoder::Decode(const proto::EventBatch& b, RecordBatch* out, std::str
         k.static_shared_bytes = shape->static_shared_bytes;
         k.dynamic_shared_bytes = shape->dynamic_shared_bytes;
         k.local_bytes_per_thread = shape->local_bytes_per_thread;
+        k.shared_memory_config_bytes = shape->shared_memory_config_bytes;
         k.launch_type = shape->launch_type;
       } else {
         ++counts_.unknown_shapes;

@@ -633,6 +633,7 @@ WireDecode Decode(std::string_view body, const ShapeTable& shapes, Out& out, Dec
           k.static_shared_bytes = s->static_shared_bytes;
           k.dynamic_shared_bytes = s->dynamic_shared_bytes;
           k.local_bytes_per_thread = s->local_bytes_per_thread;
+          k.shared_memory_config_bytes = s->shared_memory_config_bytes;
           k.launch_type = s->launch_type;
         });
   }

@@ -36,6 +36,7 @@ struct ShapeFields {
   uint32_t static_shared_bytes = 0;
   uint32_t dynamic_shared_bytes = 0;
   uint32_t local_bytes_per_thread = 0;
+  uint32_t shared_memory_config_bytes = 0;  // the carveout the launch ran with; 0 = unknown
   uint8_t launch_type = 0;
 };
 

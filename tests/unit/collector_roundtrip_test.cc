@@ -252,7 +252,11 @@ TEST(RoundTrip, OccupancyInputsAreWritten) {
   EXPECT_EQ(dev.max_shared_memory_per_sm_bytes(), 233472u);
   EXPECT_EQ(dev.max_threads_per_block(), 1024u);
   EXPECT_EQ(dev.warp_size(), 32u);
-  EXPECT_EQ(data->records.kernels.size(), 3u);
+  ASSERT_EQ(data->records.kernels.size(), 3u);
+  // And the carveout comes back with each launch (the loader's decoder).
+  EXPECT_EQ(data->records.kernels[0].shared_memory_config_bytes, 102400u);
+  EXPECT_EQ(data->records.kernels[1].shared_memory_config_bytes, 102400u);
+  EXPECT_EQ(data->records.kernels[2].shared_memory_config_bytes, 233472u);
 }
 
 TEST(RoundTrip, EmptyBatchWritesNothingButNewStrings) {
