@@ -6,15 +6,6 @@
 namespace cutrace::injection {
 namespace {
 
-// A CUPTI parameter struct, zeroed, with its size set (CUPTI checks it).
-template <typename T>
-T Params(size_t size) {
-  T p;
-  std::memset(&p, 0, sizeof(p));
-  p.structSize = size;
-  return p;
-}
-
 const char* TypeName(CUpti_MetricType type) {
   switch (type) {
     case CUPTI_METRIC_TYPE_COUNTER:

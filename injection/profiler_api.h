@@ -21,12 +21,22 @@
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
 
+#include <cstring>
 #include <memory>
 #include <string>
 
 #include "collector/status.h"
 
 namespace cutrace::injection {
+
+// A CUPTI parameter struct, zeroed, with its size set (CUPTI checks it).
+template <typename T>
+T Params(size_t size) {
+  T p;
+  std::memset(&p, 0, sizeof(p));
+  p.structSize = size;
+  return p;
+}
 
 class ProfilerApi {
  public:

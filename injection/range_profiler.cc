@@ -16,15 +16,6 @@
 namespace cutrace::injection {
 namespace {
 
-// A CUPTI parameter struct, zeroed, with its size set (CUPTI checks it).
-template <typename T>
-T Params(size_t size) {
-  T p;
-  std::memset(&p, 0, sizeof(p));
-  p.structSize = size;
-  return p;
-}
-
 std::atomic<RangeProfiler*> g_profiler{nullptr};
 
 // Launch nesting on this thread (a runtime launch calls the driver): only
