@@ -281,13 +281,15 @@ void ReportEngine::OnApiCalls(std::span<const ApiRecord> r) {
   // The time extent (CountSpan()) and whether the staged calls keep the
   // run in order (TimeOrder::Staged()), both gathered in the loop below.
   uint64_t first = f.counts.first_ns, last = f.counts.last_ns;
-  const TimedItem* const run = ordered ? order_.RunBegin() : nullptr;
-  bool in_order = ordered && order_.run_sorted();
   // Which calls the sweeps need: those with a role for the timeline, those
   // with a correlation id for the NVTX projection.
   const bool timeline = parts_.timeline, nvtx = parts_.nvtx;
   const uint16_t file = static_cast<uint16_t>(cur_file_);
   TimedItem* out = ordered ? order_.Reserve(r.size()) : nullptr;
+  // After Reserve(), which may move the staged events (RunBegin() is valid
+  // only until the next Reserve()).
+  const TimedItem* const run = ordered ? order_.RunBegin() : nullptr;
+  bool in_order = ordered && order_.run_sorted();
   size_t staged = 0;
   const uint32_t* cache = f.api_slot.data();
   size_t cached = f.api_slot.size();

@@ -290,7 +290,8 @@ TEST(KernelOccupancy, TheCarveoutOfEachLaunchCounts) {
   AddKernel(b, "tile", 200, 256, 32, 40000);
   b.data().records.kernels.back().shared_memory_config_bytes = 102400;
   const TraceData* traces[] = {b.get()};
-  const KernelOccupancy* tile = ComputeOccupancy(traces).Kernel("tile");
+  const auto result = ComputeOccupancy(traces);  // Kernel() points into it
+  const KernelOccupancy* tile = result.Kernel("tile");
   ASSERT_NE(tile, nullptr);
   EXPECT_DOUBLE_EQ(tile->avg_pct, 43.75);
   EXPECT_EQ(tile->configurations, 2u);
