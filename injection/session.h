@@ -115,7 +115,9 @@ class Session {
   // Production modes (injection/session_modes.cc, injection/control.h).
   void StartProduction();
   void SetActivity(bool on);
-  void SetKinds(bool on, bool all);
+  void DisableKinds(bool all);
+  // A forced flush of cutrace's own buffers; nothing once it has yielded.
+  CUptiResult FlushOwnBuffers();
   // Watches the program's objects for a CUPTI client of their own (session_handover.cc).
   void WatchForOtherClient();
 
@@ -147,7 +149,6 @@ class Session {
   std::atomic<bool> pool_warning_posted_{false};
   std::atomic<bool> yielded_{false};  // the program's CUPTI client has the activity API
   std::mutex handover_mu_;             // serialises YieldActivity and ResumeActivity
-  int handovers_ = 0;                  // guarded by handover_mu_
   std::atomic<bool> program_clock_{false};  // its timestamp callback is CUPTI's now
   bool cupti_clock_is_realtime_ = false;    // set at Start: CUPTI's default clock is in use
   // A flush before a module unload that did not return in time (see OnModuleUnload).

@@ -288,11 +288,8 @@ void Session::Finalize(const char* reason) {
   // process, so CUDA is initialised and flushing is allowed.
   // A flush that never came back (OnModuleUnload) may hold CUPTI still:
   // then exit without one rather than hang.
-  // After the hand-over to the program's own client the buffers are its own:
-  // cutrace's came back then (session_handover.cc).
-  CUptiResult r = yielded()                                         ? CUPTI_SUCCESS
-                  : unload_flush_stuck_.load(std::memory_order_acquire) ? CUPTI_ERROR_NOT_READY
-                                                                    : api_->ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  CUptiResult r = unload_flush_stuck_.load(std::memory_order_acquire) ? CUPTI_ERROR_NOT_READY
+                                                                      : FlushOwnBuffers();
   if (r != CUPTI_SUCCESS) {
     Log(LogLevel::kWarn, "cuptiActivityFlushAll failed (%s): the last records may be missing",
         api_->ResultString(r).c_str());

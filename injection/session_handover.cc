@@ -167,13 +167,12 @@ void Session::YieldActivity() {
   }
   // Nothing of cutrace's goes into the other client's buffers: every kind it
   // turned on goes off (the client turns on what it wants next).
-  SetKinds(false, /*all=*/true);
-  ++handovers_;
+  DisableKinds(/*all=*/true);
   // One line per process: a profiler started every few minutes is no news.
-  if (handovers_ == 1) {
-    Log(LogLevel::kWarn, "the program started a CUPTI client of its own (such as torch.profiler), "
-        "which takes CUPTI's activity records: cutrace records no GPU activity while it runs");
-  }
+  static std::atomic<bool> said{false};
+  LogOnce(said, LogLevel::kWarn, "the program started a CUPTI client of its own (such as "
+          "torch.profiler), which takes CUPTI's activity records: cutrace records no GPU "
+          "activity while it runs");
   writer_->Post([at](TraceWriter& w, StringInterner&) {
     static_cast<void>(w.WriteWarning(  // errors surface at Finalize
         "the program started a CUPTI client of its own (such as torch.profiler), which took CUPTI's "
@@ -210,7 +209,7 @@ void Session::ResumeActivity() {
   }
   yielded_.store(false, std::memory_order_release);
   // Continuous mode turns kinds on at its next window; elsewhere they go on now.
-  if (!production_ || production_->config().mode != Mode::kContinuous) SetKinds(true, /*all=*/true);
+  if (!production_ || production_->config().mode != Mode::kContinuous) EnableKinds();
   const uint64_t at = MonotonicNs();
   Log(LogLevel::kDebug, "the program's CUPTI client stopped: cutrace records GPU activity again");
   writer_->Post([at](TraceWriter& w, StringInterner&) {

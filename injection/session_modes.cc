@@ -22,8 +22,7 @@ void Session::StartProduction() {
   // No cutrace lock is held by the control thread here: CUPTI calls
   // OnCompleted from inside FlushAll.
   cb.flush_activity = [this] {
-    if (yielded_.load(std::memory_order_acquire)) return;  // the buffers are another client's now
-    CUptiResult r = api_->ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    CUptiResult r = FlushOwnBuffers();
     if (r != CUPTI_SUCCESS) {
       Log(LogLevel::kDebug, "cuptiActivityFlushAll at a window's end: %s", api_->ResultString(r).c_str());
     }
@@ -41,15 +40,21 @@ void Session::StartProduction() {
 void Session::SetActivity(bool on) {
   // After the program's own CUPTI client took the activity API, cutrace's
   // windows no longer switch anything (session_handover.cc).
-  if (yielded_.load(std::memory_order_acquire)) return;
-  SetKinds(on, /*all=*/false);
-}
-
-void Session::SetKinds(bool on, bool all) {
+  if (yielded()) return;
   if (on) {
     EnableKinds();
-    return;
+  } else {
+    DisableKinds(/*all=*/false);
   }
+}
+
+CUptiResult Session::FlushOwnBuffers() {
+  // Once the program's own client has the activity API, every buffer CUPTI
+  // holds is that client's: cutrace's came back at the hand-over.
+  return yielded() ? CUPTI_SUCCESS : api_->ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+}
+
+void Session::DisableKinds(bool all) {
   // The kinds EnableKinds() turned on; DEVICE, CONTEXT and OVERHEAD only with
   // `all` (cheap, and they describe the process rather than its work).
   auto off = [this](CUpti_ActivityKind kind) {
