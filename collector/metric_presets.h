@@ -24,6 +24,8 @@
 #include <string_view>
 #include <vector>
 
+#include "collector/list_items.h"
+
 namespace cutrace {
 
 struct MetricPreset {
@@ -143,15 +145,7 @@ inline bool ExpandMetrics(std::string_view text, MetricSelection* out, std::stri
     out->metrics.emplace_back(name);
     out->from_preset.push_back(preset);
   };
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t comma = text.find(',', pos);
-    if (comma == std::string_view::npos) comma = text.size();
-    std::string_view item = text.substr(pos, comma - pos);
-    pos = comma + 1;
-    while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) item.remove_prefix(1);
-    while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) item.remove_suffix(1);
-    if (item.empty()) continue;
+  const bool whole = ForEachListItem(text, [&](std::string_view item) {
     if (const MetricPreset* p = FindMetricPreset(item)) {
       for (const char* m : p->metrics) add(m, true);
     } else if (IsMetricName(item)) {
@@ -163,7 +157,9 @@ inline bool ExpandMetrics(std::string_view text, MetricSelection* out, std::stri
                "; or metric names such as dram__bytes_read.sum)";
       return false;
     }
-  }
+    return true;
+  });
+  if (!whole) return false;
   if (out->metrics.empty()) {
     *error = "no metrics given";
     return false;

@@ -37,6 +37,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "collector/list_items.h"
 #include "injection/cupti_loader.h"
 #include "injection/metric_check.h"
 #include "injection/profiler_api.h"
@@ -79,18 +80,12 @@ struct Options {
 std::vector<std::string> SplitNames(const std::vector<std::string>& items) {
   std::vector<std::string> names;
   for (const std::string& item : items) {
-    size_t pos = 0;
-    while (pos <= item.size()) {
-      size_t comma = item.find(',', pos);
-      if (comma == std::string::npos) comma = item.size();
-      std::string name = item.substr(pos, comma - pos);
-      pos = comma + 1;
-      name.erase(0, name.find_first_not_of(" \t"));
-      name.erase(name.find_last_not_of(" \t") + 1);
+    ForEachListItem(item, [&](std::string_view name) {
       bool seen = false;
       for (const std::string& n : names) seen |= n == name;
-      if (!name.empty() && !seen) names.push_back(name);
-    }
+      if (!seen) names.emplace_back(name);
+      return true;
+    });
   }
   return names;
 }

@@ -52,6 +52,7 @@
 #include <string>
 #include <vector>
 
+#include "collector/list_items.h"
 #include "collector/metric_presets.h"
 #include "collector/output_path.h"
 #include "collector/trace_loader.h"
@@ -125,14 +126,10 @@ int CheckMetricNames(const MetricSelection& selection) {
   if (raw.empty()) return 0;  // a preset's missing metrics only leave the preset
   std::vector<std::string> chips;
   if (const char* c = std::getenv("CUTRACE_METRICS_CHIP"); c && *c) {
-    std::string list = c;
-    size_t pos = 0;
-    while (pos <= list.size()) {
-      size_t comma = list.find(',', pos);
-      if (comma == std::string::npos) comma = list.size();
-      if (comma > pos) chips.push_back(list.substr(pos, comma - pos));
-      pos = comma + 1;
-    }
+    ForEachListItem(c, [&](std::string_view chip) {
+      chips.emplace_back(chip);
+      return true;
+    });
   }
   MetricCheck check = RunMetricCheck(raw, chips);
   switch (check.outcome) {
@@ -184,22 +181,14 @@ bool ValidKinds(const std::string& list, std::string* bad) {
   static const std::set<std::string> kKnown = {"kernel", "kernels", "memcpy", "memset", "nvtx",
                                                "api",    "runtime", "driver", "sync",   "all",
                                                "none"};
-  size_t pos = 0;
   bool any = false;
-  while (pos <= list.size()) {
-    size_t comma = list.find(',', pos);
-    if (comma == std::string::npos) comma = list.size();
-    std::string token = list.substr(pos, comma - pos);
-    pos = comma + 1;
-    token.erase(0, token.find_first_not_of(' '));
-    token.erase(token.find_last_not_of(' ') + 1);
-    if (token.empty()) continue;
+  const bool known = ForEachListItem(list, [&](std::string_view token) {
     any = true;
-    if (!kKnown.count(token)) {
-      *bad = token;
-      return false;
-    }
-  }
+    if (kKnown.count(std::string(token)) != 0) return true;
+    *bad = token;
+    return false;
+  });
+  if (!known) return false;
   if (!any) *bad = "";
   return any;
 }
