@@ -26,8 +26,7 @@ constexpr uint32_t kGlobDat = R_AARCH64_GLOB_DAT;
 #endif
 
 struct Request {
-  const char* symbol;
-  void* replacement;
+  std::span<const ImportRedirect> redirects;
   uintptr_t skip[2];  // load bases of the defining object and of this one
   const char* needed;
   RedirectResult* out;
@@ -120,13 +119,18 @@ int VisitObject(struct dl_phdr_info* info, size_t, void* arg) {
       const uint32_t type = static_cast<uint32_t>(ELF64_R_TYPE(r.r_info));
       if (type != kJumpSlot && type != kGlobDat) continue;
       const ElfW(Sym)& sym = d.symtab[ELF64_R_SYM(r.r_info)];
-      if (sym.st_name == 0 || std::strcmp(d.strtab + sym.st_name, req->symbol) != 0) continue;
+      if (sym.st_name == 0) continue;
+      const char* name = d.strtab + sym.st_name;
+      void* replacement = nullptr;
+      for (const ImportRedirect& redirect : req->redirects)
+        if (std::strcmp(name, redirect.symbol) == 0) replacement = redirect.replacement;
+      if (replacement == nullptr) continue;
       void** slot = reinterpret_cast<void**>(base + r.r_offset);
-      if (*slot == req->replacement) {
+      if (*slot == replacement) {
         wrote = true;
         continue;
       }
-      if (std::string why = WriteSlot(slot, req->replacement, relro); !why.empty()) {
+      if (std::string why = WriteSlot(slot, replacement, relro); !why.empty()) {
         failure = why;
         continue;
       }
@@ -149,10 +153,10 @@ uintptr_t BaseOf(const void* address) {
 
 }  // namespace
 
-RedirectResult RedirectImports(const char* symbol, void* replacement, const void* definition,
+RedirectResult RedirectImports(std::span<const ImportRedirect> redirects, const void* definition,
                                const char* needed_substring) {
   RedirectResult result;
-  Request req{symbol, replacement, {BaseOf(definition), BaseOf(reinterpret_cast<void*>(&BaseOf))},
+  Request req{redirects, {BaseOf(definition), BaseOf(reinterpret_cast<void*>(&BaseOf))},
               needed_substring, &result};
   // dladdr's dli_fbase is the mapping's start; dl_iterate_phdr gives the
   // load bias. They agree for the shared objects cutrace skips (linked at 0).

@@ -39,15 +39,31 @@
 namespace cutrace::injection {
 namespace {
 
+// The program's calls that cutrace watches, and libcupti's functions they
+// reach through cutrace's wrappers.
+enum Watched : size_t { kRegister, kEnable, kDisable, kFlush, kClock, kWatchedCount };
+constexpr const char* kWatchedNames[kWatchedCount] = {
+    "cuptiActivityRegisterCallbacks", "cuptiActivityEnable", "cuptiActivityDisable",
+    "cuptiActivityFlushAll", "cuptiActivityRegisterTimestampCallback"};
+std::atomic<void*> g_real[kWatchedCount] = {};
+
 using RegisterFn = CUptiResult(CUPTIAPI*)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
 using KindFn = CUptiResult(CUPTIAPI*)(CUpti_ActivityKind);
 using FlushFn = CUptiResult(CUPTIAPI*)(uint32_t);
 using ClockFn = CUptiResult(CUPTIAPI*)(CUpti_TimestampCallbackFunc);
-std::atomic<RegisterFn> g_real_register{nullptr};
-std::atomic<KindFn> g_real_enable{nullptr};
-std::atomic<KindFn> g_real_disable{nullptr};
-std::atomic<FlushFn> g_real_flush{nullptr};
-std::atomic<ClockFn> g_real_clock{nullptr};
+
+template <typename Fn>
+Fn Real(Watched w) {
+  return reinterpret_cast<Fn>(g_real[w].load(std::memory_order_acquire));
+}
+
+// Calls libcupti's function, or says CUPTI is not there.
+template <typename Fn, typename... Args>
+CUptiResult CallReal(Watched w, Args... args) {
+  Fn real = Real<Fn>(w);
+  return real != nullptr ? real(args...) : CUPTI_ERROR_NOT_INITIALIZED;
+}
+
 // Whether the program's own client has kernel records on (its calls only).
 std::atomic<bool> g_client_kernels{false};
 
@@ -61,15 +77,13 @@ CUptiResult CUPTIAPI ProgramRegistersBuffers(CUpti_BuffersCallbackRequestFunc re
   if (requested != &Session::BufferRequested) {
     if (Session* s = Session::Active()) s->YieldActivity();
   }
-  RegisterFn real = g_real_register.load(std::memory_order_acquire);
-  return real != nullptr ? real(requested, completed) : CUPTI_ERROR_NOT_INITIALIZED;
+  return CallReal<RegisterFn>(kRegister, requested, completed);
 }
 
 CUptiResult CUPTIAPI ProgramSetsClock(CUpti_TimestampCallbackFunc fn) {
   Session* s = Session::Active();
   if (s != nullptr) s->YieldActivity();  // before records are stamped with the other clock
-  ClockFn real = g_real_clock.load(std::memory_order_acquire);
-  CUptiResult r = real != nullptr ? real(fn) : CUPTI_ERROR_NOT_INITIALIZED;
+  CUptiResult r = CallReal<ClockFn>(kClock, fn);
   if (r == CUPTI_SUCCESS && s != nullptr) s->NoteProgramClock();
   return r;
 }
@@ -79,45 +93,31 @@ uint64_t CUPTIAPI RealtimeClock() { return RealtimeNs(); }
 uint64_t CUPTIAPI MonotonicClock() { return MonotonicTimestamp(); }
 
 CUptiResult CUPTIAPI ProgramEnablesKind(CUpti_ActivityKind kind) {
-  KindFn real = g_real_enable.load(std::memory_order_acquire);
-  CUptiResult r = real != nullptr ? real(kind) : CUPTI_ERROR_NOT_INITIALIZED;
+  CUptiResult r = CallReal<KindFn>(kEnable, kind);
   if (r == CUPTI_SUCCESS && IsKernelKind(kind)) g_client_kernels.store(true, std::memory_order_release);
   return r;
 }
 
 CUptiResult CUPTIAPI ProgramDisablesKind(CUpti_ActivityKind kind) {
-  KindFn real = g_real_disable.load(std::memory_order_acquire);
-  CUptiResult r = real != nullptr ? real(kind) : CUPTI_ERROR_NOT_INITIALIZED;
+  CUptiResult r = CallReal<KindFn>(kDisable, kind);
   if (r == CUPTI_SUCCESS && IsKernelKind(kind)) g_client_kernels.store(false, std::memory_order_release);
   return r;
 }
 
 CUptiResult CUPTIAPI ProgramFlushes(uint32_t flag) {
-  FlushFn real = g_real_flush.load(std::memory_order_acquire);
-  CUptiResult r = real != nullptr ? real(flag) : CUPTI_ERROR_NOT_INITIALIZED;
+  CUptiResult r = CallReal<FlushFn>(kFlush, flag);
   if ((flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) != 0 && !g_client_kernels.load(std::memory_order_acquire)) {
     if (Session* s = Session::Active()) s->ResumeActivity();
   }
   return r;
 }
 
-struct Watched {
-  const char* name;
-  void* replacement;
-  void (*keep)(void* real);
-};
-
-const Watched kWatched[] = {
-    {"cuptiActivityRegisterCallbacks", reinterpret_cast<void*>(&ProgramRegistersBuffers),
-     [](void* f) { g_real_register.store(reinterpret_cast<RegisterFn>(f), std::memory_order_release); }},
-    {"cuptiActivityEnable", reinterpret_cast<void*>(&ProgramEnablesKind),
-     [](void* f) { g_real_enable.store(reinterpret_cast<KindFn>(f), std::memory_order_release); }},
-    {"cuptiActivityDisable", reinterpret_cast<void*>(&ProgramDisablesKind),
-     [](void* f) { g_real_disable.store(reinterpret_cast<KindFn>(f), std::memory_order_release); }},
-    {"cuptiActivityFlushAll", reinterpret_cast<void*>(&ProgramFlushes),
-     [](void* f) { g_real_flush.store(reinterpret_cast<FlushFn>(f), std::memory_order_release); }},
-    {"cuptiActivityRegisterTimestampCallback", reinterpret_cast<void*>(&ProgramSetsClock),
-     [](void* f) { g_real_clock.store(reinterpret_cast<ClockFn>(f), std::memory_order_release); }},
+const ImportRedirect kRedirects[kWatchedCount] = {
+    {kWatchedNames[kRegister], reinterpret_cast<void*>(&ProgramRegistersBuffers)},
+    {kWatchedNames[kEnable], reinterpret_cast<void*>(&ProgramEnablesKind)},
+    {kWatchedNames[kDisable], reinterpret_cast<void*>(&ProgramDisablesKind)},
+    {kWatchedNames[kFlush], reinterpret_cast<void*>(&ProgramFlushes)},
+    {kWatchedNames[kClock], reinterpret_cast<void*>(&ProgramSetsClock)},
 };
 
 }  // namespace
@@ -134,22 +134,19 @@ void Session::WatchForOtherClient() {
   }
   std::call_once(once, [this] {
     // Every real function first: a redirected slot may be called at once.
-    void* real[std::size(kWatched)];
-    for (size_t i = 0; i < std::size(kWatched); ++i) {
-      real[i] = api_->EntryPoint(kWatched[i].name);
-      if (real[i] == nullptr) return;  // a test's fake CuptiApi, or a libcupti without it
-      kWatched[i].keep(real[i]);
+    for (size_t i = 0; i < kWatchedCount; ++i) {
+      void* real = api_->EntryPoint(kWatchedNames[i]);
+      if (real == nullptr) return;  // a test's fake CuptiApi, or a libcupti without it
+      g_real[i].store(real, std::memory_order_release);
     }
-    for (size_t i = 0; i < std::size(kWatched); ++i) {
-      RedirectResult r = RedirectImports(kWatched[i].name, kWatched[i].replacement, real[i], "cupti");
-      for (const std::string& o : r.objects) {
-        Log(LogLevel::kDebug, "watching %s's calls to %s (a CUPTI client of its own)", o.c_str(),
-            kWatched[i].name);
-      }
-      for (const std::string& f : r.failed) {
-        Log(LogLevel::kDebug, "cannot watch %s's calls to %s: if it starts a CUPTI client, "
-            "cutrace's last records may be lost", f.c_str(), kWatched[i].name);
-      }
+    RedirectResult r = RedirectImports(kRedirects, g_real[kRegister].load(), "cupti");
+    for (const std::string& o : r.objects) {
+      Log(LogLevel::kDebug, "watching %s's calls to CUPTI's activity API (a CUPTI client of its own)",
+          o.c_str());
+    }
+    for (const std::string& f : r.failed) {
+      Log(LogLevel::kDebug, "cannot watch %s's calls to CUPTI: if it starts a CUPTI client, "
+          "cutrace's last records may be lost", f.c_str());
     }
   });
 }
@@ -196,8 +193,7 @@ void Session::ResumeActivity() {
     CUpti_TimestampCallbackFunc mine = clock_ == ClockDomain::kMonotonic ? &MonotonicClock
                                        : cupti_clock_is_realtime_         ? &RealtimeClock
                                                                           : nullptr;
-    ClockFn real = g_real_clock.load(std::memory_order_acquire);
-    if (mine == nullptr || real == nullptr || real(mine) != CUPTI_SUCCESS) {
+    if (mine == nullptr || CallReal<ClockFn>(kClock, mine) != CUPTI_SUCCESS) {
       Log(LogLevel::kDebug, "cannot put cutrace's clock back after the program's client: "
           "records after the hand-back may be on another clock");
       writer_->Post([](TraceWriter& w, StringInterner&) {
