@@ -9,6 +9,14 @@
 //                    dependent FP32 FMAs (four accumulators): exactly that
 //                    many FFMA thread instructions
 //
+//   --occupancy-kernels adds two kernels whose theoretical occupancy is set by
+//   a limit other than warps, for the occupancy check (tests/gpu/counters.py):
+//   ct_smem_kernel   256 threads and 64 KiB of dynamic shared memory a block:
+//                    shared memory limits the blocks per SM (3 on an H200)
+//   ct_tiny_block_kernel  32 threads a block: the blocks-per-SM limit (32 on
+//                    an H200) holds it to half the SM's warps
+//   Each runs twice, after the NVTX ranges.
+//
 // NVTX: range "copy_phase" holds two copy launches, "fma_phase" three fma
 // launches, so a per-range counter equals the sum over its kernels.
 // --truth FILE writes {"copy_bytes","copy_launches","ffma_per_launch",
@@ -47,18 +55,41 @@ __global__ void ct_fma_kernel(float* out, int iters, float b, float c) {
   out[static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x] = (a0 + a1) + (a2 + a3);
 }
 
+__global__ void ct_smem_kernel(float* out) {
+  extern __shared__ float tile[];
+  tile[threadIdx.x] = static_cast<float>(threadIdx.x);
+  __syncthreads();
+  out[static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x] =
+      tile[(threadIdx.x + 1) % blockDim.x];
+}
+
+__global__ void ct_tiny_block_kernel(float* out) {
+  out[static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x] = static_cast<float>(blockIdx.x);
+}
+
 int main(int argc, char** argv) {
   size_t mib = 2048;
   int iters = 1024;
   const char* truth = nullptr;
-  for (int i = 1; i + 1 < argc; i += 2) {
+  bool occupancy_kernels = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--occupancy-kernels")) {
+      occupancy_kernels = true;
+      continue;
+    }
+    if (i + 1 >= argc) {
+      std::fprintf(stderr, "known_work: %s needs a value\n", argv[i]);
+      return 2;
+    }
     if (!std::strcmp(argv[i], "--mib")) mib = std::strtoull(argv[i + 1], nullptr, 10);
     else if (!std::strcmp(argv[i], "--iters")) iters = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--truth")) truth = argv[i + 1];
     else {
-      std::fprintf(stderr, "usage: ct_known_work [--mib N] [--iters N] [--truth FILE]\n");
+      std::fprintf(stderr,
+                   "usage: ct_known_work [--mib N] [--iters N] [--truth FILE] [--occupancy-kernels]\n");
       return 2;
     }
+    ++i;
   }
   const size_t bytes = mib << 20;
   const size_t n4 = bytes / sizeof(float4);
@@ -90,6 +121,24 @@ int main(int argc, char** argv) {
   }
   CHECK(cudaDeviceSynchronize());
   nvtxRangePop();
+
+  if (occupancy_kernels) {
+    const int smem_bytes = 64 << 10, smem_blocks = 256, smem_threads = 256;
+    const int tiny_blocks = 8192, tiny_threads = 32;
+    CHECK(cudaFuncSetAttribute(ct_smem_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               smem_bytes));
+    // Two launches of each, back to back: under --kernel-sample 2 one of each
+    // pair is counted and the other timed (with its launch configuration).
+    for (int r = 0; r < 2; ++r) {
+      ct_smem_kernel<<<smem_blocks, smem_threads, smem_bytes>>>(fout);
+      CHECK(cudaGetLastError());
+    }
+    for (int r = 0; r < 2; ++r) {
+      ct_tiny_block_kernel<<<tiny_blocks, tiny_threads>>>(fout);
+      CHECK(cudaGetLastError());
+    }
+    CHECK(cudaDeviceSynchronize());
+  }
 
   const double ffma = 4.0 * iters * fma_blocks * fma_threads;
   if (truth) {

@@ -10,8 +10,10 @@ Execute, then validate (rocprofiler-sdk style):
      must equal the sum over the range's kernels from step 1;
   4. theoretical occupancy, which cutrace computes from each kernel's launch
      configuration and the device's limits (analysis/occupancy.h): `cutrace
-     run --metrics launch --kernel-sample 2` (every other launch timed, so
-     both kernels have records and achieved occupancy), `cutrace kernels`,
+     run --metrics launch --kernel-sample 2` on ct_known_work
+     --occupancy-kernels (every other launch timed, so every kernel has
+     records and achieved occupancy; two of its kernels are limited by shared
+     memory and by blocks per SM, and must name that limit), `cutrace kernels`,
      against `ncu --metrics sm__maximum_warps_per_active_cycle_pct` (ncu's
      own computed value) within OCCUPANCY_TOLERANCE_PP percentage points, and
      achieved occupancy no higher than theoretical.
@@ -40,6 +42,11 @@ from pathlib import Path
 METRICS = ["dram__bytes_read.sum", "dram__bytes_write.sum",
            "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"]
 KERNELS = ["ct_copy_kernel", "ct_fma_kernel"]
+# ct_known_work --occupancy-kernels adds these, limited by shared memory and by
+# blocks per SM, so the occupancy check covers more than the warps limit.
+OCCUPANCY_KERNELS = KERNELS + ["ct_smem_kernel", "ct_tiny_block_kernel"]
+# The limit each of those must name (analysis/occupancy.h's limiter names).
+EXPECTED_LIMITER = {"ct_smem_kernel": "shared_memory", "ct_tiny_block_kernel": "blocks"}
 TOLERANCE = 0.05
 NCU_THEORETICAL_OCCUPANCY = "sm__maximum_warps_per_active_cycle_pct"
 ACHIEVED_OCCUPANCY = "sm__warps_active.avg.pct_of_peak_sustained_active"
@@ -156,7 +163,8 @@ def theoretical_occupancy(args, work):
     """cutrace's computed theoretical occupancy against ncu's, per kernel."""
     out = work / "occupancy"
     out.mkdir(parents=True, exist_ok=True)
-    app_args = ["--mib", "256"]  # the occupancy does not depend on the size: keep it cheap
+    # the occupancy does not depend on the size: keep it cheap
+    app_args = ["--mib", "256", "--occupancy-kernels"]
     cmd = [args.cutrace, "run", "--output", str(out) + "/", "--metrics", "launch",
            "--kernel-sample", "2", "--no-summary", "--",
            str(Path(args.bin_dir) / "ct_known_work"), *app_args,
@@ -177,7 +185,7 @@ def theoretical_occupancy(args, work):
     if theirs is None:
         print(f"  ncu occupancy comparison not run: {why}")
     rows = []
-    for k in KERNELS:
+    for k in OCCUPANCY_KERNELS:
         row = report.get(k, {})
         ours = row.get("theoretical_occupancy_pct")
         achieved = row.get("metrics", {}).get(ACHIEVED_OCCUPANCY)
@@ -187,6 +195,10 @@ def theoretical_occupancy(args, work):
         print(f"  {k:<15} theoretical occupancy: cutrace {ours} ({row.get('occupancy_limiter')}), "
               f"ncu {ncu}; achieved {achieved}; launch {row.get('launch')}")
         check(f"{k} theoretical occupancy computed", ours is not None, json.dumps(row)[:300])
+        if k in EXPECTED_LIMITER:
+            check(f"{k} occupancy limited by {EXPECTED_LIMITER[k]}",
+                  row.get("occupancy_limiter") == EXPECTED_LIMITER[k],
+                  f"limiter {row.get('occupancy_limiter')!r}")
         if ours is not None and ncu is not None:
             check(f"{k} theoretical occupancy vs ncu", abs(ours - ncu) <= OCCUPANCY_TOLERANCE_PP,
                   f"cutrace {ours:.2f}%, ncu {ncu:.2f}%")
