@@ -79,10 +79,7 @@ int Check(const Options& options) {
       if (selection.metrics[i] == name) return i < selection.from_preset.size() && selection.from_preset[i];
     return false;
   };
-  std::vector<std::string> raw;
-  for (size_t i = 0; i < selection.metrics.size(); ++i)
-    if (!from_preset(selection.metrics[i])) raw.push_back(selection.metrics[i]);
-  std::string missing = DescribeUnavailable(check, raw);
+  std::string missing = DescribeUnavailable(check, NamesGivenOutright(selection));
 
   if (options.format == Format::kJson) {
     nlohmann::json chips = nlohmann::json::array();

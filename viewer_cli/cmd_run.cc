@@ -116,47 +116,6 @@ std::string FindLibrary() {
   return ::realpath(lib.c_str(), resolved) ? std::string(resolved) : lib;
 }
 
-// The metric names given outright (not from a preset) against the GPUs, or
-// the chips CUTRACE_METRICS_CHIP names. 0: go on (all there, or no check was
-// possible: one line); 2: a name is missing (one line) or the chip unknown.
-int CheckMetricNames(const MetricSelection& selection) {
-  std::vector<std::string> raw;
-  for (size_t i = 0; i < selection.metrics.size(); ++i)
-    if (i >= selection.from_preset.size() || !selection.from_preset[i]) raw.push_back(selection.metrics[i]);
-  if (raw.empty()) return 0;  // a preset's missing metrics only leave the preset
-  std::vector<std::string> chips;
-  if (const char* c = std::getenv("CUTRACE_METRICS_CHIP"); c && *c) {
-    ForEachListItem(c, [&](std::string_view chip) {
-      chips.emplace_back(chip);
-      return true;
-    });
-  }
-  MetricCheck check = RunMetricCheck(raw, chips);
-  switch (check.outcome) {
-    case MetricCheckOutcome::kAvailable:
-      return 0;
-    case MetricCheckOutcome::kUnavailable: {
-      std::set<std::string> names;
-      for (const CheckedChip& c : check.chips)
-        for (const CheckedMetric& m : c.metrics)
-          if (!m.available) names.insert(m.name);
-      PrintError("--metrics: unknown metric" + std::string(names.size() > 1 ? "s " : " ") +
-                 DescribeUnavailable(check) +
-                 "; the program was not started (presets: cutrace metrics --list; names: "
-                 "cutrace metrics --check NAMES)");
-      return 2;
-    }
-    case MetricCheckOutcome::kBadRequest:
-      PrintError("CUTRACE_METRICS_CHIP: " + check.reason);
-      return 2;
-    case MetricCheckOutcome::kCannotCheck:
-      PrintError("metric names not checked before the start: " + check.reason +
-                 "; the library checks them when the program starts CUDA");
-      return 0;
-  }
-  return 0;
-}
-
 std::string Cwd() {
   char buf[PATH_MAX];
   return ::getcwd(buf, sizeof(buf)) ? std::string(buf) : std::string(".");
@@ -361,7 +320,10 @@ int Run(const Options& o) {
   }
   // After the cheap checks: this one may start the driver (a second or more).
   if (!o.metrics.empty()) {
-    if (int rc = CheckMetricNames(selection); rc != 0) return rc;
+    const char* chips = std::getenv("CUTRACE_METRICS_CHIP");
+    StartVerdict verdict = CheckBeforeStart(selection, chips != nullptr ? chips : "");
+    if (!verdict.message.empty()) PrintError(verdict.message);
+    if (!verdict.start) return 2;
   }
   // Absolute, so a program that changes directory still writes where asked.
   std::string output = o.output.empty() ? "." : o.output;

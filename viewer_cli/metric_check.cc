@@ -12,9 +12,12 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <set>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
+
+#include "collector/list_items.h"
 
 extern char** environ;
 
@@ -248,6 +251,51 @@ std::string DescribeUnavailable(const MetricCheck& check, const std::vector<std:
     out += name + " (not on " + where + ")";
   }
   return out;
+}
+
+std::vector<std::string> NamesGivenOutright(const MetricSelection& selection) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < selection.metrics.size(); ++i)
+    if (i >= selection.from_preset.size() || !selection.from_preset[i]) names.push_back(selection.metrics[i]);
+  return names;
+}
+
+StartVerdict CheckBeforeStart(const MetricSelection& selection, std::string_view chip_list,
+                              const std::string& checker) {
+  StartVerdict verdict;
+  std::vector<std::string> raw = NamesGivenOutright(selection);
+  if (raw.empty()) return verdict;
+  std::vector<std::string> chips;
+  ForEachListItem(chip_list, [&](std::string_view chip) {
+    chips.emplace_back(chip);
+    return true;
+  });
+  MetricCheck check = RunMetricCheck(raw, chips, kMetricCheckTimeoutMs, checker);
+  switch (check.outcome) {
+    case MetricCheckOutcome::kAvailable:
+      break;
+    case MetricCheckOutcome::kUnavailable: {
+      std::set<std::string> names;
+      for (const CheckedChip& c : check.chips)
+        for (const CheckedMetric& m : c.metrics)
+          if (!m.available) names.insert(m.name);
+      verdict.start = false;
+      verdict.message = "--metrics: unknown metric" + std::string(names.size() > 1 ? "s " : " ") +
+                        DescribeUnavailable(check) +
+                        "; the program was not started (presets: cutrace metrics --list; names: "
+                        "cutrace metrics --check NAMES)";
+      break;
+    }
+    case MetricCheckOutcome::kBadRequest:
+      verdict.start = false;
+      verdict.message = "CUTRACE_METRICS_CHIP: " + check.reason;
+      break;
+    case MetricCheckOutcome::kCannotCheck:
+      verdict.message = "metric names not checked before the start: " + check.reason +
+                        "; the library checks them when the program starts CUDA";
+      break;
+  }
+  return verdict;
 }
 
 }  // namespace cutrace::cli

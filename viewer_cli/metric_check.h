@@ -2,7 +2,7 @@
 // which metric names the GPUs of this machine, or named chips, have. The CLI
 // may not touch CUPTI (only injection/ does), so it runs the checker as a
 // child and reads its JSON. Used by `cutrace run --metrics` (before the
-// program starts) and `cutrace metrics --check`.
+// program starts: CheckBeforeStart()) and `cutrace metrics --check`.
 //
 // The checker is found beside the running `cutrace` (<dir of
 // /proc/self/exe>/cutrace-check-metrics: build/bin, <prefix>/bin);
@@ -15,7 +15,10 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "collector/metric_presets.h"
 
 namespace cutrace::cli {
 
@@ -54,15 +57,35 @@ std::string FindMetricChecker();
 // --json stdout. Pure: for tests.
 MetricCheck InterpretMetricCheck(int exit_status, const std::string& json_text);
 
+// How long a checker may take: starting the driver can take seconds, a wedged
+// one forever.
+constexpr int kMetricCheckTimeoutMs = 60000;
+
 // Runs `checker [--chip C]... --json NAMES` and interprets it. A checker that
 // is missing, cannot be run, dies or outlives timeout_ms: kCannotCheck.
 MetricCheck RunMetricCheck(const std::vector<std::string>& names,
-                           const std::vector<std::string>& chips, int timeout_ms = 60000,
+                           const std::vector<std::string>& chips,
+                           int timeout_ms = kMetricCheckTimeoutMs,
                            const std::string& checker = FindMetricChecker());
 
 // The names among `only` (all, if empty) that some chip lacks, each with the
 // chips that lack it: "x.sum (not on GH100, device 0), y.sum (not on GH100;
 // AD102)". Empty when none is missing.
 std::string DescribeUnavailable(const MetricCheck& check, const std::vector<std::string>& only = {});
+
+// The metrics of a selection given outright, not only by a preset, in order.
+// Only these must exist: a preset's missing metrics just leave the preset.
+std::vector<std::string> NamesGivenOutright(const MetricSelection& selection);
+
+// What `cutrace run --metrics` does before it starts the program: the names
+// given outright checked against the GPUs, or against the chips of
+// `chip_list` (CUTRACE_METRICS_CHIP's comma-separated value; empty: the
+// GPUs). A selection of presets only runs no checker.
+struct StartVerdict {
+  bool start = true;    // false: a name is missing or a chip unknown; exit 2
+  std::string message;  // one line for stderr (without "cutrace: "); may be empty
+};
+StartVerdict CheckBeforeStart(const MetricSelection& selection, std::string_view chip_list,
+                              const std::string& checker = FindMetricChecker());
 
 }  // namespace cutrace::cli

@@ -1,7 +1,8 @@
 // The CLI's side of the metric check (viewer_cli/metric_check.h): reading the
 // checker's verdict, the one-line list of missing names, and running a
 // stand-in checker (a shell script) to pin the arguments it gets, the
-// environment it runs in and what happens when it is missing, hangs or dies.
+// environment it runs in and what happens when it is missing, hangs or dies,
+// and what `cutrace run` makes of each verdict before it starts a program.
 // The real checker against CUPTI's tables is tests/cli/metric_check_test.py.
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -167,6 +168,70 @@ TEST_F(StandInChecker, CheckerKilledBySignalMeansNoCheck) {
   MetricCheck c = RunMetricCheck({"a.sum"}, {}, 10000, checker);
   EXPECT_EQ(c.outcome, MetricCheckOutcome::kCannotCheck);
   EXPECT_NE(c.reason.find("signal 9"), std::string::npos) << c.reason;
+}
+
+TEST(CliMetricCheck, NamesGivenOutrightLeaveOutPresetOnlyOnes) {
+  MetricSelection s;
+  s.metrics = {"a.sum", "b.sum", "c.sum"};
+  s.from_preset = {true, false, true};
+  EXPECT_EQ(NamesGivenOutright(s), (std::vector<std::string>{"b.sum"}));
+  std::string error;
+  ASSERT_TRUE(ExpandMetrics("x.sum,y.sum", &s, &error)) << error;
+  EXPECT_EQ(NamesGivenOutright(s), (std::vector<std::string>{"x.sum", "y.sum"}));
+}
+
+TEST_F(StandInChecker, StartCheckOfPresetsOnlyRunsNoChecker) {
+  MetricSelection s;
+  s.metrics = {"a.sum"};
+  s.from_preset = {true};
+  StartVerdict v = CheckBeforeStart(s, "", dir_ + "/none");
+  EXPECT_TRUE(v.start);
+  EXPECT_EQ(v.message, "");  // a missing checker would have said so
+}
+
+TEST_F(StandInChecker, StartCheckStopsAtAMissingNameOnTheChipsListed) {
+  std::string checker = Script(
+      "echo \"$@\" > " + dir_ + "/args\n"
+      "echo '{\"source\":\"chips\",\"chips\":[{\"chip\":\"GH100\",\"devices\":[],\"metrics\":["
+      "{\"name\":\"a.sum\",\"available\":true},{\"name\":\"b.sum\",\"available\":false}]}]}'\n"
+      "exit 1");
+  MetricSelection s;
+  s.metrics = {"p.sum", "a.sum", "b.sum"};
+  s.from_preset = {true, false, false};
+  StartVerdict v = CheckBeforeStart(s, " GH100, GA100", checker);
+  EXPECT_FALSE(v.start);
+  EXPECT_EQ(v.message,
+            "--metrics: unknown metric b.sum (not on GH100); the program was not started "
+            "(presets: cutrace metrics --list; names: cutrace metrics --check NAMES)");
+  EXPECT_EQ(Read("args"), "--chip GH100 --chip GA100 --json a.sum b.sum\n");
+}
+
+TEST_F(StandInChecker, StartCheckOfAnUnknownChipStops) {
+  std::string checker = Script("echo '{\"error\":\"CUPTI does not know the chip XX\"}'; exit 2");
+  MetricSelection s;
+  s.metrics = {"a.sum"};
+  s.from_preset = {false};
+  StartVerdict v = CheckBeforeStart(s, "XX", checker);
+  EXPECT_FALSE(v.start);
+  EXPECT_EQ(v.message, "CUTRACE_METRICS_CHIP: CUPTI does not know the chip XX");
+}
+
+TEST_F(StandInChecker, StartCheckThatCannotBeMadeLetsTheProgramStart) {
+  std::string checker = Script("echo '{\"error\":\"no NVIDIA driver\"}'; exit 3");
+  MetricSelection s;
+  s.metrics = {"a.sum"};
+  s.from_preset = {false};
+  StartVerdict v = CheckBeforeStart(s, "", checker);
+  EXPECT_TRUE(v.start);
+  EXPECT_EQ(v.message,
+            "metric names not checked before the start: no NVIDIA driver; the library checks them "
+            "when the program starts CUDA");
+  std::string ok = Script(
+      "echo '{\"source\":\"devices\",\"chips\":[{\"chip\":\"GH100\",\"devices\":[0],"
+      "\"metrics\":[{\"name\":\"a.sum\",\"available\":true}]}]}'");
+  v = CheckBeforeStart(s, "", ok);
+  EXPECT_TRUE(v.start);
+  EXPECT_EQ(v.message, "");
 }
 
 }  // namespace
