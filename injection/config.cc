@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <utility>
 
+#include "collector/list_items.h"
+
 namespace cutrace::injection {
 namespace {
 
@@ -130,13 +132,11 @@ std::optional<Kinds> ParseKinds(std::string_view text, std::string* error) {
   kinds.kernel = kinds.memcpy = kinds.memset = kinds.nvtx = false;
   kinds.runtime_api = kinds.driver_api = kinds.sync = false;
   bool any = false;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t comma = text.find(',', pos);
-    if (comma == std::string_view::npos) comma = text.size();
-    std::string token = Lower(Trim(text.substr(pos, comma - pos)));
-    pos = comma + 1;
-    if (token.empty()) continue;
+  const bool known = ForEachListItem(text, [&](std::string_view item) {
+    // ForEachListItem trims spaces and tabs; the variable may also carry a
+    // newline or other white space, which has always been ignored here.
+    std::string token = Lower(Trim(item));
+    if (token.empty()) return true;
     any = true;
     if (token == "all") {
       kinds = Kinds{};
@@ -163,9 +163,11 @@ std::optional<Kinds> ParseKinds(std::string_view text, std::string* error) {
         *error = "unknown kind \"" + token +
                  "\" (known: kernel, memcpy, memset, nvtx, api, runtime, driver, sync, all, none)";
       }
-      return std::nullopt;
+      return false;
     }
-  }
+    return true;
+  });
+  if (!known) return std::nullopt;
   if (!any) {
     if (error) *error = "empty list";
     return std::nullopt;

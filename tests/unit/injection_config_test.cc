@@ -135,6 +135,20 @@ TEST(InjectionConfigTest, KindsList) {
   EXPECT_FALSE(ParseKinds("kernel;memcpy", &error));
 }
 
+TEST(InjectionConfigTest, KindsListIgnoresWhiteSpaceAndEmptyItems) {
+  // A variable set from a file or a here-document may end in a newline.
+  std::string error;
+  auto k = ParseKinds(" kernel ,\tNVTX\n,, \r\n", &error);
+  ASSERT_TRUE(k) << error;
+  EXPECT_EQ(k->Names(), (std::vector<std::string>{"kernel", "nvtx"}));
+  EXPECT_FALSE(ParseKinds(" , \n ,", &error));
+  EXPECT_EQ(error, "empty list");
+  EXPECT_FALSE(ParseKinds("kernel, Bogus\n,memcpy", &error));
+  EXPECT_EQ(error,
+            "unknown kind \"bogus\" (known: kernel, memcpy, memset, nvtx, api, runtime, driver, sync, "
+            "all, none)");
+}
+
 TEST(InjectionConfigTest, ByteSizes) {
   EXPECT_EQ(ParseByteSize("1048576"), 1048576u);
   EXPECT_EQ(ParseByteSize("4096K"), 4u << 20);
