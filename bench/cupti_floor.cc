@@ -6,6 +6,14 @@
 // records in them. No conversion, no queue, no writer thread, no file, no
 // timestamp callback: whatever cutrace costs above this floor is cutrace's own.
 //
+// CUTRACE_FLOOR_KINDS narrows what it enables, for overhead.py's breakdown of
+// where CUPTI's cost goes: a comma list of kernel, memcpy, memset, nvtx, sync,
+// runtime, driver, overhead, device (the device and context records, which
+// come with any of the others: alone, what continuous mode leaves on between
+// windows), or none (CUPTI attached, its buffer callbacks registered, nothing
+// enabled). Unset: everything above, as cutrace's defaults. An unknown word
+// makes the floor enable nothing and say so on stderr.
+//
 // At exit it forces a flush and, if CUTRACE_FLOOR_REPORT names a file, writes
 // one JSON line of counts there, so the bench can check that the floor saw
 // what the program launched (a floor that records nothing would be no floor).
@@ -18,7 +26,10 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <string_view>
+#include <utility>
 
+#include "collector/list_items.h"
 #include "injection/api_filter.h"
 
 namespace {
@@ -67,6 +78,31 @@ void EnableApi(bool runtime) {
   }
 }
 
+struct FloorKinds {
+  bool kernel = true, memcpy = true, memset = true, nvtx = true, sync = true, runtime = true,
+       driver = true, overhead = true, device = true;
+};
+constexpr FloorKinds kNothing = {false, false, false, false, false, false, false, false, false};
+
+// CUTRACE_FLOOR_KINDS (see the top of the file); false on an unknown word.
+bool ParseFloorKinds(const char* env, FloorKinds* k) {
+  if (env == nullptr || *env == '\0') return true;
+  *k = kNothing;
+  return cutrace::ForEachListItem(env, [k](std::string_view w) {
+    if (w == "kernel") k->kernel = true;
+    else if (w == "memcpy") k->memcpy = true;
+    else if (w == "memset") k->memset = true;
+    else if (w == "nvtx") k->nvtx = true;
+    else if (w == "sync") k->sync = true;
+    else if (w == "runtime") k->runtime = true;
+    else if (w == "driver") k->driver = true;
+    else if (w == "overhead") k->overhead = true;
+    else if (w == "device") k->device = true;
+    else if (w != "none") return false;
+    return true;
+  });
+}
+
 void AtExit() {
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   size_t dropped = 0;
@@ -90,15 +126,25 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
     std::fprintf(stderr, "cutrace floor: cuptiActivityRegisterCallbacks failed\n");
     return 1;
   }
-  for (CUpti_ActivityKind kind :
-       {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2,
-        CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_MARKER, CUPTI_ACTIVITY_KIND_MARKER_DATA,
-        CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONTEXT,
-        CUPTI_ACTIVITY_KIND_OVERHEAD}) {
-    cuptiActivityEnable(kind);
+  FloorKinds k;
+  if (!ParseFloorKinds(std::getenv("CUTRACE_FLOOR_KINDS"), &k)) {
+    std::fprintf(stderr, "cutrace floor: bad CUTRACE_FLOOR_KINDS %s; nothing enabled\n",
+                 std::getenv("CUTRACE_FLOOR_KINDS"));
+    k = kNothing;
   }
-  EnableApi(/*runtime=*/true);
-  EnableApi(/*runtime=*/false);
+  const bool any = k.kernel || k.memcpy || k.memset || k.nvtx || k.sync || k.runtime || k.driver ||
+                   k.overhead || k.device;
+  const std::pair<bool, CUpti_ActivityKind> kinds[] = {
+      {k.kernel, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL}, {k.memcpy, CUPTI_ACTIVITY_KIND_MEMCPY},
+      {k.memcpy, CUPTI_ACTIVITY_KIND_MEMCPY2},           {k.memset, CUPTI_ACTIVITY_KIND_MEMSET},
+      {k.nvtx, CUPTI_ACTIVITY_KIND_MARKER},              {k.nvtx, CUPTI_ACTIVITY_KIND_MARKER_DATA},
+      {k.sync, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION},     {any, CUPTI_ACTIVITY_KIND_DEVICE},
+      {any, CUPTI_ACTIVITY_KIND_CONTEXT},                {k.overhead, CUPTI_ACTIVITY_KIND_OVERHEAD}};
+  for (const auto& [on, kind] : kinds) {
+    if (on) cuptiActivityEnable(kind);
+  }
+  if (k.runtime) EnableApi(/*runtime=*/true);
+  if (k.driver) EnableApi(/*runtime=*/false);
   std::atexit(&AtExit);
   return 1;
 }

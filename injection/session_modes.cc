@@ -55,8 +55,9 @@ CUptiResult Session::FlushOwnBuffers() {
 }
 
 void Session::DisableKinds(bool all) {
-  // The kinds EnableKinds() turned on; DEVICE, CONTEXT and OVERHEAD only with
-  // `all` (cheap, and they describe the process rather than its work).
+  // The kinds EnableKinds() turned on; DEVICE and CONTEXT only with `all`
+  // (their records come once per device or context, and describe the
+  // process rather than its work).
   auto off = [this](CUpti_ActivityKind kind) {
     CUptiResult r = api_->ActivityDisable(kind);
     if (r != CUPTI_SUCCESS) {
@@ -93,10 +94,12 @@ void Session::DisableKinds(bool all) {
     }
     off(runtime ? CUPTI_ACTIVITY_KIND_RUNTIME : CUPTI_ACTIVITY_KIND_DRIVER);
   }
+  // CUPTI's overhead records go with the API records (EnableKinds): off
+  // between windows too, so nothing there asks CUPTI for per-launch work.
+  if (k.runtime_api || k.driver_api) off(CUPTI_ACTIVITY_KIND_OVERHEAD);
   if (all) {
     off(CUPTI_ACTIVITY_KIND_DEVICE);
     off(CUPTI_ACTIVITY_KIND_CONTEXT);
-    if (k.runtime_api || k.driver_api) off(CUPTI_ACTIVITY_KIND_OVERHEAD);
   }
 }
 

@@ -42,7 +42,7 @@ class FakeCupti : public CuptiApi {
 
   // Observations.
   std::vector<std::string> calls;
-  std::vector<CUpti_ActivityKind> enabled_kinds;
+  std::vector<CUpti_ActivityKind> enabled_kinds;  // every cuptiActivityEnable, in order
   std::set<uint32_t> enabled_runtime_cbids;
   std::set<uint32_t> enabled_driver_cbids;
   CUpti_BuffersCallbackRequestFunc requested = nullptr;
@@ -107,20 +107,46 @@ class FakeCupti : public CuptiApi {
   CUptiResult ActivityEnable(CUpti_ActivityKind kind) override {
     Note("cuptiActivityEnable:" + std::to_string(static_cast<int>(kind)));
     if (failing_kinds.count(kind)) return CUPTI_ERROR_NOT_SUPPORTED;
+    std::lock_guard<std::mutex> lock(mu_);
     enabled_kinds.push_back(kind);
+    kinds_on_.insert(kind);
     return CUPTI_SUCCESS;
   }
-  CUptiResult ActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t) override {
-    if (!has_per_api_enable) return CUPTI_ERROR_NOT_SUPPORTED;
+  CUptiResult ActivityDisable(CUpti_ActivityKind kind) override {
+    Note("cuptiActivityDisable:" + std::to_string(static_cast<int>(kind)));
     std::lock_guard<std::mutex> lock(mu_);
-    enabled_runtime_cbids.insert(cbid);
+    kinds_on_.erase(kind);
     return CUPTI_SUCCESS;
   }
-  CUptiResult ActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t) override {
+  CUptiResult ActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable) override {
     if (!has_per_api_enable) return CUPTI_ERROR_NOT_SUPPORTED;
     std::lock_guard<std::mutex> lock(mu_);
-    enabled_driver_cbids.insert(cbid);
+    if (enable) {
+      enabled_runtime_cbids.insert(cbid);
+    } else {
+      enabled_runtime_cbids.erase(cbid);
+    }
     return CUPTI_SUCCESS;
+  }
+  CUptiResult ActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t enable) override {
+    if (!has_per_api_enable) return CUPTI_ERROR_NOT_SUPPORTED;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (enable) {
+      enabled_driver_cbids.insert(cbid);
+    } else {
+      enabled_driver_cbids.erase(cbid);
+    }
+    return CUPTI_SUCCESS;
+  }
+  // The kinds on now (enabled and not disabled since), and the API calls
+  // recorded now: a consistent copy, safe while cutrace's threads switch them.
+  std::set<CUpti_ActivityKind> KindsOn() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return kinds_on_;
+  }
+  size_t ApiCallsOn() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return enabled_runtime_cbids.size() + enabled_driver_cbids.size();
   }
   CUptiResult ActivityGetNextRecord(uint8_t* buffer, size_t valid, CUpti_Activity** record) override {
     return NextRecord(buffer, valid, record);
@@ -164,6 +190,7 @@ class FakeCupti : public CuptiApi {
     calls.push_back(std::move(call));
   }
   std::mutex mu_;
+  std::set<CUpti_ActivityKind> kinds_on_;
 };
 
 }  // namespace cutrace::injection::testing

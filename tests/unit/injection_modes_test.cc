@@ -8,8 +8,11 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include <chrono>
 #include <fstream>
 #include <map>
+#include <set>
+#include <thread>
 
 #include "collector/rotation.h"
 #include "collector/trace_loader.h"
@@ -186,6 +189,29 @@ TEST_F(ModesSessionTest, SummaryModeWritesSummaryPacketsInsteadOfEvents) {
   ASSERT_TRUE(t->statistics.has_value());
   EXPECT_EQ(t->statistics->records_handled(), 300u);
   EXPECT_TRUE(t->clean_shutdown());
+}
+
+// Between continuous mode's windows nothing that costs per launch stays on:
+// not the traced kinds, not the API calls, not CUPTI's overhead records. Only
+// DEVICE and CONTEXT, whose records come once per device or context, stay.
+TEST_F(ModesSessionTest, BetweenWindowsOnlyDeviceAndContextRecordsStayOn) {
+  ScopedEnv env({{"CUTRACE_MODE", "continuous"}, {"CUTRACE_WINDOW", "10ms"},
+                 {"CUTRACE_PERIOD", "1h"}});
+  ASSERT_TRUE(StartSession(MakeConfig()).ok());
+  const std::set<CUpti_ActivityKind> between = {CUPTI_ACTIVITY_KIND_DEVICE,
+                                                CUPTI_ACTIVITY_KIND_CONTEXT};
+  // The first window opens at the start and closes 10 ms later, on the
+  // controller's thread: wait for it (at most 10 s).
+  bool closed = false;
+  for (int i = 0; i < 1000 && !closed; ++i) {
+    closed = fake_->KindsOn() == between && fake_->ApiCallsOn() == 0;
+    if (!closed) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::set<int> on;
+  for (CUpti_ActivityKind k : fake_->KindsOn()) on.insert(static_cast<int>(k));
+  EXPECT_TRUE(closed) << "kinds still on: " << ::testing::PrintToString(on) << ", API calls on: "
+                      << fake_->ApiCallsOn();
+  session_->Finalize("exit");
 }
 
 TEST_F(ModesSessionTest, FlightRecorderDumpsOnAbnormalEnd) {
