@@ -27,11 +27,10 @@ ratios are of those overheads (cutrace's over the floor's, over torch.profiler's
              (between windows); torch.profiler (CUDA activities) in-process.
  breakdown   where CUPTI's cost goes (opt-in): the storm and the PyTorch small
              ops under the floor narrowed by CUTRACE_FLOOR_KINDS — attached
-             with nothing enabled, device and context records only (what
-             continuous mode leaves on between windows), kernels only, kernels and runtime API
-             records, those and driver API records, everything — beside bare,
-             cutrace trace, cutrace without API records and (PyTorch)
-             torch.profiler.
+             with nothing enabled; kernels and API records; those plus each
+             other kind alone (overhead, sync, nvtx, memcpy and memset);
+             everything — beside bare, cutrace trace, cutrace without sync
+             records and (PyTorch) torch.profiler.
 
 Targets (../shared/DESIGN.md): trace overhead <= 1.10 x the floor's and
 <= 0.5 x torch.profiler's; continuous < 1% on average; GEMMs within noise.
@@ -203,17 +202,20 @@ class Bench:
 
     @staticmethod
     def floor_breakdown() -> list[Variant]:
-        """The floor narrowed step by step (CUTRACE_FLOOR_KINDS), cutrace without API records."""
+        """The floor narrowed (CUTRACE_FLOOR_KINDS): kernels and API records, then
+        each other kind added to those alone; cutrace with and without sync records."""
+        api = "kernel,runtime,driver"
         return [Variant("floor: attached, nothing enabled", "floor", {"CUTRACE_FLOOR_KINDS": "none"}),
-                Variant("floor: device + context records only", "floor", {"CUTRACE_FLOOR_KINDS": "device"}),
-                Variant("floor: kernels", "floor", {"CUTRACE_FLOOR_KINDS": "kernel"}),
-                Variant("floor: kernels + runtime API", "floor", {"CUTRACE_FLOOR_KINDS": "kernel,runtime"}),
-                Variant("floor: kernels + runtime + driver API", "floor",
-                        {"CUTRACE_FLOOR_KINDS": "kernel,runtime,driver"}),
+                Variant("floor: kernels + API", "floor", {"CUTRACE_FLOOR_KINDS": api}),
+                Variant("floor: kernels + API + overhead", "floor", {"CUTRACE_FLOOR_KINDS": api + ",overhead"}),
+                Variant("floor: kernels + API + sync", "floor", {"CUTRACE_FLOOR_KINDS": api + ",sync"}),
+                Variant("floor: kernels + API + nvtx", "floor", {"CUTRACE_FLOOR_KINDS": api + ",nvtx"}),
+                Variant("floor: kernels + API + memcpy, memset", "floor",
+                        {"CUTRACE_FLOOR_KINDS": api + ",memcpy,memset"}),
                 Variant("floor", "floor"),
                 Variant("cutrace trace", "cutrace"),
-                Variant("cutrace trace, no API records", "cutrace",
-                        {"CUTRACE_KINDS": "kernel,memcpy,memset,nvtx,sync"})]
+                Variant("cutrace trace, no sync records", "cutrace",
+                        {"CUTRACE_KINDS": "kernel,memcpy,memset,nvtx,api"})]
 
     def storm_breakdown(self) -> list[Variant]:
         truth = self.work / "storm-truth.json"
