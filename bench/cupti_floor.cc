@@ -11,7 +11,7 @@
 // runtime, driver, overhead, device (the device and context records, which
 // come with any of the others: alone, what continuous mode leaves on between
 // windows), or none (CUPTI attached, its buffer callbacks registered, nothing
-// enabled). Unset: everything above, as cutrace's defaults. An unknown word
+// enabled). Unset: cutrace's defaults, all of the above but sync. An unknown word
 // makes the floor enable nothing and say so on stderr.
 //
 // At exit it forces a flush and, if CUTRACE_FLOOR_REPORT names a file, writes
@@ -79,7 +79,8 @@ void EnableApi(bool runtime) {
 }
 
 struct FloorKinds {
-  bool kernel = true, memcpy = true, memset = true, nvtx = true, sync = true, runtime = true,
+  // cutrace's defaults: no sync records (injection/config.h says why).
+  bool kernel = true, memcpy = true, memset = true, nvtx = true, sync = false, runtime = true,
        driver = true, overhead = true, device = true;
 };
 constexpr FloorKinds kNothing = {false, false, false, false, false, false, false, false, false};

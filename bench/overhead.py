@@ -16,8 +16,8 @@ ratios are of those overheads (cutrace's over the floor's, over torch.profiler's
              between windows (a 10 ms window at start, then none for 60 s).
  options     the storm under cutrace with one CUTRACE_* option changed each:
              what each option costs (buffer size and count, per-thread
-             buffers, the timestamp callback, API records, latency
-             timestamps, flush period).
+             buffers, the timestamp callback, API records, sync records,
+             latency timestamps, flush period).
  continuous  continuous mode's average: a long storm (--long-n launches,
              about 5 s) with a window 1/60 of the period (the issue's 1 s
              every 60 s, scaled down 60x so a run holds whole periods), bare
@@ -25,12 +25,15 @@ ratios are of those overheads (cutrace's over the floor's, over torch.profiler's
  torch       bench/torch_ops.py: PyTorch small ops (us/op) and bf16 8192^3
              GEMMs (ms each), bare; floor; cutrace trace, summary, continuous
              (between windows); torch.profiler (CUDA activities) in-process.
+ torch_sync  (opt-in) the PyTorch small ops bare, under cutrace's defaults, under
+             CUTRACE_KINDS=all (sync records on) and under torch.profiler.
  breakdown   where CUPTI's cost goes (opt-in): the storm and the PyTorch small
              ops under the floor narrowed by CUTRACE_FLOOR_KINDS — attached
              with nothing enabled; kernels and API records; those plus each
              other kind alone (overhead, sync, nvtx, memcpy and memset);
-             everything — beside bare, cutrace trace, cutrace without sync
-             records and (PyTorch) torch.profiler.
+             the floor as cutrace's defaults (no sync) — beside bare, cutrace
+             trace, cutrace with sync records (CUTRACE_KINDS=all) and
+             (PyTorch) torch.profiler.
 
 Targets (../shared/DESIGN.md): trace overhead <= 1.10 x the floor's and
 <= 0.5 x torch.profiler's; continuous < 1% on average; GEMMs within noise.
@@ -179,7 +182,8 @@ class Bench:
             vs = [vs[0], vs[2]] + [Variant(f"trace {k}={val}", "cutrace", {k: val}) for k, val in (
                 ("CUTRACE_BUFFER_SIZE", "1M"), ("CUTRACE_BUFFER_SIZE", "8M"),
                 ("CUTRACE_BUFFER_COUNT", "8"), ("CUTRACE_PER_THREAD_BUFFERS", "0"),
-                ("CUTRACE_TIMESTAMP_CALLBACK", "0"), ("CUTRACE_KINDS", "kernel,memcpy,memset,nvtx,sync"),
+                ("CUTRACE_TIMESTAMP_CALLBACK", "0"), ("CUTRACE_KINDS", "kernel,memcpy,memset,nvtx"),
+                ("CUTRACE_KINDS", "all"),
                 ("CUTRACE_LATENCY_TIMESTAMPS", "1"), ("CUTRACE_FLUSH_PERIOD_MS", "10"),
                 ("CUTRACE_FLUSH_PERIOD_MS", "200"))]
         self.interleave(vs, app, truth, lambda d: float(d["launch"]["us_per_launch"]), 120)
@@ -214,8 +218,7 @@ class Bench:
                         {"CUTRACE_FLOOR_KINDS": api + ",memcpy,memset"}),
                 Variant("floor", "floor"),
                 Variant("cutrace trace", "cutrace"),
-                Variant("cutrace trace, no sync records", "cutrace",
-                        {"CUTRACE_KINDS": "kernel,memcpy,memset,nvtx,api"})]
+                Variant("cutrace trace, with sync records", "cutrace", {"CUTRACE_KINDS": "all"})]
 
     def storm_breakdown(self) -> list[Variant]:
         truth = self.work / "storm-truth.json"
@@ -225,12 +228,17 @@ class Bench:
         self.interleave(vs, app, truth, lambda d: float(d["launch"]["us_per_launch"]), 120)
         return vs
 
-    def torch(self, breakdown: bool = False) -> list[Variant]:
+    def torch(self, breakdown: bool = False, sync: bool = False) -> list[Variant]:
         result = self.work / "torch.json"
         app = [sys.executable, str(HERE / "torch_ops.py"), "--ops", str(self.args.torch_ops),
                "--out", str(result)]
         between = {"CUTRACE_WINDOW": "10ms", "CUTRACE_PERIOD": "60s"}
-        if breakdown:  # the small ops only: two GEMMs keep each run short
+        if sync:  # what sync records cost cutrace: default (none) against all kinds
+            app += ["--gemms", "2"]
+            vs = [Variant("bare", "bare"), Variant("cutrace trace", "cutrace"),
+                  Variant("cutrace trace, with sync records", "cutrace", {"CUTRACE_KINDS": "all"}),
+                  Variant("torch.profiler (CUDA)", "torch")]
+        elif breakdown:  # the small ops only: two GEMMs keep each run short
             app += ["--gemms", "2"]
             vs = [Variant("bare", "bare")] + self.floor_breakdown() + [Variant("torch.profiler (CUDA)", "torch")]
         else:
@@ -308,7 +316,7 @@ def main() -> int:
     # and starting Python with PyTorch costs seconds: fewer process rounds.
     p.add_argument("--torch-rounds", type=int, default=2)
     p.add_argument("--parts", default="storm,options,continuous,torch",
-                   help="comma list of storm, options, continuous, torch, breakdown")
+                   help="comma list of storm, options, continuous, torch, torch_sync, breakdown")
     p.add_argument("--cpus", default="", help="taskset -c list for every run (e.g. 2-5)")
     p.add_argument("--work", default="/tmp/cutrace-overhead")
     p.add_argument("--json-out", default=None)
@@ -371,6 +379,13 @@ def main() -> int:
                 fig = {"ops": fig, "gemm": gfig,
                        "profiler_kernels": [d.get("profiler_kernels") for d in vs[-1].extra],
                        "profiler_stop_s": [d.get("profiler_stop_s") for d in vs[-1].extra]}
+            elif part == "torch_sync":
+                if not torch_available():
+                    report += ["torch_sync: skipped (no PyTorch with CUDA)"]
+                    continue
+                vs = bench.torch(sync=True)
+                lines, fig = table("PyTorch small ops, sync records", "us/op", vs,
+                                   {"torch.profiler": "torch.profiler (CUDA)"})
             elif part == "breakdown":
                 vs = bench.storm_breakdown()
                 lines, fig = table("where the cost goes: launch storm", "us/launch", vs,

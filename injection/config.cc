@@ -140,6 +140,17 @@ std::optional<Kinds> ParseKinds(std::string_view text, std::string* error) {
     any = true;
     if (token == "all") {
       kinds = Kinds{};
+      kinds.sync = true;
+    } else if (token == "default") {
+      // What an unset CUTRACE_KINDS records; "default,sync" adds sync records.
+      const Kinds d;
+      kinds.kernel |= d.kernel;
+      kinds.memcpy |= d.memcpy;
+      kinds.memset |= d.memset;
+      kinds.nvtx |= d.nvtx;
+      kinds.runtime_api |= d.runtime_api;
+      kinds.driver_api |= d.driver_api;
+      kinds.sync |= d.sync;
     } else if (token == "none") {
       // Explicitly nothing: the library stays loaded but enables no kind.
     } else if (token == "kernel" || token == "kernels") {
@@ -161,7 +172,7 @@ std::optional<Kinds> ParseKinds(std::string_view text, std::string* error) {
     } else {
       if (error) {
         *error = "unknown kind \"" + token +
-                 "\" (known: kernel, memcpy, memset, nvtx, api, runtime, driver, sync, all, none)";
+                 "\" (known: kernel, memcpy, memset, nvtx, api, runtime, driver, sync, default, all, none)";
       }
       return false;
     }
@@ -212,7 +223,7 @@ Config ParseConfig(const EnvGetter& env) {
     if (auto kinds = ParseKinds(*v, &error)) {
       c.kinds = *kinds;
     } else {
-      problems.push_back("CUTRACE_KINDS=" + *v + ": " + error + "; recording all kinds");
+      problems.push_back("CUTRACE_KINDS=" + *v + ": " + error + "; recording the default kinds");
     }
   }
   if (auto v = env("CUTRACE_BUFFER_SIZE")) {

@@ -42,7 +42,12 @@ struct Kinds {
   bool nvtx = true;
   bool runtime_api = true;
   bool driver_api = true;
-  bool sync = true;
+  // CUPTI's SYNCHRONIZATION records: off unless asked for ("sync", "all").
+  // On the H200 they cost 3.2 us per PyTorch op, twice what kernel and API
+  // records cost together (bench/overhead.py's breakdown), and what they tell
+  // comes from the sync API calls already recorded (cudaStreamSynchronize,
+  // cudaEventSynchronize, cudaStreamWaitEvent, ...: analysis/gap_causes.h).
+  bool sync = false;
 
   // The names written to Header.enabled_kinds.
   std::vector<std::string> Names() const;

@@ -138,8 +138,8 @@ bool MakeDirs(const std::string& path) {
 
 bool ValidKinds(const std::string& list, std::string* bad) {
   static const std::set<std::string> kKnown = {"kernel", "kernels", "memcpy", "memset", "nvtx",
-                                               "api",    "runtime", "driver", "sync",   "all",
-                                               "none"};
+                                               "api",    "runtime", "driver", "sync",   "default",
+                                               "all",    "none"};
   bool any = false;
   const bool known = ForEachListItem(list, [&](std::string_view token) {
     any = true;
@@ -292,7 +292,7 @@ int Run(const Options& o) {
   std::string bad;
   if (!o.kinds.empty() && !ValidKinds(o.kinds, &bad)) {
     PrintError("--kinds: " + (bad.empty() ? std::string("empty list") : "unknown kind \"" + bad + "\"") +
-               " (known: kernel, memcpy, memset, nvtx, api, runtime, driver, sync, all, none)");
+               " (known: kernel, memcpy, memset, nvtx, api, runtime, driver, sync, default, all, none)");
     return 2;
   }
   MetricSelection selection;
@@ -401,7 +401,8 @@ void Register(CLI::App& app, int* exit_code) {
   cmd->add_option("-o,--output", options->output,
                   "Directory or file pattern for traces (%h host, %p pid, %q{VAR}); default: .");
   cmd->add_option("--kinds", options->kinds,
-                  "What to record: kernel,memcpy,memset,nvtx,api,sync (default all)");
+                  "What to record: kernel,memcpy,memset,nvtx,api,sync, default or all "
+                  "(default: all but sync, whose records cost; the sync API calls are kept)");
   cmd->add_option("--buffer-size", options->buffer_size, "CUPTI buffer size, 1M..8M (default 2M)");
   cmd->add_option("--mode", options->mode,
                   "trace (every event, default), summary (per-interval aggregates, "

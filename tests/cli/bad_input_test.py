@@ -147,6 +147,15 @@ def main():
                         ("import without -o", ["import", FIXTURE]),
                         ("bad option", ["overlap", good, "--no-such-option"])]:
         check(f"usage/{label}", args, 2, want_stderr_lines=None)
+    # A bad --kinds is refused before the program starts, naming every word
+    # cutrace knows (the program would have printed "started").
+    marker = os.path.join(tmp, "started")
+    check("usage/bad kinds", ["run", "--kinds", "kernel,bogus", "--", "/bin/sh", "-c",
+                              f"echo > {marker}"], 2, want_stderr_lines=1,
+          must_contain='unknown kind "bogus" (known: kernel, memcpy, memset, nvtx, api, runtime, '
+                       'driver, sync, default, all, none)')
+    if os.path.exists(marker):
+        failures.append("usage/bad kinds: the program was started")
 
     for f in failures:
         print("FAIL:", f)

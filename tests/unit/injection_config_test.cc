@@ -34,8 +34,9 @@ TEST(InjectionConfigTest, Defaults) {
   EXPECT_EQ(c.log_level, LogLevel::kWarn);
   EXPECT_TRUE(c.cupti_path.empty());
   EXPECT_TRUE(c.run_manifest.empty());
+  // Sync records only when asked for (config.h says why).
   EXPECT_EQ(c.kinds.Names(), (std::vector<std::string>{"kernel", "memcpy", "memset", "nvtx",
-                                                        "runtime", "driver", "sync"}));
+                                                        "runtime", "driver"}));
 }
 
 TEST(InjectionConfigTest, GoodValues) {
@@ -122,6 +123,18 @@ TEST(InjectionConfigTest, KindsList) {
   auto k = ParseKinds("all", &error);
   ASSERT_TRUE(k);
   EXPECT_EQ(k->Names().size(), 7u);
+  EXPECT_TRUE(k->sync);
+  k = ParseKinds("default", &error);
+  ASSERT_TRUE(k);
+  EXPECT_EQ(k->Names(), Kinds{}.Names());
+  EXPECT_FALSE(k->sync);
+  k = ParseKinds("default, sync", &error);
+  ASSERT_TRUE(k);
+  EXPECT_EQ(k->Names(), (std::vector<std::string>{"kernel", "memcpy", "memset", "nvtx", "runtime",
+                                                  "driver", "sync"}));
+  k = ParseKinds("kernel,default", &error);  // default adds to what came before
+  ASSERT_TRUE(k);
+  EXPECT_EQ(k->Names(), Kinds{}.Names());
   k = ParseKinds("none", &error);
   ASSERT_TRUE(k);
   EXPECT_TRUE(k->Names().empty());
@@ -146,7 +159,7 @@ TEST(InjectionConfigTest, KindsListIgnoresWhiteSpaceAndEmptyItems) {
   EXPECT_FALSE(ParseKinds("kernel, Bogus\n,memcpy", &error));
   EXPECT_EQ(error,
             "unknown kind \"bogus\" (known: kernel, memcpy, memset, nvtx, api, runtime, driver, sync, "
-            "all, none)");
+            "default, all, none)");
 }
 
 TEST(InjectionConfigTest, ByteSizes) {

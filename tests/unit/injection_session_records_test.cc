@@ -17,7 +17,9 @@ namespace {
 
 TEST_F(InjectionSessionTest, EndToEndIntoTraceFile) {
   fake_->dropped_per_buffer = 2;
-  ASSERT_TRUE(StartSession(MakeConfig()).ok());
+  Config config = MakeConfig();
+  config.kinds.sync = true;  // every kind, sync records included
+  ASSERT_TRUE(StartSession(config).ok());
   // Names live in a buffer the test frees before reading the trace back,
   // as CUPTI's do: nothing may point into it afterwards.
   auto names = std::make_unique<std::string[]>(3);

@@ -38,10 +38,13 @@ TEST_F(InjectionSessionTest, CuptiCallOrderAndKinds) {
   EXPECT_FALSE(enabled(CUPTI_ACTIVITY_KIND_KERNEL)) << "KERNEL serializes kernels";
   for (auto k : {CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET,
                  CUPTI_ACTIVITY_KIND_MARKER, CUPTI_ACTIVITY_KIND_MARKER_DATA,
-                 CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_OVERHEAD,
-                 CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONTEXT}) {
+                 CUPTI_ACTIVITY_KIND_OVERHEAD, CUPTI_ACTIVITY_KIND_DEVICE,
+                 CUPTI_ACTIVITY_KIND_CONTEXT}) {
     EXPECT_TRUE(enabled(k)) << k;
   }
+  // Sync records only when asked for (injection/config.h says why); the sync
+  // API calls below are recorded.
+  EXPECT_FALSE(enabled(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION));
   // API records per call, not the whole domain.
   EXPECT_FALSE(enabled(CUPTI_ACTIVITY_KIND_RUNTIME));
   EXPECT_FALSE(enabled(CUPTI_ACTIVITY_KIND_DRIVER));
@@ -67,6 +70,16 @@ TEST_F(InjectionSessionTest, KindsSelectWhatIsEnabled) {
                                                  CUPTI_ACTIVITY_KIND_DEVICE,
                                                  CUPTI_ACTIVITY_KIND_CONTEXT}));
   EXPECT_TRUE(fake_->enabled_runtime_cbids.empty());
+}
+
+TEST_F(InjectionSessionTest, SyncRecordsWhenAskedFor) {
+  Config c = MakeConfig();
+  std::string error;
+  c.kinds = *ParseKinds("default,sync", &error);
+  ASSERT_TRUE(StartSession(c).ok());
+  EXPECT_EQ(std::count(fake_->enabled_kinds.begin(), fake_->enabled_kinds.end(),
+                       CUPTI_ACTIVITY_KIND_SYNCHRONIZATION),
+            1);
 }
 
 TEST_F(InjectionSessionTest, TimestampCallbackCanBeTurnedOff) {
