@@ -65,6 +65,10 @@ int Run(const Options& options) {
                        if (metrics.kernel_samples > 0) {
                          AddKernelMetricColumns(r.tables.back(), report, metrics, format);
                          AddKernelOccupancyColumns(r.tables.back(), report, occupancy, format);
+                         if (format == Format::kTable) {
+                           std::string note = MissingOccupancyNote(report, metrics, occupancy);
+                           if (!note.empty()) r.lines.push_back(note);
+                         }
                        }
                        if (format == Format::kTable && report.kernels.size() < report.distinct)
                          r.tables.back().title = fmt::format(

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "collector/metric_presets.h"
 #include "viewer_cli/metric_views.h"
 
@@ -68,6 +70,24 @@ void AddKernelOccupancyColumns(TableSection& t, const analysis::KernelReport& re
     std::vector<std::string>& row = t.rows[r];
     row.insert(row.begin() + std::min(at, row.size()), cells.begin(), cells.end());
   }
+}
+
+std::string MissingOccupancyNote(const analysis::KernelReport& report,
+                                 const analysis::MetricsReport& metrics,
+                                 const analysis::OccupancyReport& occupancy) {
+  size_t missing = 0;
+  for (const analysis::KernelStats& k : report.kernels) {
+    const analysis::CounterGroup* group = metrics.Kernel(k.name);
+    if (k.timed_by_counters && group != nullptr && occupancy.Kernel(k.name) == nullptr &&
+        group->Avg(metric_names::kAchievedOccupancyPct).has_value())
+      ++missing;
+  }
+  if (missing == 0) return "";
+  return fmt::format(
+      "{} kernel{} with achieved occupancy but no theoretical: every launch was counted, and CUPTI "
+      "gives counted launches no launch configuration; run with --kernel-sample 2 to time every "
+      "other launch",
+      missing, missing == 1 ? "" : "s");
 }
 
 }  // namespace cutrace::cli

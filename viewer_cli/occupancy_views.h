@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/kernel_metrics.h"
 #include "analysis/kernel_occupancy.h"
 #include "analysis/kernel_stats.h"
 #include "viewer_cli/report_common.h"
@@ -27,5 +28,13 @@ void AddKernelOccupancyJson(nlohmann::json& kernels, const analysis::KernelRepor
 // none. Nothing when the table has no such column or no kernel has a value.
 void AddKernelOccupancyColumns(TableSection& table, const analysis::KernelReport& report,
                                const analysis::OccupancyReport& occupancy, Format format);
+
+// A line for the kernels table when a reported kernel has achieved occupancy
+// counted but no theoretical one because every launch of it was counted
+// (CUPTI gives counted launches no launch configuration): how to get it.
+// "" when there is nothing to say.
+std::string MissingOccupancyNote(const analysis::KernelReport& report,
+                                 const analysis::MetricsReport& metrics,
+                                 const analysis::OccupancyReport& occupancy);
 
 }  // namespace cutrace::cli

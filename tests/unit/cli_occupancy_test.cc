@@ -58,9 +58,11 @@ class CliOccupancyTest : public ::testing::Test {
   //     40 of 64 warps = 62.5%, limited by shared memory. Corr 3 timed, corr 4
   //     counted (achieved 55%).
   // With `device_limits` false, the Device packet is an old one
-  // (max_warps_per_sm only).
-  std::string WriteTrace(bool device_limits) {
-    std::string path = dir_ + (device_limits ? "/launch.trace" : "/old.trace");
+  // (max_warps_per_sm only). With `timed` false, no kernel record: every
+  // launch was counted (`--kernel-sample 1`).
+  std::string WriteTrace(bool device_limits, bool timed = true) {
+    std::string path =
+        dir_ + (!timed ? "/counted.trace" : device_limits ? "/launch.trace" : "/old.trace");
     auto writer = TraceWriter::Create(path);
     EXPECT_TRUE(writer.ok());
     if (!writer.ok()) return path;
@@ -102,6 +104,7 @@ class CliOccupancyTest : public ::testing::Test {
     copy.registers_per_thread = 32;
     copy.static_shared_bytes = 40000;
     batch.kernels.push_back(copy);
+    if (!timed) batch.kernels.clear();
     EXPECT_TRUE((*writer)->WriteBatch(batch, strings).ok());
     CounterBatchInfo c;
     c.scope = "kernel";
@@ -218,6 +221,18 @@ TEST_F(CliOccupancyTest, TableAndCsvPutItBesideAchievedOccupancy) {
       EXPECT_NE(row.find(",40,50.000,registers,64,0,gemm()"), std::string::npos) << row;
     }
   EXPECT_TRUE(gemm_row) << csv;
+}
+
+TEST_F(CliOccupancyTest, EveryLaunchCountedSaysHowToGetTheoreticalOccupancy) {
+  std::string table = Run({"kernels", WriteTrace(true, /*timed=*/false)});
+  EXPECT_NE(table.find("2 kernels with achieved occupancy but no theoretical"), std::string::npos)
+      << table;
+  EXPECT_NE(table.find("--kernel-sample 2"), std::string::npos) << table;
+  EXPECT_EQ(table.find("TheoOcc%"), std::string::npos) << table;
+  // With timed launches there is a theoretical occupancy, and no such line.
+  table = Run({"kernels", WriteTrace(true)});
+  EXPECT_EQ(table.find("no theoretical"), std::string::npos) << table;
+  EXPECT_NE(table.find("TheoOcc%"), std::string::npos) << table;
 }
 
 TEST_F(CliOccupancyTest, DiagnoseTakesItAsEvidence) {
