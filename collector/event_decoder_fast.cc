@@ -1,0 +1,231 @@
+// The fast paths of event_decoder.h, kept apart from the general decoder
+// (event_decoder.cc) because `cutrace summary` spends most of its time here:
+// the streamed summary's usual kernel and API-call batches, decoded with
+// each varying column's position in a register, and the scan of start
+// columns behind EventBatchMinStart(). Each makes exactly what the general
+// decoder makes of the same bytes (tests/unit/collector_event_decoder_test.cc
+// decodes both ways).
+#include <algorithm>
+#include <limits>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "collector/event_columns.h"
+#include "collector/event_decoder.h"
+
+namespace cutrace {
+namespace event_wire {
+namespace {
+
+// Fields the fast loops read per event besides start (2) and duration (3):
+// a kernel's shape id or an API call's name, and the correlation id. The
+// general decoder reads them as these types (uint32, sint64 delta).
+constexpr int kKeyField = 4;
+constexpr int kCorrField = 8;
+
+// One kind's records into the sink, where fields 2, 3, kKeyField and
+// kCorrField vary and the caller read every other field the record needs
+// as one value for the batch: `fill(record, correlation, key)` sets the
+// rest. DecodeKind() (event_decoder.cc) keeps every column's position in
+// Columns (memory) and asks each column per event whether it varies; here
+// the four positions live in registers. Records are those DecodeKind()
+// makes. A varint over ten bytes ends the decode there: the caller then
+// gets kBroken and must not trust what the sink got, so nothing is lost.
+template <typename R, typename Fill>
+[[gnu::always_inline]] inline bool DecodeVarying(Columns& c, uint64_t base, DecodeCounts* counts,
+                                                 SinkOut& out, Fill fill) {
+  Column& cs = c.col[2];
+  Column& cd = c.col[3];
+  Column& ck = c.col[kKeyField];
+  Column& cc = c.col[kCorrField];
+  const uint8_t *ps = cs.p, *pd = cd.p, *pk = ck.p, *pc = cc.p;
+  R* buf = out.Buf<R>();
+  size_t n = out.n;
+  uint64_t start = base, corr = 0;
+  bool ok = true;
+  for (uint32_t i = 0; i < c.count; ++i) {
+    uint64_t ds = 0, dur = 0, dc = 0, key = 0;
+    if (!NextVarint(ps, cs.end, &ds) || !NextVarint(pd, cd.end, &dur) ||
+        !NextVarint(pc, cc.end, &dc) || !NextVarint(pk, ck.end, &key)) {
+      ok = false;
+      break;
+    }
+    start += Convert(ds, ColType::kS64);
+    const uint64_t end = start + dur;  // modulo 2^64
+    corr += Convert(dc, ColType::kS64);
+    if (end < start) {
+      // As DecodeKind(): every other varying column steps over this event.
+      cs.p = ps, cd.p = pd, ck.p = pk, cc.p = pc;
+      bool bad = false;
+      c.StepOver(kKeyField, kCorrField, &bad);
+      if (bad) {
+        ok = false;
+        break;
+      }
+      ++counts->inverted_dropped;
+      continue;
+    }
+    R& r = buf[n];
+    r.start_ns = start;
+    r.end_ns = end;
+    fill(r, corr, key);
+    if (++n == SinkOut::kChunk) {
+      out.n = n;
+      out.Flush<R>();
+      n = 0;
+    }
+  }
+  cs.p = ps, cd.p = pd, ck.p = pk, cc.p = pc;
+  out.n = n;
+  out.Flush<R>();
+  return ok;
+}
+
+// Whether the packed sint64 deltas in [p, end) are all >= 0 and each at
+// most four bytes long (below 2^27), where `first` is the first start and
+// no start can pass 2^64: then `first` is the column's earliest start. Host
+// threads' calls come in start order, so most start columns qualify, and
+// this finds that out 16 bytes at a step instead of a varint at a time.
+// False says nothing about the column.
+bool StartsAscend(const uint8_t* p, const uint8_t* end, uint64_t first) {
+  const size_t n = static_cast<size_t>(end - p);
+  if (n > (size_t{1} << 36) || first > std::numeric_limits<uint64_t>::max() - (uint64_t{n} << 27))
+    return false;
+  // A delta's sign is bit 0 of its varint's first byte (zigzag); a varint of
+  // five bytes or more has four continuation bytes in a row.
+  size_t i = 0;
+  uint32_t run = 0;  // continuation bytes in a row just before byte i
+#if defined(__SSE2__)
+  uint32_t prev = 0;  // continuation bits of the block before
+  bool at_first = true;
+  for (; i + 16 <= n; i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    const uint32_t cont = static_cast<uint32_t>(_mm_movemask_epi8(v));
+    const uint32_t low_bits = static_cast<uint32_t>(_mm_movemask_epi8(_mm_slli_epi16(v, 7)));
+    const uint32_t firsts = ((~cont << 1) | (at_first ? 1u : 0u)) & 0xffff;
+    if (firsts & low_bits) return false;
+    const uint64_t w = (uint64_t{cont} << 3) | (prev >> 13);
+    if (w & (w >> 1) & (w >> 2) & (w >> 3)) return false;
+    prev = cont;
+    at_first = (cont & 0x8000) == 0;
+  }
+  // The continuation bytes that end the last block (at most three).
+  if (!at_first) run = (prev & 0x4000) == 0 ? 1 : (prev & 0x2000) == 0 ? 2 : 3;
+#endif
+  for (; i < n; ++i) {
+    const uint8_t b = p[i];
+    if (run == 0 && (b & 1)) return false;
+    if (b & 0x80) {
+      if (++run == 4) return false;
+    } else {
+      run = 0;
+    }
+  }
+  return true;
+}
+
+// EventBatchMinStart().
+WireDecode MinStart(std::string_view body, uint64_t* min_start) {
+  BatchFields b;
+  if (!b.Parse(body)) return WireDecode::kFallback;
+  uint64_t lowest = std::numeric_limits<uint64_t>::max();
+  for (int k = 2; k < 8; ++k) {
+    if (!b.has[k]) continue;
+    // Only the start column matters here, read in one pass; the decode
+    // pass checks the rest. An odd column sends the caller to "unknown".
+    const uint8_t* p = reinterpret_cast<const uint8_t*>(b.kinds[k].data());
+    const uint8_t* end = p + b.kinds[k].size();
+    bool seen = false;
+    while (p < end) {
+      uint32_t field = 0, wt = 0;
+      if (!ReadTag(p, end, &field, &wt)) return WireDecode::kFallback;
+      if (field != 2) {
+        if (!SkipField(p, end, wt)) return WireDecode::kFallback;
+        continue;
+      }
+      uint64_t len = 0;
+      if (wt != 2 || seen || !ReadVarint(p, end, &len) || len > static_cast<uint64_t>(end - p))
+        return WireDecode::kFallback;
+      seen = true;
+      const uint8_t* q = p;
+      const uint8_t* column_end = p + len;
+      p = column_end;
+      // A column whose last varint does not end is not ours; otherwise
+      // every varint ends inside it, as NextVarint() needs.
+      if (len > 0 && (column_end[-1] & 0x80)) return WireDecode::kFallback;
+      if (q < column_end) {
+        const uint8_t* r = q;
+        uint64_t raw = 0;
+        if (ReadVarint(r, column_end, &raw)) {
+          const uint64_t first = b.base + Convert(raw, ColType::kS64);
+          if (StartsAscend(q, column_end, first)) {
+            lowest = std::min(lowest, first);
+            continue;
+          }
+        }
+      }
+      uint64_t start = b.base;
+      while (q < column_end) {
+        uint64_t raw = 0;
+        if (!NextVarint(q, column_end, &raw)) return WireDecode::kFallback;
+        start += Convert(raw, ColType::kS64);
+        lowest = std::min(lowest, start);
+      }
+    }
+  }
+  *min_start = lowest;
+  return WireDecode::kOk;
+}
+
+}  // namespace
+
+bool KernelsFitReports(const Columns& c) {
+  return c.Fits({3, kKeyField, kCorrField}, {5, 9});  // device 5, graph id 9
+}
+
+bool DecodeKernelsForReports(Columns& c, uint64_t base, const ShapeTable& shapes,
+                             DecodeCounts* counts, SinkOut& out) {
+  const uint32_t device = static_cast<uint32_t>(c.col[5].constant);
+  const uint32_t graph = static_cast<uint32_t>(c.col[9].constant);
+  return DecodeVarying<KernelRecord>(
+      c, base, counts, out, [&](KernelRecord& r, uint64_t corr, uint64_t shape_id) {
+        r.correlation_id = corr;
+        r.device_id = device;
+        r.graph_id = graph;
+        const ShapeFields* s = shapes.Find(static_cast<uint32_t>(shape_id));
+        if (s == nullptr) {
+          ++counts->unknown_shapes;
+          r.name_id = 0;
+        } else {
+          r.name_id = s->name_id;
+        }
+      });
+}
+
+bool ApiCallsFitReports(const Columns& c) {
+  return c.Fits({3, kKeyField, kCorrField}, {5, 7, 9});  // domain 5, thread 7, return code 9
+}
+
+bool DecodeApiCallsForReports(Columns& c, uint64_t base, DecodeCounts* counts, SinkOut& out) {
+  const ApiDomain domain = Enum(c.col[5].constant, 3, ApiDomain::kOther);
+  const uint64_t thread = c.col[7].constant;
+  const uint32_t return_code = static_cast<uint32_t>(c.col[9].constant);
+  return DecodeVarying<ApiRecord>(c, base, counts, out,
+                                  [&](ApiRecord& a, uint64_t corr, uint64_t name) {
+                                    a.correlation_id = corr;
+                                    a.name_id = static_cast<uint32_t>(name);
+                                    a.domain = domain;
+                                    a.thread_id = thread;
+                                    a.return_code = return_code;
+                                  });
+}
+
+}  // namespace event_wire
+
+WireDecode EventBatchMinStart(std::string_view body, uint64_t* min_start) {
+  return event_wire::MinStart(body, min_start);
+}
+
+}  // namespace cutrace
