@@ -7,6 +7,7 @@
 #include <semaphore.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,20 +33,39 @@ std::atomic<bool> g_atfork_registered{false};
 
 // Signal handling: the handler asks the watcher thread to finish the trace
 // (a signal handler cannot safely call into CUPTI or take locks) and waits
-// on g_finalize_done with a timeout.
-constexpr int kSignals[] = {SIGINT, SIGTERM};
-struct sigaction g_old_actions[2];
+// on g_finalize_done with a timeout. SIGINT and SIGTERM always; the crash
+// signals after them only with the flight recorder on, whose dump is what a
+// crash should leave behind (lifecycle.h).
+constexpr int kSignals[] = {SIGINT, SIGTERM, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+constexpr const char* kSignalNames[] = {"SIGINT", "SIGTERM", "SIGSEGV", "SIGBUS",
+                                        "SIGFPE", "SIGILL",  "SIGABRT"};
+constexpr size_t kSignalCount = sizeof(kSignals) / sizeof(kSignals[0]);
+constexpr size_t kFirstCrashSignal = 2;
+struct sigaction g_old_actions[kSignalCount];
 std::atomic<bool> g_handlers_installed{false};
 sem_t g_finalize_request;
 sem_t g_finalize_done;
 std::atomic<pid_t> g_watcher_pid{0};
+std::atomic<pid_t> g_watcher_tid{0};
 std::atomic<int> g_finalize_signal{0};
 std::atomic<bool> g_finalize_requested{false};
 std::atomic<uint32_t> g_signal_wait_ms{7000};
 
-int SignalIndex(int sig) { return sig == SIGINT ? 0 : 1; }
+size_t SignalIndex(int sig) {
+  for (size_t i = 0; i < kSignalCount; ++i)
+    if (kSignals[i] == sig) return i;
+  return 0;
+}
 
-const char* SignalReason(int sig) { return sig == SIGINT ? "SIGINT" : "SIGTERM"; }
+const char* SignalReason(int sig) { return kSignalNames[SignalIndex(sig)]; }
+
+// A fault the kernel raised at an instruction (not kill() or raise()): once
+// the handler returns with SIG_DFL restored, the instruction runs again and
+// the process dies of the fault itself, its core dump at the fault.
+bool IsFault(int sig, const siginfo_t* info) {
+  return (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL) && info != nullptr &&
+         info->si_code > 0;
+}
 
 void FinalizeSession(const char* reason) {
   Session* s = g_session.load(std::memory_order_acquire);
@@ -66,6 +86,8 @@ std::atomic<int> g_chained_signal{0};
 // Async-signal-safe. Returns false if this process has no watcher.
 bool FinalizeViaWatcher(int sig) {
   if (g_watcher_pid.load() != ::getpid()) return false;
+  // The watcher itself faulted while finishing the trace: no one is left to wait for.
+  if (g_watcher_tid.load() == static_cast<pid_t>(::syscall(SYS_gettid))) return true;
   if (!g_finalize_requested.exchange(true)) {
     g_finalize_signal.store(sig);
     sem_post(&g_finalize_request);
@@ -92,6 +114,7 @@ void AtExit() {
 }
 
 void* WatcherMain(void*) {
+  g_watcher_tid.store(static_cast<pid_t>(::syscall(SYS_gettid)));
   for (;;) {
     while (sem_wait(&g_finalize_request) != 0 && errno == EINTR) {
     }
@@ -159,6 +182,10 @@ void OnSignal(int sig, siginfo_t* info, void* context) {
   dfl.sa_handler = SIG_DFL;
   sigemptyset(&dfl.sa_mask);
   sigaction(sig, &dfl, nullptr);
+  if (IsFault(sig, info)) {
+    errno = saved_errno;
+    return;  // the faulting instruction again, now under SIG_DFL
+  }
   sigset_t unblock;
   sigemptyset(&unblock);
   sigaddset(&unblock, sig);
@@ -167,9 +194,11 @@ void OnSignal(int sig, siginfo_t* info, void* context) {
   errno = saved_errno;
 }
 
-void InstallSignalHandlers() {
+void InstallSignalHandlers(bool crash_signals) {
   if (g_handlers_installed.exchange(true)) return;
-  for (int sig : kSignals) {
+  for (size_t i = 0; i < kSignalCount; ++i) {
+    const int sig = kSignals[i];
+    if (i >= kFirstCrashSignal && !crash_signals) break;
     struct sigaction current;
     if (sigaction(sig, nullptr, &current) != 0) continue;
     // Ignored signals stay ignored (e.g. SIGINT of a background job).
@@ -259,7 +288,7 @@ int InitializeFromDriver() {
     if (g_watcher_pid.load() != pid && !StartWatcher()) {
       Log(LogLevel::kWarn, "cannot start the signal watcher: SIGINT/SIGTERM will cut the trace short");
     } else {
-      InstallSignalHandlers();
+      InstallSignalHandlers(session->has_flight_recorder());
     }
   } catch (...) {
     LogRaw("internal error during start-up; the program runs untraced");

@@ -70,6 +70,9 @@ class Session {
   ActivityStats& stats() { return stats_; }
   const BufferPool* pool() const { return pool_.get(); }
   ClockDomain clock() const { return clock_; }
+  // CUTRACE_FLIGHT_RECORDER is on: a crash signal then finishes the trace
+  // and dumps the ring (lifecycle.h).
+  bool has_flight_recorder() const;
 
   // The program's own CUPTI client is registering its activity buffer
   // callbacks (session_handover.cc): cutrace takes its buffers back and

@@ -37,6 +37,10 @@ void Session::StartProduction() {
   Log(LogLevel::kInfo, "mode %s", ModeName(production_->config().mode));
 }
 
+bool Session::has_flight_recorder() const {
+  return production_ != nullptr && production_->config().flight_recorder();
+}
+
 void Session::SetActivity(bool on) {
   // After the program's own CUPTI client took the activity API, cutrace's
   // windows no longer switch anything (session_handover.cc).

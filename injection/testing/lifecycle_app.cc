@@ -8,7 +8,10 @@
 //   sigint-handler  its own SIGINT handler, installed before cuInit; then return 0
 //   exit-in-handler its own SIGTERM handler, which calls exit(3)
 //   kill            raise(SIGKILL): no handler runs, the trace is cut short
-//   abort           abort(): likewise, with SIGABRT
+//   abort           abort(): SIGABRT; the trace is cut short unless the flight
+//                   recorder is on (then it is finished and the ring dumped)
+//   segv            a store through a null pointer: SIGSEGV from the kernel, the
+//                   same two outcomes
 //   sigterm-ignored SIGTERM ignored before cuInit; raise it; then return 0
 //   fork            fork(); the child prints and exit(0)s; the parent waits, returns 0
 //   other-client    a CUPTI client of the program's own (OTHER_CLIENT_PATH, loaded
@@ -96,6 +99,11 @@ int main(int argc, char** argv) {
   }
   if (std::strcmp(mode, "kill") == 0) raise(SIGKILL);
   if (std::strcmp(mode, "abort") == 0) std::abort();
+  if (std::strcmp(mode, "segv") == 0) {
+    volatile int* nowhere = nullptr;
+    *nowhere = 1;  // SIGSEGV from the kernel, at this instruction
+    return 93;
+  }
   if (std::strcmp(mode, "exit-in-handler") == 0) {
     raise(SIGTERM);
     sleep(30);

@@ -369,6 +369,24 @@ def torch_profiler_works(ctx: Ctx, res: Result, truth: dict, traces: list) -> li
                      f"{res.stdout.strip().splitlines()[-1:]}")]
 
 
+def crash_dumped(ctx: Ctx, res: Result, truth: dict, traces: list) -> list[cc.Check]:
+    """A crash with the flight recorder on: the trace finished, and one dump of the ring."""
+    dumps = [(f, i) for f, i in traces if "flight-" in f.name]
+    mains = [(f, i) for f, i in traces if "flight-" not in f.name]
+    launched = sum(truth.get("kernels", {}).values())
+    out = [cc.Check("one trace and one flight-recorder dump", len(mains) == 1 and len(dumps) == 1,
+                    f"{[f.name for f, _ in traces]}")]
+    if len(mains) == 1:
+        fi = cc.info_file(mains[0][1])
+        out.append(cc.Check("the trace finished at the crash", fi.get("clean_shutdown") is True,
+                            f"clean_shutdown={fi.get('clean_shutdown')}"))
+    if len(dumps) == 1:
+        got = cc.info_events(dumps[0][1]).get("kernels", 0)
+        out.append(cc.Check("the dump holds the run's kernels", launched > 0 and got == launched,
+                            f"{got} of {launched}"))
+    return out
+
+
 # ---------------------------------------------------------------------------
 # The matrix.
 
@@ -452,6 +470,10 @@ CASES: list[Case] = [
     Case("abort", "matrix", "abort() (SIGABRT, not caught)",
          "dies of SIGABRT; the file reads back up to its last packet; info and summary say it "
          "was cut short", ["{bin}/ct_die", "--how", "abort"], app="die", trace="cut_short"),
+    Case("abort_flight_recorder", "matrix", "abort() with the flight recorder on",
+         "dies of SIGABRT; the trace finished and the ring dumped, every kernel in the dump",
+         ["{bin}/ct_die", "--how", "abort"], app="die", env={"CUTRACE_FLIGHT_RECORDER": "30s"},
+         trace="any", extra=crash_dumped),
     Case("device_reset", "matrix", "cudaDeviceReset, then CUDA used again (twice)",
          "the trace complete: every kernel of every context", ["{bin}/ct_device_reset"],
          app="device_reset"),

@@ -7,6 +7,7 @@
 // failure must leave the program alone with one line on stderr.
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,6 +17,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <tuple>
 
 #include "collector/trace_loader.h"
 
@@ -90,6 +92,8 @@ class InjectionLifecycleTest : public ::testing::Test {
       int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
       ::dup2(out, 1);
       ::dup2(err, 2);
+      struct rlimit no_core = {0, 0};  // the crash tests leave no core files behind
+      ::setrlimit(RLIMIT_CORE, &no_core);
       ::execve(app.c_str(), argv.data(), envp.data());
       ::_exit(127);
     }
@@ -146,6 +150,48 @@ TEST_F(InjectionLifecycleTest, SigtermStillKillsButTheTraceIsComplete) {
   EXPECT_EQ(WTERMSIG(r.status), SIGTERM);
   EXPECT_EQ(r.out, "app output sigterm\n");
   ExpectCompleteTrace(r, "SIGTERM");
+}
+
+// With the flight recorder on, a crash finishes the trace and dumps the ring,
+// and the process still dies of its own signal.
+class InjectionCrashTest : public InjectionLifecycleTest,
+                           public ::testing::WithParamInterface<std::tuple<const char*, int, const char*>> {};
+
+TEST_P(InjectionCrashTest, FlightRecorderDumpsAndTheProcessStillDiesOfIt) {
+  const auto [mode, sig, reason] = GetParam();
+  // ASan's own SIGSEGV handler would turn the crash into exit(1).
+  RunResult r = Run(mode, {{"CUTRACE_FLIGHT_RECORDER", "4M"},
+                           {"ASAN_OPTIONS", "detect_leaks=0:handle_segv=0:handle_abort=0"}});
+  ASSERT_TRUE(WIFSIGNALED(r.status)) << "status " << r.status << ": " << r.err;
+  EXPECT_EQ(WTERMSIG(r.status), sig);
+  EXPECT_NE(r.out.find(std::string("app output ") + mode), std::string::npos) << r.out;
+  std::vector<std::string> dumps, traces;
+  for (const std::string& path : r.traces)
+    (path.find("flight-") != std::string::npos ? dumps : traces).push_back(path);
+  RunResult main = r;
+  main.traces = traces;
+  ExpectCompleteTrace(main, reason);
+  ASSERT_EQ(dumps.size(), 1u) << r.err;
+  auto dump = LoadTrace(dumps[0]);
+  ASSERT_TRUE(dump.ok()) << dump.status().message();
+  EXPECT_TRUE(dump->clean_shutdown());
+  EXPECT_EQ(dump->records.kernels.size(), 8u) << "the ring holds every kernel of the run";
+}
+
+INSTANTIATE_TEST_SUITE_P(Signals, InjectionCrashTest,
+                         ::testing::Values(std::make_tuple("segv", SIGSEGV, "SIGSEGV"),
+                                           std::make_tuple("abort", SIGABRT, "SIGABRT")),
+                         [](const auto& info) { return std::string(std::get<0>(info.param)); });
+
+TEST_F(InjectionLifecycleTest, WithoutTheFlightRecorderACrashIsLeftAlone) {
+  RunResult r = Run("segv", {{"ASAN_OPTIONS", "detect_leaks=0:handle_segv=0"}});
+  ASSERT_TRUE(WIFSIGNALED(r.status)) << "status " << r.status << ": " << r.err;
+  EXPECT_EQ(WTERMSIG(r.status), SIGSEGV);
+  ASSERT_EQ(r.traces.size(), 1u);
+  auto t = LoadTrace(r.traces[0]);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_FALSE(t->clean_shutdown()) << "no handler of cutrace's ran";
+  EXPECT_EQ(r.err, "");
 }
 
 TEST_F(InjectionLifecycleTest, ProgramSigintHandlerIsChained) {
