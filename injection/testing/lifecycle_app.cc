@@ -10,7 +10,7 @@
 //   kill            raise(SIGKILL): no handler runs, the trace is cut short
 //   abort           abort(): SIGABRT; the trace is cut short unless the flight
 //                   recorder is on (then it is finished and the ring dumped)
-//   segv            a store through a null pointer: SIGSEGV from the kernel, the
+//   segv            a store to a PROT_NONE page: SIGSEGV from the kernel, the
 //                   same two outcomes
 //   sigterm-ignored SIGTERM ignored before cuInit; raise it; then return 0
 //   fork            fork(); the child prints and exit(0)s; the parent waits, returns 0
@@ -20,6 +20,7 @@
 //                   cutrace's again; prints what it saw; returns 0
 #include <dlfcn.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -100,8 +101,11 @@ int main(int argc, char** argv) {
   if (std::strcmp(mode, "kill") == 0) raise(SIGKILL);
   if (std::strcmp(mode, "abort") == 0) std::abort();
   if (std::strcmp(mode, "segv") == 0) {
-    volatile int* nowhere = nullptr;
-    *nowhere = 1;  // SIGSEGV from the kernel, at this instruction
+    // A store to a page mapped without access: SIGSEGV from the kernel at this
+    // instruction (and no undefined behaviour for UBSan to stop at first).
+    void* page = mmap(nullptr, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (page == MAP_FAILED) return 92;
+    *static_cast<volatile int*>(page) = 1;
     return 93;
   }
   if (std::strcmp(mode, "exit-in-handler") == 0) {
