@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <utility>
 
-#include "collector/list_items.h"
 
 namespace cutrace::injection {
 namespace {
@@ -44,18 +43,6 @@ void ReadRange(const EnvGetter& env, const char* name, uint64_t lo, uint64_t hi,
 }
 
 }  // namespace
-
-std::vector<std::string> Kinds::Names() const {
-  std::vector<std::string> names;
-  if (kernel) names.push_back("kernel");
-  if (memcpy) names.push_back("memcpy");
-  if (memset) names.push_back("memset");
-  if (nvtx) names.push_back("nvtx");
-  if (runtime_api) names.push_back("runtime");
-  if (driver_api) names.push_back("driver");
-  if (sync) names.push_back("sync");
-  return names;
-}
 
 std::optional<std::string> GetProcessEnv(const char* name) {
   const char* v = std::getenv(name);
@@ -127,64 +114,6 @@ std::optional<bool> ParseBool(std::string_view text) {
   return std::nullopt;
 }
 
-std::optional<Kinds> ParseKinds(std::string_view text, std::string* error) {
-  Kinds kinds;
-  kinds.kernel = kinds.memcpy = kinds.memset = kinds.nvtx = false;
-  kinds.runtime_api = kinds.driver_api = kinds.sync = false;
-  bool any = false;
-  const bool known = ForEachListItem(text, [&](std::string_view item) {
-    // ForEachListItem trims spaces and tabs; the variable may also carry a
-    // newline or other white space, which has always been ignored here.
-    std::string token = Lower(Trim(item));
-    if (token.empty()) return true;
-    any = true;
-    if (token == "all") {
-      kinds = Kinds{};
-      kinds.sync = true;
-    } else if (token == "default") {
-      // What an unset CUTRACE_KINDS records; "default,sync" adds sync records.
-      const Kinds d;
-      kinds.kernel |= d.kernel;
-      kinds.memcpy |= d.memcpy;
-      kinds.memset |= d.memset;
-      kinds.nvtx |= d.nvtx;
-      kinds.runtime_api |= d.runtime_api;
-      kinds.driver_api |= d.driver_api;
-      kinds.sync |= d.sync;
-    } else if (token == "none") {
-      // Explicitly nothing: the library stays loaded but enables no kind.
-    } else if (token == "kernel" || token == "kernels") {
-      kinds.kernel = true;
-    } else if (token == "memcpy") {
-      kinds.memcpy = true;
-    } else if (token == "memset") {
-      kinds.memset = true;
-    } else if (token == "nvtx") {
-      kinds.nvtx = true;
-    } else if (token == "api") {
-      kinds.runtime_api = kinds.driver_api = true;
-    } else if (token == "runtime") {
-      kinds.runtime_api = true;
-    } else if (token == "driver") {
-      kinds.driver_api = true;
-    } else if (token == "sync") {
-      kinds.sync = true;
-    } else {
-      if (error) {
-        *error = "unknown kind \"" + token +
-                 "\" (known: kernel, memcpy, memset, nvtx, api, runtime, driver, sync, default, all, none)";
-      }
-      return false;
-    }
-    return true;
-  });
-  if (!known) return std::nullopt;
-  if (!any) {
-    if (error) *error = "empty list";
-    return std::nullopt;
-  }
-  return kinds;
-}
 
 Config ParseConfig(const EnvGetter& env) {
   Config c;

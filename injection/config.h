@@ -30,28 +30,15 @@
 #include <string_view>
 #include <vector>
 
+#include "collector/trace_kinds.h"
 #include "injection/log.h"
 
 namespace cutrace::injection {
 
-// Which record families to collect (CUTRACE_KINDS).
-struct Kinds {
-  bool kernel = true;
-  bool memcpy = true;
-  bool memset = true;
-  bool nvtx = true;
-  bool runtime_api = true;
-  bool driver_api = true;
-  // CUPTI's SYNCHRONIZATION records: off unless asked for ("sync", "all").
-  // On the H200 they cost 3.2 us per PyTorch op, twice what kernel and API
-  // records cost together (bench/overhead.py's breakdown), and what they tell
-  // comes from the sync API calls already recorded (cudaStreamSynchronize,
-  // cudaEventSynchronize, cudaStreamWaitEvent, ...: analysis/gap_causes.h).
-  bool sync = false;
+// CUTRACE_KINDS' vocabulary, shared with `cutrace run --kinds`.
+using cutrace::Kinds;
+using cutrace::ParseKinds;
 
-  // The names written to Header.enabled_kinds.
-  std::vector<std::string> Names() const;
-};
 
 inline constexpr size_t kMinBufferBytes = 1u << 20;
 inline constexpr size_t kMaxBufferBytes = 8u << 20;
@@ -89,7 +76,6 @@ std::optional<std::string> GetProcessEnv(const char* name);
 Config ParseConfig(const EnvGetter& env);
 
 // Parsers used by ParseConfig (exposed for tests). Each returns nullopt on junk.
-std::optional<Kinds> ParseKinds(std::string_view text, std::string* error);
 // "4194304", "4096K", "4M", "4MiB" (case-insensitive suffixes K, KB, KiB, M, MB, MiB; all binary).
 std::optional<uint64_t> ParseByteSize(std::string_view text);
 std::optional<uint32_t> ParseOctalMode(std::string_view text);

@@ -52,9 +52,9 @@
 #include <string>
 #include <vector>
 
-#include "collector/list_items.h"
 #include "collector/metric_presets.h"
 #include "collector/output_path.h"
+#include "collector/trace_kinds.h"
 #include "collector/trace_loader.h"
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/metric_check.h"
@@ -134,22 +134,6 @@ bool MakeDirs(const std::string& path) {
     if (::mkdir(prefix.c_str(), 0755) != 0 && errno != EEXIST) return false;
   }
   return IsDirectory(path);
-}
-
-bool ValidKinds(const std::string& list, std::string* bad) {
-  static const std::set<std::string> kKnown = {"kernel", "kernels", "memcpy", "memset", "nvtx",
-                                               "api",    "runtime", "driver", "sync",   "default",
-                                               "all",    "none"};
-  bool any = false;
-  const bool known = ForEachListItem(list, [&](std::string_view token) {
-    any = true;
-    if (kKnown.count(std::string(token)) != 0) return true;
-    *bad = token;
-    return false;
-  });
-  if (!known) return false;
-  if (!any) *bad = "";
-  return any;
 }
 
 // Forwards SIGINT/SIGTERM sent to cutrace by another process (kill, timeout)
@@ -289,10 +273,9 @@ int Run(const Options& o) {
                "; build it (target cutrace_injection) or set CUTRACE_LIBRARY");
     return 1;
   }
-  std::string bad;
-  if (!o.kinds.empty() && !ValidKinds(o.kinds, &bad)) {
-    PrintError("--kinds: " + (bad.empty() ? std::string("empty list") : "unknown kind \"" + bad + "\"") +
-               " (known: kernel, memcpy, memset, nvtx, api, runtime, driver, sync, default, all, none)");
+  std::string kinds_error;
+  if (!o.kinds.empty() && !ParseKinds(o.kinds, &kinds_error)) {
+    PrintError("--kinds: " + kinds_error);
     return 2;
   }
   MetricSelection selection;
