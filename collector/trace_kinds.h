@@ -19,10 +19,12 @@ struct Kinds {
   bool runtime_api = true;
   bool driver_api = true;
   // CUPTI's SYNCHRONIZATION records: off unless asked for ("sync", "all").
-  // On the H200 they cost 3.2 us per PyTorch op, twice what kernel and API
-  // records cost together (bench/overhead.py's breakdown), and what they tell
-  // comes from the sync API calls already recorded (cudaStreamSynchronize,
-  // cudaEventSynchronize, cudaStreamWaitEvent, ...: analysis/gap_causes.h).
+  // On the H200 they added 3.6 to 7.0 us per PyTorch op in three of four
+  // paired comparisons (bench/overhead.py's breakdown; the fourth: -0.5),
+  // more than kernel and API records together, and what the analysis needs
+  // from them comes from the sync API calls recorded anyway
+  // (cudaStreamSynchronize, cudaEventSynchronize, cudaStreamWaitEvent, ...:
+  // analysis/gap_causes.h).
   bool sync = false;
 
   // The names written to Header.enabled_kinds.
