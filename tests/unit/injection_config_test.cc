@@ -118,50 +118,6 @@ TEST(InjectionConfigTest, EachBadValueIsOneProblemAndTheDefault) {
   }
 }
 
-TEST(InjectionConfigTest, KindsList) {
-  std::string error;
-  auto k = ParseKinds("all", &error);
-  ASSERT_TRUE(k);
-  EXPECT_EQ(k->Names().size(), 7u);
-  EXPECT_TRUE(k->sync);
-  k = ParseKinds("default", &error);
-  ASSERT_TRUE(k);
-  EXPECT_EQ(k->Names(), Kinds{}.Names());
-  EXPECT_FALSE(k->sync);
-  k = ParseKinds("default, sync", &error);
-  ASSERT_TRUE(k);
-  EXPECT_EQ(k->Names(), (std::vector<std::string>{"kernel", "memcpy", "memset", "nvtx", "runtime",
-                                                  "driver", "sync"}));
-  k = ParseKinds("kernel,default", &error);  // default adds to what came before
-  ASSERT_TRUE(k);
-  EXPECT_EQ(k->Names(), Kinds{}.Names());
-  k = ParseKinds("none", &error);
-  ASSERT_TRUE(k);
-  EXPECT_TRUE(k->Names().empty());
-  k = ParseKinds("API,Sync", &error);
-  ASSERT_TRUE(k);
-  EXPECT_EQ(k->Names(), (std::vector<std::string>{"runtime", "driver", "sync"}));
-  k = ParseKinds("runtime,memcpy,memset", &error);
-  ASSERT_TRUE(k);
-  EXPECT_EQ(k->Names(), (std::vector<std::string>{"memcpy", "memset", "runtime"}));
-  EXPECT_FALSE(ParseKinds("", &error));
-  EXPECT_FALSE(ParseKinds("kernel;memcpy", &error));
-}
-
-TEST(InjectionConfigTest, KindsListIgnoresWhiteSpaceAndEmptyItems) {
-  // A variable set from a file or a here-document may end in a newline.
-  std::string error;
-  auto k = ParseKinds(" kernel ,\tNVTX\n,, \r\n", &error);
-  ASSERT_TRUE(k) << error;
-  EXPECT_EQ(k->Names(), (std::vector<std::string>{"kernel", "nvtx"}));
-  EXPECT_FALSE(ParseKinds(" , \n ,", &error));
-  EXPECT_EQ(error, "empty list");
-  EXPECT_FALSE(ParseKinds("kernel, Bogus\n,memcpy", &error));
-  EXPECT_EQ(error,
-            "unknown kind \"bogus\" (known: kernel, memcpy, memset, nvtx, api, runtime, driver, sync, "
-            "default, all, none)");
-}
-
 TEST(InjectionConfigTest, ByteSizes) {
   EXPECT_EQ(ParseByteSize("1048576"), 1048576u);
   EXPECT_EQ(ParseByteSize("4096K"), 4u << 20);
