@@ -29,7 +29,7 @@ HERE = Path(__file__).resolve().parent
 # root-only ones (read-only tmpfs, another user's directory) skip without root.
 CASES = ["cupti_missing", "output_missing", "output_readonly", "output_not_owned",
          "output_world_writable", "output_symlink", "bad_output_pattern", "bad_values",
-         "exit_thread", "sigint", "sigterm", "sigkill", "abort"]
+         "exit_thread", "sigint", "sigterm", "sigkill", "abort", "abort_flight_recorder"]
 
 WRAPPER = r"""#!/bin/bash
 # Stand-in for ct_{app} (failopen_selftest.py).
