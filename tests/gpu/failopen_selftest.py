@@ -7,7 +7,7 @@ Each stand-in `ct_<app>` is a small shell script: it writes a truth file (its
 pid, the 8 kernels the stand-in libcupti "launches") and execs
 injection_lifecycle_app, which loads the real libcutrace_injection.so the way
 the CUDA driver does, against the stand-in libcupti, and ends the way the case
-needs (return, exit from a thread, SIGTERM, SIGKILL, abort). Run bare (no
+needs (return, exit from a thread, SIGTERM, SIGKILL, abort, a fault). Run bare (no
 injection), it prints the same line and ends the same way. So the matrix's
 machinery (bare vs traced, line counting, trace expectations) and the
 library's fail-open paths are exercised end to end on every CI run.
@@ -29,7 +29,8 @@ HERE = Path(__file__).resolve().parent
 # root-only ones (read-only tmpfs, another user's directory) skip without root.
 CASES = ["cupti_missing", "output_missing", "output_readonly", "output_not_owned",
          "output_world_writable", "output_symlink", "bad_output_pattern", "bad_values",
-         "exit_thread", "sigint", "sigterm", "sigkill", "abort", "abort_flight_recorder"]
+         "exit_thread", "sigint", "sigterm", "sigkill", "abort", "abort_flight_recorder",
+         "segv_flight_recorder"]
 
 WRAPPER = r"""#!/bin/bash
 # Stand-in for ct_{app} (failopen_selftest.py).
@@ -40,6 +41,7 @@ for ((i = 0; i < $#; i++)); do
     TERM|INT) mode=sigterm ;;
     kill) mode=kill ;;
     abort) mode=abort ;;
+    segv) mode=segv ;;
   esac
 done
 if [[ -n $truth ]]; then
@@ -51,6 +53,7 @@ if [[ -z ${{CUDA_INJECTION64_PATH:-}} ]]; then  # bare: what the stand-in progra
     sigterm) kill -TERM $$; sleep 5 ;;
     kill) kill -KILL $$ ;;
     abort) kill -ABRT $$; sleep 5 ;;
+    segv) kill -SEGV $$; sleep 5 ;;
     exit-thread) exit 7 ;;
   esac
   exit 0
