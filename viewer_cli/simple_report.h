@@ -1,0 +1,74 @@
+// The shape most report commands share: `cutrace NAME FILE... [--format F]
+// [--top N]`, one report computed from the events, or from the aggregates
+// when the traces are summary-mode ones (analysis/summary_reports.h), and
+// printed under one JSON key or as one table. A command of that shape is a
+// SimpleReport handed to its CommandRegistration (cmd_api.cc, cmd_memcpy.cc,
+// cmd_nvtx.cc, cmd_overlap.cc); commands that print more build their own.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/summary_reports.h"
+#include "analysis/trace_set.h"
+#include "viewer_cli/command_registry.h"
+#include "viewer_cli/output.h"
+#include "viewer_cli/report_common.h"
+
+namespace cutrace::cli {
+
+template <typename Report>
+struct SimpleReport {
+  std::string name;      // the subcommand
+  std::string help;      // its line in `cutrace --help`
+  std::string json_key;  // the report's key in --format json
+  std::string top_help;  // the --top option's help; "" for no --top
+  // `top` is --top's value (0: all; always 0 without the option).
+  std::function<Report(analysis::TraceSet traces, size_t top)> from_events;
+  std::function<Report(const SummaryTotals& totals, size_t top)> from_summaries;
+  std::function<nlohmann::json(const Report& report)> to_json;
+  std::function<TableSection(const Report& report, Format format)> to_table;
+};
+
+template <typename Report>
+RegisterFn RegisterSimpleReport(SimpleReport<Report> spec) {
+  auto shared = std::make_shared<const SimpleReport<Report>>(std::move(spec));
+  return [shared](CLI::App& app, int* exit_code) {
+    struct Options {
+      std::vector<std::string> files;
+      Format format = Format::kTable;
+      size_t top = 0;
+    };
+    auto options = std::make_shared<Options>();
+    const SimpleReport<Report>& s = *shared;
+    CLI::App* cmd = app.add_subcommand(s.name, s.help);
+    cmd->add_option("files", options->files, "Trace files")->required();
+    AddFormatOption(cmd, &options->format);
+    if (!s.top_help.empty()) cmd->add_option("--top", options->top, s.top_help);
+    cmd->callback([shared, options, exit_code] {
+      const SimpleReport<Report>& s = *shared;
+      *exit_code = RunReport(options->files, options->format,
+                             [&](analysis::TraceSet traces, Format format) {
+                               Report report =
+                                   analysis::HasSummaries(traces)
+                                       ? s.from_summaries(analysis::MergeSummaries(traces),
+                                                          options->top)
+                                       : s.from_events(traces, options->top);
+                               Rendered r;
+                               if (format == Format::kJson)
+                                 r.json[s.json_key] = s.to_json(report);
+                               else
+                                 r.tables.push_back(s.to_table(report, format));
+                               return r;
+                             });
+    });
+  };
+}
+
+}  // namespace cutrace::cli
