@@ -18,36 +18,18 @@
 #include "collector/string_interner.h"
 #include "collector/trace_loader.h"
 #include "collector/trace_writer.h"
+#include "tests/unit/cli_test_util.h"
 
 namespace cutrace {
 namespace {
 
 using nlohmann::json;
 
-struct Result {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
+using Result = testing::CliResult;
+using testing::Slurp;
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-class CliInteropTest : public ::testing::Test {
+class CliInteropTest : public testing::CliTest {
  protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/cutrace_cli_interop_XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-    binary_ = std::string(CUTRACE_BINARY_DIR) + "/bin/cutrace";
-    struct stat st;
-    ASSERT_EQ(stat(binary_.c_str(), &st), 0) << "build the cutrace target first: " << binary_;
-  }
-  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
 
   // Device 0: "_Z4stepv" [1000,1100) and [1300,1400) (x `slow`), an HtoD copy
   // [1050,1250), each launched by an API call on thread 5; anchored so that
@@ -102,18 +84,7 @@ class CliInteropTest : public ::testing::Test {
     return path;
   }
 
-  Result Run(const std::vector<std::string>& args) {
-    std::string command = "'" + binary_ + "'";
-    for (const std::string& arg : args) command += " '" + arg + "'";
-    std::string out = dir_ + "/stdout", err = dir_ + "/stderr";
-    command += " >'" + out + "' 2>'" + err + "'";
-    Result result;
-    int status = std::system(command.c_str());
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    result.out = Slurp(out);
-    result.err = Slurp(err);
-    return result;
-  }
+  Result Run(const std::vector<std::string>& args) { return RunCli(args); }
 
   json RunJson(const std::vector<std::string>& args) {
     Result r = Run(args);
@@ -123,8 +94,6 @@ class CliInteropTest : public ::testing::Test {
     return parsed;
   }
 
-  std::string dir_;
-  std::string binary_;
 };
 
 TEST_F(CliInteropTest, ChromeExportReimportsToTheSameReportsAndNeverOverwrites) {

@@ -18,31 +18,18 @@
 #include "collector/metric_presets.h"
 #include "collector/string_interner.h"
 #include "collector/trace_writer.h"
+#include "tests/unit/cli_test_util.h"
 
 namespace cutrace {
 namespace {
 
+using testing::Slurp;
+
 using nlohmann::json;
 namespace m = metric_names;
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-class CliMetricsTest : public ::testing::Test {
+class CliMetricsTest : public testing::CliTest {
  protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/cutrace_cli_metrics_XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-    binary_ = std::string(CUTRACE_BINARY_DIR) + "/bin/cutrace";
-    struct stat st;
-    ASSERT_EQ(stat(binary_.c_str(), &st), 0) << "build the cutrace target first";
-  }
-  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
 
   // "_Z4gemmv" corr 1 [1000,101000) counted, corr 2 [200000,300000);
   // "_Z4copyv" corr 3 [300000,350000) counted; range "step" counted twice.
@@ -103,17 +90,11 @@ class CliMetricsTest : public ::testing::Test {
   }
 
   json RunJson(const std::vector<std::string>& args, int expect_exit = 0) {
-    std::string command = "'" + binary_ + "'";
-    for (const std::string& a : args) command += " '" + a + "'";
-    std::string out = dir_ + "/stdout", err = dir_ + "/stderr";
-    int status = std::system((command + " >'" + out + "' 2>'" + err + "'").c_str());
-    EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, expect_exit) << Slurp(err);
-    json parsed = json::parse(Slurp(out), nullptr, false);
-    return parsed;
+    testing::CliResult r = RunCli(args);
+    EXPECT_EQ(r.exit_code, expect_exit) << r.err;
+    return json::parse(r.out, nullptr, false);
   }
 
-  std::string dir_;
-  std::string binary_;
 };
 
 TEST_F(CliMetricsTest, ListNamesEveryPresetAndItsMetrics) {

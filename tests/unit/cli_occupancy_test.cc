@@ -19,31 +19,18 @@
 #include "collector/metric_presets.h"
 #include "collector/string_interner.h"
 #include "collector/trace_writer.h"
+#include "tests/unit/cli_test_util.h"
 
 namespace cutrace {
 namespace {
 
+using testing::Slurp;
+
 using nlohmann::json;
 namespace m = metric_names;
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-class CliOccupancyTest : public ::testing::Test {
+class CliOccupancyTest : public testing::CliTest {
  protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/cutrace_cli_occupancy_XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-    binary_ = std::string(CUTRACE_BINARY_DIR) + "/bin/cutrace";
-    struct stat st;
-    ASSERT_EQ(stat(binary_.c_str(), &st), 0) << "build the cutrace target first";
-  }
-  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
 
   // Device 0, H200-like: CC 9.0, 32-thread warps, 64 warps, 32 blocks, 65536
   // registers, 233472 bytes of shared memory per SM.
@@ -127,12 +114,9 @@ class CliOccupancyTest : public ::testing::Test {
   }
 
   std::string Run(const std::vector<std::string>& args) {
-    std::string command = "'" + binary_ + "'";
-    for (const std::string& a : args) command += " '" + a + "'";
-    std::string out = dir_ + "/stdout", err = dir_ + "/stderr";
-    int status = std::system((command + " >'" + out + "' 2>'" + err + "'").c_str());
-    EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0) << Slurp(err);
-    return Slurp(out);
+    testing::CliResult r = RunCli(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.out;
   }
 
   json RunJson(const std::vector<std::string>& args) {
@@ -146,8 +130,6 @@ class CliOccupancyTest : public ::testing::Test {
     return json();
   }
 
-  std::string dir_;
-  std::string binary_;
 };
 
 TEST_F(CliOccupancyTest, KernelsJsonHasTheoreticalOccupancyAndTheLaunch) {

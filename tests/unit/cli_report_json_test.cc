@@ -20,36 +20,18 @@
 
 #include "collector/string_interner.h"
 #include "collector/trace_writer.h"
+#include "tests/unit/cli_test_util.h"
 
 namespace cutrace {
 namespace {
 
 using nlohmann::json;
 
-struct Result {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
+using Result = testing::CliResult;
+using testing::Slurp;
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-class CliReportTest : public ::testing::Test {
+class CliReportTest : public testing::CliTest {
  protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/cutrace_cli_report_XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-    binary_ = std::string(CUTRACE_BINARY_DIR) + "/bin/cutrace";
-    struct stat st;
-    ASSERT_EQ(stat(binary_.c_str(), &st), 0) << "build the cutrace target first: " << binary_;
-  }
-  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
 
   // Device 0: kernel "_Z4stepv" [1000,1100) on stream 1, "_Z4stepv" [1050,1250)
   // on stream 2, HtoD (pageable, 4000 B) [1200,1300), gap [1300,1500),
@@ -109,18 +91,7 @@ class CliReportTest : public ::testing::Test {
     return path;
   }
 
-  Result Run(const std::vector<std::string>& args) {
-    std::string command = "'" + binary_ + "'";
-    for (const std::string& arg : args) command += " '" + arg + "'";
-    std::string out = dir_ + "/stdout", err = dir_ + "/stderr";
-    command += " >'" + out + "' 2>'" + err + "'";
-    Result result;
-    int status = std::system(command.c_str());
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    result.out = Slurp(out);
-    result.err = Slurp(err);
-    return result;
-  }
+  Result Run(const std::vector<std::string>& args) { return RunCli(args); }
 
   json RunJson(const std::vector<std::string>& args) {
     Result r = Run(args);
@@ -136,8 +107,6 @@ class CliReportTest : public ::testing::Test {
     return keys;
   }
 
-  std::string dir_;
-  std::string binary_;
 };
 
 using Keyset = std::set<std::string>;

@@ -14,6 +14,7 @@
 
 #include "collector/summary_aggregator.h"
 #include "collector/trace_writer.h"
+#include "tests/unit/cli_test_util.h"
 
 namespace cutrace {
 namespace {
@@ -31,16 +32,12 @@ std::string Shell(const std::string& cmd, int* status) {
   return out;
 }
 
-class CliSummaryModeTest : public ::testing::Test {
+class CliSummaryModeTest : public testing::CliTest {
  protected:
   void SetUp() override {
-    char pattern[] = "/tmp/cutrace_cli_summary_XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-    binary_ = std::string(CUTRACE_BINARY_DIR) + "/bin/cutrace";
+    CliTest::SetUp();
     Write();
   }
-  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
 
   RecordBatch Part(StringInterner& s, uint64_t shift) {
     RecordBatch b;
@@ -113,7 +110,7 @@ class CliSummaryModeTest : public ::testing::Test {
     return json::parse(out, nullptr, false);
   }
 
-  std::string dir_, binary_, full_, summary_;
+  std::string full_, summary_;
 };
 
 TEST_F(CliSummaryModeTest, KernelsMatchTheFullTrace) {

@@ -1,0 +1,62 @@
+// What the CLI tests share: a fresh temporary directory per test, the built
+// `cutrace` binary (CUTRACE_BINARY_DIR/bin/cutrace), and running it with its
+// stdout and stderr captured into files of that directory.
+#pragma once
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace cutrace::testing {
+
+inline std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct CliResult {
+  int exit_code = -1;  // -1: killed by a signal
+  std::string out;
+  std::string err;
+};
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/cutrace_cli_test_XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+    binary_ = std::string(CUTRACE_BINARY_DIR) + "/bin/cutrace";
+    struct stat st;
+    ASSERT_EQ(::stat(binary_.c_str(), &st), 0) << "build the cutrace target first: " << binary_;
+  }
+  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
+
+  // `cutrace ARGS...`, each argument quoted for the shell.
+  CliResult RunCli(const std::vector<std::string>& args) const {
+    std::string command = "'" + binary_ + "'";
+    for (const std::string& arg : args) command += " '" + arg + "'";
+    const std::string out = dir_ + "/stdout", err = dir_ + "/stderr";
+    const int status = std::system((command + " >'" + out + "' 2>'" + err + "'").c_str());
+    CliResult r;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = Slurp(out);
+    r.err = Slurp(err);
+    return r;
+  }
+
+  std::string dir_;
+  std::string binary_;
+};
+
+}  // namespace cutrace::testing
