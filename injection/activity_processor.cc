@@ -98,46 +98,25 @@ void ActivityProcessor::ProcessRecord(const CUpti_Activity* record, RecordBatch*
       KernelRecord k;
       uint32_t name_id = launch_names_ != nullptr ? launch_names_->Take(in.correlationId) : 0;
       if (name_id == 0) name_id = InternName(in.name);
-      auto bad = ConvertKernel(in, name_id, &k);
-      if (!bad) bad = CheckGpu(k.end_ns, k.correlation_id);
-      if (bad) {
-        stats_->AddInvalid(RecordFamily::kKernel, *bad);
-      } else {
-        batch->kernels.push_back(k);
-      }
+      KeepGpuRecord(ConvertKernel(in, name_id, &k), k, RecordFamily::kKernel, &batch->kernels);
       break;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       MemcpyRecord m;
-      auto bad = ConvertMemcpy(As<CUpti_ActivityMemcpy6>(record), &m);
-      if (!bad) bad = CheckGpu(m.end_ns, m.correlation_id);
-      if (bad) {
-        stats_->AddInvalid(RecordFamily::kMemcpy, *bad);
-      } else {
-        batch->memcpys.push_back(m);
-      }
+      KeepGpuRecord(ConvertMemcpy(As<CUpti_ActivityMemcpy6>(record), &m), m, RecordFamily::kMemcpy,
+                    &batch->memcpys);
       break;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY2: {
       MemcpyRecord m;
-      auto bad = ConvertPeerCopy(As<CUpti_ActivityMemcpyPtoP4>(record), &m);
-      if (!bad) bad = CheckGpu(m.end_ns, m.correlation_id);
-      if (bad) {
-        stats_->AddInvalid(RecordFamily::kMemcpy, *bad);
-      } else {
-        batch->memcpys.push_back(m);
-      }
+      KeepGpuRecord(ConvertPeerCopy(As<CUpti_ActivityMemcpyPtoP4>(record), &m), m,
+                    RecordFamily::kMemcpy, &batch->memcpys);
       break;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
       MemsetRecord m;
-      auto bad = ConvertMemset(As<CUpti_ActivityMemset4>(record), &m);
-      if (!bad) bad = CheckGpu(m.end_ns, m.correlation_id);
-      if (bad) {
-        stats_->AddInvalid(RecordFamily::kMemset, *bad);
-      } else {
-        batch->memsets.push_back(m);
-      }
+      KeepGpuRecord(ConvertMemset(As<CUpti_ActivityMemset4>(record), &m), m, RecordFamily::kMemset,
+                    &batch->memsets);
       break;
     }
     case CUPTI_ACTIVITY_KIND_MARKER: {

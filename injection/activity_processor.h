@@ -91,6 +91,18 @@ class ActivityProcessor {
   uint32_t InternName(const char* name);
   // After-delivery and ends-before-launch checks for GPU work.
   std::optional<InvalidReason> CheckGpu(uint64_t end_ns, uint64_t correlation) const;
+  // A converted GPU record (`bad`: what its conversion found wrong, if
+  // anything), then CheckGpu: appended to *out, or counted as invalid.
+  template <typename Record>
+  void KeepGpuRecord(std::optional<InvalidReason> bad, const Record& r, RecordFamily family,
+                     std::vector<Record>* out) {
+    if (!bad) bad = CheckGpu(r.end_ns, r.correlation_id);
+    if (bad) {
+      stats_->AddInvalid(family, *bad);
+    } else {
+      out->push_back(r);
+    }
+  }
   const ApiName& ResolveApi(CUpti_ActivityKind kind, uint32_t cbid);
 
   CuptiApi* api_;
