@@ -146,9 +146,9 @@ void NvtxProjector::OverflowOp(File& f, const TimedItem& op, bool graph) {
 void NvtxProjector::Finish() {
   for (File& f : files_) {
     for (Entry& e : f.ring)
-      if (e.used) {
+      if (e.correlation != 0) {
         UnrefSnapshot(e.snapshot);
-        e.used = false;
+        e.correlation = 0;
       }
     for (auto& [id, e] : f.overflow) UnrefSnapshot(e.snapshot);
     f.overflow.clear();

@@ -55,16 +55,8 @@ class NvtxProjector {
   // Api() and Op() are inline (below): once per event, from
   // ReportEngine::Release()'s loop.
   void Range(const TimedItem& range);
-  inline void Api(const TimedItem& call);
-  inline void Op(const TimedItem& op);
-
-  // Starts loading what Api() or Op() of this event will touch (its
-  // ring slot), for a caller that knows the event a little ahead.
-  void Prefetch(const TimedItem& soon) const {
-    if (soon.correlation == 0 || soon.file >= files_.size()) return;
-    const File& f = files_[soon.file];
-    if (!f.ring.empty()) __builtin_prefetch(&f.ring[soon.correlation & (kRing - 1)], 1);
-  }
+  [[gnu::always_inline]] inline void Api(const TimedItem& call);
+  [[gnu::always_inline]] inline void Op(const TimedItem& op);
 
   // Ends the pass: every range with work is reported.
   void Finish();
@@ -83,10 +75,11 @@ class NvtxProjector {
     uint32_t refs = 0;
     GpuProjection work{UINT64_MAX, 0, 0};
   };
+  // A ring slot; in use while `correlation` is not 0 (calls without a
+  // correlation id are never remembered), so matching an id tests one field.
   struct Entry {
     uint64_t correlation = 0;
     uint32_t snapshot = 0;
-    bool used = false;
     bool launch = false;  // ApiRole::kLaunch
     bool got_op = false;
     bool graph = false;
@@ -98,18 +91,28 @@ class NvtxProjector {
   };
   struct File {
     std::vector<Thread> threads;
+    uint32_t thread_count = 0;  // threads.size(), see FileFor()
     std::vector<Entry> ring;  // allocated at the first call inside a range
     std::unordered_map<uint64_t, Entry> overflow;
     std::deque<uint64_t> overflow_order;
   };
   static constexpr uint32_t kNone = UINT32_MAX;
 
+  // Inline, once or twice per event. The sizes are kept beside the vectors:
+  // size() divides by the element's size, which costs three instructions
+  // more than reading a count.
   File& FileFor(uint16_t file) {
-    if (file >= files_.size()) files_.resize(file + 1u);
+    if (file >= file_count_) {
+      files_.resize(file + 1u);
+      file_count_ = files_.size();
+    }
     return files_[file];
   }
   Thread& ThreadFor(File& f, uint32_t slot) {
-    if (slot >= f.threads.size()) f.threads.resize(slot + 1u);
+    if (slot >= f.thread_count) {
+      f.threads.resize(slot + 1u);
+      f.thread_count = static_cast<uint32_t>(f.threads.size());
+    }
     return f.threads[slot];
   }
   // Closes the thread's ranges that ended by `now` (inline: once per call).
@@ -131,7 +134,7 @@ class NvtxProjector {
       Overflow(f, e);
     else
       UnrefSnapshot(e.snapshot);
-    e.used = false;
+    e.correlation = 0;
   }
   void Overflow(File& f, const Entry& e);
   // The rare paths of Api() and Op(), out of line: the thread's open ranges
@@ -149,13 +152,14 @@ class NvtxProjector {
 
   Done done_;
   std::vector<File> files_;
+  size_t file_count_ = 0;  // files_.size()
   std::vector<Instance> instances_;
   std::vector<uint32_t> free_instances_;
   std::vector<Snapshot> snapshots_;
   std::vector<uint32_t> free_snapshots_;
 };
 
-inline void NvtxProjector::Api(const TimedItem& call) {
+[[gnu::always_inline]] inline void NvtxProjector::Api(const TimedItem& call) {
   if (call.correlation == 0) return;
   File& f = FileFor(call.file);
   Thread& t = ThreadFor(f, call.a);
@@ -164,23 +168,23 @@ inline void NvtxProjector::Api(const TimedItem& call) {
   if (t.snapshot == kNone) TakeSnapshot(t);
   if (f.ring.empty()) f.ring.resize(kRing);
   Entry& e = f.ring[call.correlation & (kRing - 1)];
-  if (e.used && e.correlation == call.correlation) {
+  if (e.correlation == call.correlation) {
     SameId(e, t, call);
     return;
   }
-  if (e.used) Evict(f, e);
-  e = Entry{call.correlation, t.snapshot, true, static_cast<ApiRole>(call.b) == ApiRole::kLaunch,
-            false, false};
+  if (e.correlation != 0) Evict(f, e);
+  e = Entry{call.correlation, t.snapshot, static_cast<ApiRole>(call.b) == ApiRole::kLaunch, false,
+            false};
   ++snapshots_[t.snapshot].refs;
 }
 
-inline void NvtxProjector::Op(const TimedItem& op) {
-  if (op.correlation == 0 || op.file >= files_.size()) return;
+[[gnu::always_inline]] inline void NvtxProjector::Op(const TimedItem& op) {
+  if (op.correlation == 0 || op.file >= file_count_) return;
   File& f = files_[op.file];
   const bool graph = (op.type & kOpGraph) != 0;
   if (!f.ring.empty()) {
     Entry& e = f.ring[op.correlation & (kRing - 1)];
-    if (e.used && e.correlation == op.correlation) {
+    if (e.correlation == op.correlation) {
       Extend(e, op);
       e.got_op = true;
       e.graph = e.graph || graph;

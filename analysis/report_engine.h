@@ -130,6 +130,9 @@ class ReportEngine {
     return NewThreadSlot(f, thread_id);
   }
   uint32_t NewThreadSlot(FileState& f, uint64_t thread_id);
+  // Release() for one combination of the parts that sweep.
+  template <bool kTimeline, bool kNvtx>
+  void ReleaseTo(uint64_t limit);
   // A kernel's or API call's slot the first time this file names it, with
   // the rows, labels and totals it needs made; cached in FileState.
   uint32_t NewKernelSlot(FileState& f, uint32_t name_id);

@@ -127,42 +127,41 @@ class TimeOrder {
   // runner-up's.
   //
   // Lanes are read far from where they were written (a packet or more
-  // back), so each step also starts loading the lane's events kAhead
-  // later, and hands the one kSoon later to soon(item), for a caller that
-  // starts loading what that event will touch.
-  static constexpr size_t kAhead = 16, kSoon = 8;
+  // back), so each step also starts loading the lane's events kAhead later.
+  static constexpr size_t kAhead = 16;
+  // fn is taken by value, so that what it captures is the loop's own and
+  // stays in registers across the calls (by reference, it was reloaded for
+  // every event: fn's stores might have changed it).
   template <typename Fn>
-  void Release(uint64_t limit, Fn&& fn) {
-    Release(limit, fn, [](const TimedItem&) {});
-  }
-  template <typename Fn, typename Soon>
-  void Release(uint64_t limit, Fn&& fn, Soon&& soon) {
-    const size_t n = lanes_.size();
+  void Release(uint64_t limit, Fn fn) {
+    // The lanes with events left, in lanes_ order: position j holds lane
+    // lane[j], its next event cur[j] and that event's start key[j]; from[j]
+    // is where the lane's segment was entered, for held_.
     const TimedItem* cur[kMaxLanes];
     const TimedItem* end[kMaxLanes];
+    const TimedItem* from[kMaxLanes];
     uint64_t key[kMaxLanes];
-    uint8_t active[kMaxLanes];  // lanes with events left, in lanes_ order
+    uint8_t lane[kMaxLanes];
     size_t na = 0;
-    for (size_t i = 0; i < n; ++i) {
+    for (size_t i = 0; i < lanes_.size(); ++i) {
       Lane& l = lanes_[i];
       if (l.segments.empty()) continue;
       const Items& front = l.segments.front();
-      cur[i] = front.data() + l.head;
-      end[i] = front.data() + front.size();
-      key[i] = cur[i]->start;
-      active[na++] = static_cast<uint8_t>(i);
+      cur[na] = from[na] = front.data() + l.head;
+      end[na] = front.data() + front.size();
+      key[na] = cur[na]->start;
+      lane[na++] = static_cast<uint8_t>(i);
     }
     while (na > 0) {
       // The smallest start and the next one; kept branch-free, as which
       // lane wins changes from step to step. On equal starts sk == bk.
-      size_t b = active[0];
-      uint64_t bk = key[b], sk = UINT64_MAX;
+      size_t b = 0;
+      uint64_t bk = key[0], sk = UINT64_MAX;
       for (size_t j = 1; j < na; ++j) {
-        const size_t i = active[j];
-        const uint64_t k = key[i];
+        const uint64_t k = key[j];
         const bool lower = k < bk;
         sk = lower ? bk : std::min(sk, k);
-        b = lower ? i : b;
+        b = lower ? j : b;
         bk = lower ? k : bk;
       }
       if (bk >= limit) break;
@@ -171,48 +170,50 @@ class TimeOrder {
         // Several lanes start at bk: the full order decides, and only this
         // one event goes out before the next search.
         for (size_t j = 0; j < na; ++j) {
-          const size_t i = active[j];
-          if (key[i] == bk && ItemBefore(*cur[i], *p)) {
-            b = i;
-            p = cur[i];
+          if (key[j] == bk && ItemBefore(*cur[j], *p)) {
+            b = j;
+            p = cur[j];
           }
         }
         fn(*p);
         ++p;
       } else {
         const uint64_t bound = sk < limit ? sk : limit;
+        const TimedItem* const e = end[b];
         do {
-          if (end[b] - p > static_cast<std::ptrdiff_t>(kAhead)) {
-            __builtin_prefetch(p + kAhead);
-            soon(p[kSoon]);
-          }
+          if (e - p > static_cast<std::ptrdiff_t>(kAhead)) __builtin_prefetch(p + kAhead);
           fn(*p);
           ++p;
-        } while (p != end[b] && p->start < bound);
+        } while (p != e && p->start < bound);
       }
-      held_ -= static_cast<size_t>(p - cur[b]);
       cur[b] = p;
       if (p != end[b]) {
         key[b] = p->start;
         continue;
       }
       // The lane's segment is done: on to its next one, if any.
-      Lane& l = lanes_[b];
+      held_ -= static_cast<size_t>(p - from[b]);
+      Lane& l = lanes_[lane[b]];
       Recycle(l);
       if (!l.segments.empty()) {
-        cur[b] = l.segments.front().data();
+        cur[b] = from[b] = l.segments.front().data();
         end[b] = cur[b] + l.segments.front().size();
         key[b] = cur[b]->start;
         continue;
       }
-      size_t j = 0;
-      while (active[j] != b) ++j;
-      for (; j + 1 < na; ++j) active[j] = active[j + 1];
+      for (size_t j = b; j + 1 < na; ++j) {
+        cur[j] = cur[j + 1];
+        end[j] = end[j + 1];
+        from[j] = from[j + 1];
+        key[j] = key[j + 1];
+        lane[j] = lane[j + 1];
+      }
       --na;
     }
     for (size_t j = 0; j < na; ++j) {
-      const size_t i = active[j];
-      lanes_[i].head = static_cast<size_t>(cur[i] - lanes_[i].segments.front().data());
+      held_ -= static_cast<size_t>(cur[j] - from[j]);
+      Lane& l = lanes_[lane[j]];
+      l.head = static_cast<size_t>(cur[j] - l.segments.front().data());
     }
   }
 

@@ -86,8 +86,15 @@ void TimelineSweep::List(Device& d, const Gap& gap) {
   }
 }
 
-void TimelineSweep::CloseGap(Device& d, const TimedItem& op, const OpRef& ref) {
-  Gap gap{d.reach, op.start, d.reach_op, ref, GapCause::kUnknown, d.reach_label, op.b};
+void TimelineSweep::FirstOp(Device& d, const TimedItem& op) {
+  d.first = op.start;
+  d.reach = op.end;
+  d.reach_op = RefOf(op);
+  d.reach_label = op.b;
+}
+
+void TimelineSweep::CloseGap(Device& d, const TimedItem& op) {
+  Gap gap{d.reach, op.start, d.reach_op, RefOf(op), GapCause::kUnknown, d.reach_label, op.b};
   ++d.gaps.gap_count;
   d.gaps.idle_ns += gap.duration_ns();
   if (gap.duration_ns() >= options_.min_gap_ns) {

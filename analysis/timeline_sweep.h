@@ -39,11 +39,11 @@ class TimelineSweep {
 
   // Host events in time order: API calls (b = ApiRole) and sync records
   // (a = device, b = 1 for event waits). Api() is inline (below), as Op().
-  inline void Api(const TimedItem& call);
+  [[gnu::always_inline]] inline void Api(const TimedItem& call);
   void Sync(const TimedItem& sync);
   // A GPU operation (a = device, b = label, type = OpType | flags). Inline
   // (below): once per operation, from ReportEngine::Release()'s loop.
-  inline void Op(const TimedItem& op);
+  [[gnu::always_inline]] inline void Op(const TimedItem& op);
 
   // The report, devices by id. `labels` are the texts of the items' label
   // ids ("kernel:NAME", "memcpy:HtoD", "memset").
@@ -70,19 +70,26 @@ class TimelineSweep {
     // Some interval started before t and ends at or after `from`.
     bool Covers(uint64_t from, uint64_t t) const;
   };
+  // The length of a union of intervals added in start order: the closed
+  // part in `total`, the open interval [start, end). Before the first Add()
+  // the open interval is [0, 0), which adds nothing: the first interval
+  // either starts a new one (the empty one closing with length 0) or, when
+  // it starts at 0, extends it to the same [0, e).
   struct UnionMeter {
-    bool open = false;
     uint64_t start = 0, end = 0, total = 0;
-    // Inline, and without branches: two per GPU operation, whether one
-    // extends the open interval changes from one to the next.
+    // Inline: two per GPU operation. A branch that leaves start and total
+    // alone when the interval extends (as the busy union does for nearly
+    // every operation), where selects stored all three fields every time.
     void Add(uint64_t s, uint64_t e) {
-      const bool extend = open && s <= end;
-      total += open && !extend ? end - start : 0;
-      start = extend ? start : s;
-      end = extend ? (e > end ? e : end) : e;
-      open = true;
+      if (s <= end) {
+        end = e > end ? e : end;
+      } else {
+        total += end - start;
+        start = s;
+        end = e;
+      }
     }
-    uint64_t Finish() const { return open ? total + (end - start) : total; }
+    uint64_t Finish() const { return total + (end - start); }
   };
   struct Device {
     uint32_t id = 0;
@@ -107,8 +114,13 @@ class TimelineSweep {
   Device& NewDevice(uint32_t id);
   void HostSync(Device& d, uint64_t start, uint64_t end);
   void ApiSync(const TimedItem& call);
+  static OpRef RefOf(const TimedItem& op) {
+    return OpRef{op.index, op.file, static_cast<OpType>(op.type & kOpTypeMask)};
+  }
+  // The first operation on `d` (out of line: once per device).
+  void FirstOp(Device& d, const TimedItem& op);
   // The gap before `op` on `d` (out of line: gaps are few).
-  void CloseGap(Device& d, const TimedItem& op, const OpRef& ref);
+  void CloseGap(Device& d, const TimedItem& op);
   void List(Device& d, const Gap& gap);
 
   GapOptions options_;
@@ -123,7 +135,7 @@ class TimelineSweep {
   bool any_launch_ = false;
 };
 
-inline void TimelineSweep::Api(const TimedItem& call) {
+[[gnu::always_inline]] inline void TimelineSweep::Api(const TimedItem& call) {
   switch (static_cast<ApiRole>(call.b)) {
     case ApiRole::kHostSync: ApiSync(call); break;
     case ApiRole::kEventWait: api_events_.Add(call.start, call.end); break;
@@ -135,17 +147,12 @@ inline void TimelineSweep::Api(const TimedItem& call) {
   }
 }
 
-inline void TimelineSweep::Op(const TimedItem& op) {
+[[gnu::always_inline]] inline void TimelineSweep::Op(const TimedItem& op) {
   Device& d = DeviceFor(op.a);
-  const OpRef ref{op.index, op.file, static_cast<OpType>(op.type & kOpTypeMask)};
-  if (d.ops == 0) {
-    d.first = op.start;
-    d.reach = op.end;
-    d.reach_op = ref;
-    d.reach_label = op.b;
-  } else if (op.start > d.reach) {
-    CloseGap(d, op, ref);
-  }
+  if (d.ops == 0)
+    FirstOp(d, op);
+  else if (op.start > d.reach)
+    CloseGap(d, op);
   // Syncs that started while the device idled did start by any later gap.
   if (d.pending_any) {
     d.sync_any = true;
@@ -154,12 +161,14 @@ inline void TimelineSweep::Op(const TimedItem& op) {
     d.pending_max_end = 0;
   }
   ++d.ops;
-  // Selects, not branches: operations on several streams overlap, so
-  // which ends later, and which kind comes next, change at random.
-  const bool further = op.end > d.reach;
-  d.reach = further ? op.end : d.reach;
-  d.reach_op = further ? ref : d.reach_op;
-  d.reach_label = further ? op.b : d.reach_label;
+  // The reference is made from the item's fields where it is stored: made
+  // up front for CloseGap() (by reference), it was built on the stack,
+  // field by field, for every operation.
+  if (op.end > d.reach) {
+    d.reach = op.end;
+    d.reach_op = RefOf(op);
+    d.reach_label = op.b;
+  }
   d.all.Add(op.start, op.end);
   const bool kernel = (op.type & kOpTypeMask) == static_cast<uint8_t>(OpType::kKernel);
   (kernel ? &d.compute : &d.copy)->Add(op.start, op.end);
