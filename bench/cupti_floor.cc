@@ -11,7 +11,7 @@
 // runtime, driver, overhead, device (the device and context records, which
 // come with any of the others: alone, what continuous mode leaves on between
 // windows), or none (CUPTI attached, its buffer callbacks registered, nothing
-// enabled). Unset: cutrace's defaults, all of the above but sync. An unknown word
+// enabled). Unset: cutrace's defaults (collector/trace_kinds.h). An unknown word
 // makes the floor enable nothing and say so on stderr.
 //
 // At exit it forces a flush and, if CUTRACE_FLOOR_REPORT names a file, writes
@@ -30,6 +30,7 @@
 #include <utility>
 
 #include "collector/list_items.h"
+#include "collector/trace_kinds.h"
 #include "injection/api_filter.h"
 
 namespace {
@@ -79,11 +80,15 @@ void EnableApi(bool runtime) {
 }
 
 struct FloorKinds {
-  // cutrace's defaults: no sync records (injection/config.h says why).
-  bool kernel = true, memcpy = true, memset = true, nvtx = true, sync = false, runtime = true,
-       driver = true, overhead = true, device = true;
+  bool kernel, memcpy, memset, nvtx, sync, runtime, driver, overhead, device;
 };
 constexpr FloorKinds kNothing = {false, false, false, false, false, false, false, false, false};
+// Unset CUTRACE_FLOOR_KINDS: what an unset CUTRACE_KINDS makes cutrace enable
+// (collector/trace_kinds.h), so the floor follows cutrace's defaults.
+FloorKinds CutraceDefaults() {
+  const cutrace::Kinds d;
+  return {d.kernel, d.memcpy, d.memset, d.nvtx, d.sync, d.runtime_api, d.driver_api, d.overhead, true};
+}
 
 // CUTRACE_FLOOR_KINDS (see the top of the file); false on an unknown word.
 bool ParseFloorKinds(const char* env, FloorKinds* k) {
@@ -127,7 +132,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
     std::fprintf(stderr, "cutrace floor: cuptiActivityRegisterCallbacks failed\n");
     return 1;
   }
-  FloorKinds k;
+  FloorKinds k = CutraceDefaults();
   if (!ParseFloorKinds(std::getenv("CUTRACE_FLOOR_KINDS"), &k)) {
     std::fprintf(stderr, "cutrace floor: bad CUTRACE_FLOOR_KINDS %s; nothing enabled\n",
                  std::getenv("CUTRACE_FLOOR_KINDS"));

@@ -2,7 +2,7 @@
 """cutrace's overhead, measured side by side with its peers (issue 7).
 
   overhead.py --cutrace BIN --bin-dir DIR --floor LIB [--rounds 3] [--parts storm,options,
-              continuous,torch] [--json-out F]
+              continuous,torch] [--deadline-s S] [--json-out F]
 
 Every part runs its variants interleaved (A B C ... A B C ...) for --rounds
 rounds, so drift hits every variant alike, and reports each variant's median
@@ -27,6 +27,9 @@ ratios are of those overheads (cutrace's over the floor's, over torch.profiler's
              (between windows); torch.profiler (CUDA activities) in-process.
  torch_sync  (opt-in) the PyTorch small ops bare, under cutrace's defaults, under
              CUTRACE_KINDS=all (sync records on) and under torch.profiler.
+ kinds       (opt-in) CUPTI's OVERHEAD records on and off, under the floor and
+             under cutrace, on the storm and on the PyTorch small ops (with
+             torch.profiler beside them).
  breakdown   where CUPTI's cost goes (opt-in): the storm and the PyTorch small
              ops under the floor narrowed by CUTRACE_FLOOR_KINDS — attached
              with nothing enabled; kernels and API records; those plus each
@@ -115,6 +118,7 @@ class Bench:
         self.work = Path(args.work)
         self.work.mkdir(parents=True, exist_ok=True)
         self.figures: dict = {}
+        self.deadline = time.monotonic() + args.deadline_s if args.deadline_s > 0 else 0.0
 
     def command(self, v: Variant, app_cmd: list[str], out: Path) -> tuple[list[str], dict]:
         env = clean_env()
@@ -164,12 +168,27 @@ class Bench:
 
     def interleave(self, variants: list[Variant], app_cmd: list[str], result: Path,
                    pick, timeout: float, rounds: int | None = None) -> None:
+        """Runs the rounds; with --deadline-s, stops before a round that would end
+        past the deadline (judged by the slowest round so far), keeping the rounds
+        done, so a part that cannot fit still reports what it measured."""
+        if self.deadline and time.monotonic() > self.deadline:
+            raise RuntimeError("not run: the deadline (--deadline-s) had passed")
         self.one(variants[0], app_cmd, result, timeout)  # warm-up: driver load, page cache
-        for _ in range(rounds or self.args.rounds):
+        wanted = rounds or self.args.rounds
+        slowest = 0.0
+        for r in range(wanted):
+            if r > 0 and self.deadline and time.monotonic() + slowest > self.deadline:
+                print(f"  deadline: {r} of {wanted} rounds done, stopping here", flush=True)
+                self.figures.setdefault("rounds_cut", []).append(f"{variants[0].name}..: {r}/{wanted}")
+                break
+            t = time.monotonic()
             for v in variants:
                 data = self.one(v, app_cmd, result, timeout)
                 v.values.append(pick(data))
                 v.extra.append(data)
+            slowest = max(slowest, time.monotonic() - t)
+            print(f"  round {r + 1}/{wanted} ({slowest:.0f} s at most): "
+                  + ", ".join(f"{v.name} {v.values[-1]:.3f}" for v in variants), flush=True)
 
     def storm(self, options: bool) -> list[Variant]:
         truth = self.work / "storm-truth.json"
@@ -221,6 +240,27 @@ class Bench:
                 Variant("cutrace trace", "cutrace"),
                 Variant("cutrace trace, with sync records", "cutrace", {"CUTRACE_KINDS": "all"})]
 
+    @staticmethod
+    def overhead_records() -> list[Variant]:
+        """CUPTI's OVERHEAD records on and off, in the floor and in cutrace, with
+        everything else at cutrace's defaults (the CUTRACE_KINDS word "overhead")."""
+        base = "kernel,memcpy,memset,nvtx,runtime,driver"
+        return [Variant("floor, overhead records on", "floor",
+                        {"CUTRACE_FLOOR_KINDS": base + ",device,overhead"}),
+                Variant("floor, overhead records off", "floor", {"CUTRACE_FLOOR_KINDS": base + ",device"}),
+                Variant("cutrace trace, overhead records on", "cutrace",
+                        {"CUTRACE_KINDS": "default,overhead"}),
+                Variant("cutrace trace, overhead records off", "cutrace",
+                        {"CUTRACE_KINDS": "kernel,memcpy,memset,nvtx,api"})]
+
+    def storm_kinds(self) -> list[Variant]:
+        truth = self.work / "storm-truth.json"
+        app = [str(Path(self.args.bin_dir) / "ct_launch_storm"), "--n", str(self.args.n),
+               "--truth", str(truth)]
+        vs = [Variant("bare", "bare")] + self.overhead_records()
+        self.interleave(vs, app, truth, lambda d: float(d["launch"]["us_per_launch"]), 120)
+        return vs
+
     def storm_breakdown(self) -> list[Variant]:
         truth = self.work / "storm-truth.json"
         app = [str(Path(self.args.bin_dir) / "ct_launch_storm"), "--n", str(self.args.n),
@@ -229,7 +269,7 @@ class Bench:
         self.interleave(vs, app, truth, lambda d: float(d["launch"]["us_per_launch"]), 120)
         return vs
 
-    def torch(self, breakdown: bool = False, sync: bool = False) -> list[Variant]:
+    def torch(self, breakdown: bool = False, sync: bool = False, kinds: bool = False) -> list[Variant]:
         result = self.work / "torch.json"
         app = [sys.executable, str(HERE / "torch_ops.py"), "--ops", str(self.args.torch_ops),
                "--out", str(result)]
@@ -239,6 +279,9 @@ class Bench:
             vs = [Variant("bare", "bare"), Variant("cutrace trace", "cutrace"),
                   Variant("cutrace trace, with sync records", "cutrace", {"CUTRACE_KINDS": "all"}),
                   Variant("torch.profiler (CUDA)", "torch")]
+        elif kinds:  # CUPTI's overhead records on and off
+            app += ["--gemms", "2"]
+            vs = [Variant("bare", "bare")] + self.overhead_records() + [Variant("torch.profiler (CUDA)", "torch")]
         elif breakdown:  # the small ops only: two GEMMs keep each run short
             app += ["--gemms", "2"]
             vs = [Variant("bare", "bare")] + self.floor_breakdown() + [Variant("torch.profiler (CUDA)", "torch")]
@@ -334,7 +377,10 @@ def main() -> int:
     # and starting Python with PyTorch costs seconds: fewer process rounds.
     p.add_argument("--torch-rounds", type=int, default=2)
     p.add_argument("--parts", default="storm,options,continuous,torch",
-                   help="comma list of storm, options, continuous, torch, torch_sync, breakdown")
+                   help="comma list of storm, options, continuous, torch, torch_sync, kinds, breakdown")
+    p.add_argument("--deadline-s", type=float, default=0,
+                   help="stop starting rounds that would end later than this many seconds from "
+                        "the start (0: no deadline); the parts report the rounds they did")
     p.add_argument("--cpus", default="", help="taskset -c list for every run (e.g. 2-5)")
     p.add_argument("--work", default="/tmp/cutrace-overhead")
     p.add_argument("--json-out", default=None)
@@ -409,6 +455,19 @@ def main() -> int:
                 vs = bench.torch(sync=True)
                 lines, fig = table("PyTorch small ops, sync records", "us/op", vs,
                                    {"torch.profiler": "torch.profiler (CUDA)"})
+            elif part == "kinds":
+                refs = {"floor on": "floor, overhead records on", "floor off": "floor, overhead records off"}
+                vs = bench.storm_kinds()
+                lines, fig = table("CUPTI overhead records: launch storm", "us/launch", vs, refs)
+                if torch_available():
+                    tvs = bench.torch(kinds=True)
+                    tlines, tfig = table("CUPTI overhead records: PyTorch small ops", "us/op", tvs,
+                                         {**refs, "torch.profiler": "torch.profiler (CUDA)"})
+                    lines += [""] + tlines
+                    fig = {"storm": fig, "torch": tfig}
+                else:
+                    lines.append("  PyTorch part skipped (no PyTorch with CUDA)")
+                    fig = {"storm": fig}
             elif part == "breakdown":
                 vs = bench.storm_breakdown()
                 lines, fig = table("where the cost goes: launch storm", "us/launch", vs,

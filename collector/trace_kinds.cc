@@ -16,13 +16,14 @@ std::vector<std::string> Kinds::Names() const {
   if (runtime_api) names.push_back("runtime");
   if (driver_api) names.push_back("driver");
   if (sync) names.push_back("sync");
+  if (overhead) names.push_back("overhead");
   return names;
 }
 
 std::optional<Kinds> ParseKinds(std::string_view text, std::string* error) {
   Kinds kinds;
   kinds.kernel = kinds.memcpy = kinds.memset = kinds.nvtx = false;
-  kinds.runtime_api = kinds.driver_api = kinds.sync = false;
+  kinds.runtime_api = kinds.driver_api = kinds.sync = kinds.overhead = false;
   bool any = false;
   const bool known = ForEachListItem(text, [&](std::string_view item) {
     std::string token(item);
@@ -41,6 +42,7 @@ std::optional<Kinds> ParseKinds(std::string_view text, std::string* error) {
       kinds.runtime_api |= d.runtime_api;
       kinds.driver_api |= d.driver_api;
       kinds.sync |= d.sync;
+      kinds.overhead |= d.overhead;
     } else if (token == "none") {
       // Explicitly nothing: the library stays loaded but enables no kind.
     } else if (token == "kernel" || token == "kernels") {
@@ -59,10 +61,12 @@ std::optional<Kinds> ParseKinds(std::string_view text, std::string* error) {
       kinds.driver_api = true;
     } else if (token == "sync") {
       kinds.sync = true;
+    } else if (token == "overhead") {
+      kinds.overhead = true;
     } else {
       if (error) {
         *error = "unknown kind \"" + token +
-                 "\" (known: kernel, memcpy, memset, nvtx, api, runtime, driver, sync, default, all, none)";
+                 "\" (known: kernel, memcpy, memset, nvtx, api, runtime, driver, sync, overhead, default, all, none)";
       }
       return false;
     }

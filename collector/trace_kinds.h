@@ -26,6 +26,10 @@ struct Kinds {
   // (cudaStreamSynchronize, cudaEventSynchronize, cudaStreamWaitEvent, ...:
   // analysis/gap_causes.h).
   bool sync = false;
+  // CUPTI's OVERHEAD records: how long CUPTI itself spent (buffer requests,
+  // instrumentation), summed into the statistics' CUPTI time (`cutrace
+  // info`). Not a record family of the trace: no event is kept.
+  bool overhead = true;
 
   // The names written to Header.enabled_kinds.
   std::vector<std::string> Names() const;

@@ -327,11 +327,11 @@ void Session::EnableKinds() {
   // Cheap, and they give the header devices and sync records their device.
   enable(CUPTI_ACTIVITY_KIND_DEVICE, "devices");
   enable(CUPTI_ACTIVITY_KIND_CONTEXT, "contexts");
-  // CUPTI's overhead records (the statistics' "CUPTI" time) go with the API
-  // records they are mostly about. Without them a narrowed CUTRACE_KINDS
-  // (say, kernel) means only those records compete for buffers, so CUPTI's
+  // CUPTI's overhead records (the statistics' "CUPTI" time): a kind of
+  // their own (CUTRACE_KINDS word "overhead"), so a narrowed list (say,
+  // kernel) means only those records compete for buffers, and CUPTI's
   // dropped-record count, which does not say of which kind, is exactly theirs.
-  if (k.runtime_api || k.driver_api) enable(CUPTI_ACTIVITY_KIND_OVERHEAD, "CUPTI overhead");
+  if (k.overhead) enable(CUPTI_ACTIVITY_KIND_OVERHEAD, "CUPTI overhead");
 }
 
 void Session::EnableApiRecords(bool runtime) {

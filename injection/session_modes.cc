@@ -98,9 +98,9 @@ void Session::DisableKinds(bool all) {
     }
     off(runtime ? CUPTI_ACTIVITY_KIND_RUNTIME : CUPTI_ACTIVITY_KIND_DRIVER);
   }
-  // CUPTI's overhead records go with the API records (EnableKinds): off
-  // between windows too, so nothing there asks CUPTI for per-launch work.
-  if (k.runtime_api || k.driver_api) off(CUPTI_ACTIVITY_KIND_OVERHEAD);
+  // CUPTI's overhead records off between windows too, so nothing there asks
+  // CUPTI for per-launch work.
+  if (k.overhead) off(CUPTI_ACTIVITY_KIND_OVERHEAD);
   if (all) {
     off(CUPTI_ACTIVITY_KIND_DEVICE);
     off(CUPTI_ACTIVITY_KIND_CONTEXT);

@@ -119,6 +119,7 @@ overhead() {
   timeout -k 5 "$t" python3 "$bundle/bench/overhead.py" --cutrace "$cutrace" --bin-dir "$bundle/bin" \
     --floor "$bundle/lib/libcutrace_floor.so" --rounds "${OVERHEAD_ROUNDS:-3}" --parts "$parts" \
     --torch-rounds "${OVERHEAD_TORCH_ROUNDS:-2}" ${OVERHEAD_CPUS:+--cpus "$OVERHEAD_CPUS"} \
+    --deadline-s $((t > 40 ? t - 20 : t / 2)) \
     --work "$work/overhead" --json-out "$work/overhead.json" > "$work/logs/overhead.log" 2>&1
   rc=$?
   sed -n '/^=== overhead/,$p' "$work/logs/overhead.log"

@@ -153,7 +153,7 @@ def main():
     check("usage/bad kinds", ["run", "--kinds", "kernel,bogus", "--", "/bin/sh", "-c",
                               f"echo > {marker}"], 2, want_stderr_lines=1,
           must_contain='unknown kind "bogus" (known: kernel, memcpy, memset, nvtx, api, runtime, '
-                       'driver, sync, default, all, none)')
+                       'driver, sync, overhead, default, all, none)')
     if os.path.exists(marker):
         failures.append("usage/bad kinds: the program was started")
 

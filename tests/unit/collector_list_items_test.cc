@@ -48,8 +48,9 @@ TEST(TraceKinds, Words) {
   std::string error;
   auto k = ParseKinds("all", &error);
   ASSERT_TRUE(k);
-  EXPECT_EQ(k->Names().size(), 7u);
+  EXPECT_EQ(k->Names().size(), 8u);
   EXPECT_TRUE(k->sync);
+  EXPECT_TRUE(k->overhead);
   k = ParseKinds("default", &error);
   ASSERT_TRUE(k);
   EXPECT_EQ(k->Names(), Kinds{}.Names());
@@ -57,7 +58,7 @@ TEST(TraceKinds, Words) {
   k = ParseKinds("default, sync", &error);
   ASSERT_TRUE(k);
   EXPECT_EQ(k->Names(), (std::vector<std::string>{"kernel", "memcpy", "memset", "nvtx", "runtime",
-                                                  "driver", "sync"}));
+                                                  "driver", "sync", "overhead"}));
   k = ParseKinds("kernel,default", &error);  // default adds to what came before
   ASSERT_TRUE(k);
   EXPECT_EQ(k->Names(), Kinds{}.Names());
@@ -67,6 +68,13 @@ TEST(TraceKinds, Words) {
   k = ParseKinds("API,Sync", &error);
   ASSERT_TRUE(k);
   EXPECT_EQ(k->Names(), (std::vector<std::string>{"runtime", "driver", "sync"}));
+  // CUPTI's overhead records are a word of their own, not part of the API records.
+  k = ParseKinds("api", &error);
+  ASSERT_TRUE(k);
+  EXPECT_FALSE(k->overhead);
+  k = ParseKinds("kernel,overhead", &error);
+  ASSERT_TRUE(k);
+  EXPECT_EQ(k->Names(), (std::vector<std::string>{"kernel", "overhead"}));
   k = ParseKinds("runtime,memcpy,memset", &error);
   ASSERT_TRUE(k);
   EXPECT_EQ(k->Names(), (std::vector<std::string>{"memcpy", "memset", "runtime"}));
@@ -85,7 +93,7 @@ TEST(TraceKinds, CaseWhiteSpaceAndEmptyItemsDoNotMatter) {
   EXPECT_FALSE(ParseKinds("kernel, Bogus\n,memcpy", &error));
   EXPECT_EQ(error,
             "unknown kind \"bogus\" (known: kernel, memcpy, memset, nvtx, api, runtime, driver, sync, "
-            "default, all, none)");
+            "overhead, default, all, none)");
 }
 
 }  // namespace

@@ -36,7 +36,7 @@ TEST(InjectionConfigTest, Defaults) {
   EXPECT_TRUE(c.run_manifest.empty());
   // Sync records only when asked for (config.h says why).
   EXPECT_EQ(c.kinds.Names(), (std::vector<std::string>{"kernel", "memcpy", "memset", "nvtx",
-                                                        "runtime", "driver"}));
+                                                        "runtime", "driver", "overhead"}));
 }
 
 TEST(InjectionConfigTest, GoodValues) {

@@ -116,7 +116,7 @@ TEST_F(InjectionSessionTest, EndToEndIntoTraceFile) {
   EXPECT_EQ(t.header.start_anchor().trace_ns(), t.header.start_anchor().monotonic_ns());
   EXPECT_GE(t.end->end_anchor().monotonic_ns(), t.header.start_anchor().monotonic_ns());
   EXPECT_EQ(t.header.source_format(), "cupti");
-  EXPECT_EQ(t.header.enabled_kinds_size(), 7);
+  EXPECT_EQ(t.header.enabled_kinds_size(), 8);  // all of Kinds, sync included
   ASSERT_GT(t.header.command_line_size(), 0);
 
   ASSERT_EQ(t.devices.size(), 1u);

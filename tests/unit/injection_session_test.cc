@@ -65,8 +65,22 @@ TEST_F(InjectionSessionTest, KindsSelectWhatIsEnabled) {
   c.kinds = *ParseKinds("kernel", &error);
   ASSERT_TRUE(StartSession(c).ok());
   std::set<CUpti_ActivityKind> kinds(fake_->enabled_kinds.begin(), fake_->enabled_kinds.end());
-  // No OVERHEAD without API records: CUPTI's drop count is then all kernels.
+  // No OVERHEAD records unless the list names them: CUPTI's drop count is
+  // then all kernels.
   EXPECT_EQ(kinds, (std::set<CUpti_ActivityKind>{CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+                                                 CUPTI_ACTIVITY_KIND_DEVICE,
+                                                 CUPTI_ACTIVITY_KIND_CONTEXT}));
+  EXPECT_TRUE(fake_->enabled_runtime_cbids.empty());
+}
+
+TEST_F(InjectionSessionTest, OverheadRecordsAreAKindOfTheirOwn) {
+  Config c = MakeConfig();
+  std::string error;
+  c.kinds = *ParseKinds("kernel,overhead", &error);
+  ASSERT_TRUE(StartSession(c).ok());
+  std::set<CUpti_ActivityKind> kinds(fake_->enabled_kinds.begin(), fake_->enabled_kinds.end());
+  EXPECT_EQ(kinds, (std::set<CUpti_ActivityKind>{CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+                                                 CUPTI_ACTIVITY_KIND_OVERHEAD,
                                                  CUPTI_ACTIVITY_KIND_DEVICE,
                                                  CUPTI_ACTIVITY_KIND_CONTEXT}));
   EXPECT_TRUE(fake_->enabled_runtime_cbids.empty());
