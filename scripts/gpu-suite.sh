@@ -26,7 +26,7 @@ bundle=$(cd "$bundle" && pwd) || exit 2
 out=${OUT:-}
 work=$(mktemp -d /tmp/cutrace-suite.XXXXXX)
 [[ -n $out ]] || out=$work/out
-mkdir -p "$out" "$work/logs"
+mkdir -p "$out" "$work/logs" "$work/cases"
 budget=${SUITE_BUDGET_S:-480}
 start=$SECONDS
 cutrace=$bundle/bin/cutrace
