@@ -363,6 +363,24 @@ def table(title: str, unit: str, vs: list[Variant], refs: dict[str, str]) -> tup
     return lines, fig
 
 
+def cpu_table(title: str, unit: str, vs: list[Variant], key: str, refs: dict[str, str]):
+    """The same variants by the launching thread's CPU time (`key` of each run's
+    result, or of its "launch" object): lines and figures, or ([], {}) when the
+    runs did not report it."""
+    def get(d: dict):
+        v = d.get(key, d.get("launch", {}).get(key))
+        return None if v is None else float(v)
+
+    cvs = []
+    for v in vs:
+        c = Variant(v.name, v.kind, v.env, v.mode)
+        c.values = [get(d) for d in v.extra]
+        if not c.values or None in c.values:
+            return [], {}
+        cvs.append(c)
+    return table(title + ", launching thread's CPU time", unit, cvs, refs)
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--cutrace", required=True)
@@ -398,6 +416,10 @@ def main() -> int:
             if part == "storm":
                 vs = bench.storm(options=False)
                 lines, fig = table("launch storm", "us/launch", vs, {"floor": "floor"})
+                clines, cfig = cpu_table("launch storm", "us/launch", vs, "cpu_us_per_launch",
+                                         {"floor": "floor"})
+                lines += clines
+                fig["cpu"] = cfig
                 kernels = [d.get("floor", {}).get("kernels", 0) for d in vs[1].extra]
                 fig["floor_kernels_seen"] = kernels
                 tb = [d["trace_bytes"] for d in vs[2].extra]
@@ -421,6 +443,9 @@ def main() -> int:
                 vs = bench.continuous()
                 lines, fig = table(f"continuous mode's average ({bench.figures['continuous_env']})",
                                    "us/launch", vs, {})
+                clines, cfig = cpu_table("continuous mode's average", "us/launch", vs,
+                                         "cpu_us_per_launch", {})
+                fig["cpu"] = cfig
                 # Against both bare variants pooled; their own difference is the noise.
                 bare = statistics.median(vs[0].values + vs[2].values)
                 pct = (med(vs[1]) / bare - 1) * 100
@@ -434,13 +459,22 @@ def main() -> int:
                     shown = "shown" if pr[2] < 1.01 else "not shown"
                     lines.append(f"  paired: x{pr[0]:.4f}, 90% interval [{pr[1]:.4f}, {pr[2]:.4f}]: "
                                  f"< 1% {shown} (needs the interval's top below 1.01)")
+                lines += clines
+                cpr = cfig.get("cutrace continuous", {}).get("paired_x_bare")
+                if cpr:
+                    shown = "shown" if cpr[2] < 1.01 else "not shown"
+                    lines.append(f"  CPU time paired: x{cpr[0]:.4f}, 90% interval [{cpr[1]:.4f}, "
+                                 f"{cpr[2]:.4f}]: < 1% {shown} on the launching thread")
             elif part == "torch":
                 if not torch_available():
                     report += ["torch: skipped (no PyTorch with CUDA)"]
                     continue
                 vs = bench.torch()
-                lines, fig = table("PyTorch small ops", "us/op", vs,
-                                   {"floor": "floor", "torch.profiler": "torch.profiler (CUDA)"})
+                refs = {"floor": "floor", "torch.profiler": "torch.profiler (CUDA)"}
+                lines, fig = table("PyTorch small ops", "us/op", vs, refs)
+                clines, cfig = cpu_table("PyTorch small ops", "us/op", vs, "cpu_us_per_op", refs)
+                lines += clines
+                fig["cpu"] = cfig
                 for v in vs:
                     v.values = [float(d["ms_per_gemm"]) for d in v.extra]
                 glines, gfig = table("PyTorch bf16 8192^3 GEMMs", "ms/GEMM", vs, {})

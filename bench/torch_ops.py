@@ -15,6 +15,8 @@ activities only (what torch.profiler costs when it records the GPU); the
 profiler's post-processing after the loops is timed apart. Writes one JSON
 object to FILE: us_per_op, ms_per_gemm, their per-repeat values, the kernel
 count torch.profiler saw (with --profiler), and the post-processing time.
+cpu_us_per_op is the main thread's CPU time per op over the same loops (the
+wall time less waiting: what profilers' callbacks add on that thread).
 """
 
 from __future__ import annotations
@@ -51,14 +53,15 @@ def main() -> int:
         from torch.profiler import ProfilerActivity, profile
         prof = profile(activities=[ProfilerActivity.CUDA])
     iters = max(1, args.ops // 2)
-    op_us, gemm_ms = [], []
+    op_us, op_cpu_us, gemm_ms = [], [], []
     with prof if prof is not None else contextlib.nullcontext():
         for _ in range(args.repeats):
-            t0 = time.perf_counter_ns()
+            c0, t0 = time.thread_time_ns(), time.perf_counter_ns()
             for _ in range(iters):
                 y = x * 2 + 1
             torch.cuda.synchronize()
             op_us.append((time.perf_counter_ns() - t0) / 1e3 / (2 * iters))
+            op_cpu_us.append((time.thread_time_ns() - c0) / 1e3 / (2 * iters))
         for _ in range(args.repeats):
             t0 = time.perf_counter_ns()
             for _ in range(args.gemms):
@@ -68,6 +71,7 @@ def main() -> int:
         t_stop = time.perf_counter_ns()
     post_s = (time.perf_counter_ns() - t_stop) / 1e9
     result = {"us_per_op": statistics.median(op_us), "us_per_op_runs": op_us,
+              "cpu_us_per_op": statistics.median(op_cpu_us),
               "ms_per_gemm": statistics.median(gemm_ms), "ms_per_gemm_runs": gemm_ms,
               "ok": bool((y == 3).all().item()) and bool(torch.isfinite(c).all().item())}
     if prof is not None:

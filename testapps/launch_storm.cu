@@ -27,10 +27,12 @@ int main(int argc, char** argv) {
   CT_CHECK_LAUNCH();
   CT_CHECK(cudaStreamSynchronize(stream));
 
+  const int64_t c0 = ct::ThreadCpuNs();
   const int64_t t0 = ct::NowNs();
   for (long i = 0; i < n; ++i) tiny_kernel<<<1, kThreads, 0, stream>>>(data, kThreads);
   CT_CHECK_LAUNCH();
   const int64_t t1 = ct::NowNs();
+  const int64_t c1 = ct::ThreadCpuNs();
   CT_CHECK(cudaStreamSynchronize(stream));
   const int64_t t2 = ct::NowNs();
 
@@ -39,7 +41,12 @@ int main(int argc, char** argv) {
   truth["launch"] = {{"n", n},
                      {"launch_loop_ns", t1 - t0},
                      {"launch_and_sync_ns", t2 - t0},
-                     {"us_per_launch", static_cast<double>(t2 - t0) / 1e3 / static_cast<double>(n)}};
+                     {"launch_loop_cpu_ns", c1 - c0},
+                     {"us_per_launch", static_cast<double>(t2 - t0) / 1e3 / static_cast<double>(n)},
+                     // The launching thread's CPU time per launch: what CUPTI's
+                     // callbacks add on that thread, without what the wall
+                     // clock also catches (descheduling, a full launch queue).
+                     {"cpu_us_per_launch", static_cast<double>(c1 - c0) / 1e3 / static_cast<double>(n)}};
   truth.Write(truth_path);
 
   CT_CHECK(cudaStreamDestroy(stream));
