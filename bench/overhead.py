@@ -4,8 +4,9 @@
   overhead.py --cutrace BIN --bin-dir DIR --floor LIB [--rounds 3] [--parts storm,options,
               continuous,torch] [--deadline-s S] [--json-out F]
 
-Every part runs its variants interleaved (A B C ... A B C ...) for --rounds
-rounds, so drift hits every variant alike, and reports each variant's median
+Every part runs its variants interleaved for --rounds rounds, each round
+starting one variant later (A B C, B C A, C A B, ...), so drift and a slow
+place in the round hit every variant alike, and reports each variant's median
 and spread. Overheads are differences to the bare run of the same part; the
 ratios are of those overheads (cutrace's over the floor's, over torch.profiler's).
 
@@ -182,7 +183,12 @@ class Bench:
                 self.figures.setdefault("rounds_cut", []).append(f"{variants[0].name}..: {r}/{wanted}")
                 break
             t = time.monotonic()
-            for v in variants:
+            # Each round starts one variant later (A B C, B C A, C A B, ...): a
+            # place in the round that is slower (on the H200 the second run of
+            # a round was ~5% slower than the first, both bare) then costs
+            # every variant alike instead of always the same one.
+            k = r % len(variants)
+            for v in variants[k:] + variants[:k]:
                 data = self.one(v, app_cmd, result, timeout)
                 v.values.append(pick(data))
                 v.extra.append(data)
