@@ -20,9 +20,11 @@ ratios are of those overheads (cutrace's over the floor's, over torch.profiler's
              buffers, the timestamp callback, API records, sync records,
              latency timestamps, flush period).
  continuous  continuous mode's average: a long storm (--long-n launches,
-             about 5 s) with a window 1/60 of the period (the issue's 1 s
-             every 60 s, scaled down 60x so a run holds whole periods), bare
-             vs continuous.
+             about 4 s) with a window 1/60 of the period (the issue's 1 s
+             every 60 s, scaled down to 16 ms every 1 s so the loop holds
+             several windows; toggling then happens 60x as often as at 1 s
+             every 60 s, a pessimistic scaling), bare vs continuous, and the
+             share of the loop's launches the windows traced.
  torch       bench/torch_ops.py: PyTorch small ops (us/op) and bf16 8192^3
              GEMMs (ms each), bare; floor; cutrace trace, summary, continuous
              (between windows); torch.profiler (CUDA activities) in-process.
@@ -61,6 +63,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SKIP = 77
+WARMUP = 100  # ct_launch_storm's warm-up launches (its --warmup default)
 CUPTI_DIRS = ("/usr/local/cuda/targets/x86_64-linux/lib", "/usr/local/cuda/extras/CUPTI/lib64")
 
 
@@ -155,13 +158,18 @@ class Bench:
         traces = sorted(out.glob("*.trace"))
         data["trace_bytes"] = sum(t.stat().st_size for t in traces)
         if traces and v.kind == "cutrace":
-            # The writer thread's evidence: queue high-water mark and drops.
-            r = run([self.cutrace, "info", "--format", "json", str(traces[-1])], clean_env(), 60)
+            # The writer thread's evidence: queue high-water mark and drops; and
+            # the kernels of every chunk (continuous mode: of every window).
+            r = run([self.cutrace, "info", "--format", "json", *map(str, traces)], clean_env(), 60)
             if r.returncode == 0:
-                stats = (json.loads(r.stdout)["files"][0].get("statistics") or {})
+                files = json.loads(r.stdout)["files"]
+                stats = files[-1].get("statistics") or {}
                 data["stats"] = {k: int(stats.get(k, 0) or 0) for k in (
                     "queue_peak_batches", "queue_capacity_batches", "records_dropped_queue_full",
                     "records_dropped_by_cupti", "kernels")}
+                data["kernels_traced"] = sum(int((f.get("statistics") or {}).get("kernels", 0) or 0)
+                                             for f in files)
+                data["chunks"] = len(files)
         shutil.rmtree(out, ignore_errors=True)
         return data
 
@@ -219,7 +227,11 @@ class Bench:
         truth = self.work / "long-truth.json"
         app = [str(Path(self.args.bin_dir) / "ct_launch_storm"), "--n", str(self.args.long_n),
                "--truth", str(truth)]
-        # 1/60 of the period, like 1 s every 60 s; the period is about the run's length.
+        # 1/60 of the period, like 1 s every 60 s. The first window opens when
+        # CUDA starts, before the timed loop; the period is a fraction of the
+        # loop, so that later windows fall inside it (a period as long as the
+        # run left the loop between windows: what it then measured). The part
+        # reports the share of the loop's launches that windows traced.
         period_ms = self.args.long_period_ms
         env = {"CUTRACE_WINDOW": f"{max(10, period_ms // 60)}ms", "CUTRACE_PERIOD": f"{period_ms}ms"}
         # A second bare variant in the same rotation: the bare-to-bare difference
@@ -395,7 +407,7 @@ def main() -> int:
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--n", type=int, default=200000)
     p.add_argument("--long-n", type=int, default=1000000)
-    p.add_argument("--long-period-ms", type=int, default=4500)
+    p.add_argument("--long-period-ms", type=int, default=1000)
     p.add_argument("--torch-ops", type=int, default=40000)
     # Each torch run repeats its loops 3 times in-process (bench/torch_ops.py),
     # and starting Python with PyTorch costs seconds: fewer process rounds.
@@ -466,6 +478,17 @@ def main() -> int:
                     lines.append(f"  paired: x{pr[0]:.4f}, 90% interval [{pr[1]:.4f}, {pr[2]:.4f}]: "
                                  f"< 1% {shown} (needs the interval's top below 1.01)")
                 lines += clines
+                # What the windows covered: kernels traced beyond the warm-up's
+                # (the first window, at CUDA start), against the loop's launches.
+                cont = vs[1].extra
+                if all("kernels_traced" in d for d in cont):
+                    share = [max(0, d["kernels_traced"] - WARMUP) / float(d["launch"]["n"]) for d in cont]
+                    fig["window_launch_share"] = [round(x, 5) for x in share]
+                    fig["chunks"] = [d.get("chunks") for d in cont]
+                    lines.append(f"  windows traced {statistics.median(share) * 100:.2f}% of the loop's "
+                                 f"launches (median; {min(share) * 100:.2f}..{max(share) * 100:.2f}%; "
+                                 f"the duty cycle is {100 / 60:.2f}%), in "
+                                 f"{statistics.median(fig['chunks']):.0f} chunks per run")
                 cpr = cfig.get("cutrace continuous", {}).get("paired_x_bare")
                 if cpr:
                     shown = "shown" if cpr[2] < 1.01 else "not shown"
