@@ -6,6 +6,7 @@
 // met. JSON: {"files":[...]} as in docs/json-reports.md (header, devices and
 // statistics are the proto messages under their proto field names); CSV: one
 // key,value row per JSON leaf ("file,key,value" for several files).
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <ctime>
@@ -292,9 +293,18 @@ void PrintText(const TraceData& t) {
     if (s.queue_capacity_batches())
       PrintKv("writer queue", fmt::format("peak {} of {} batches", s.queue_peak_batches(),
                                           s.queue_capacity_batches()));
+    // CUPTI's own time comes from its OVERHEAD records: a trace whose kinds
+    // leave them out (CUTRACE_KINDS without "overhead") has none to sum, and
+    // a 0 would read as "CUPTI cost nothing". Traces from before the word
+    // existed list no "overhead" but had the records with the API ones, so
+    // a time that is there is shown.
+    const auto& kinds = h.enabled_kinds();
+    const bool cupti_unknown = s.cupti_overhead_ns() == 0 && !kinds.empty() &&
+                               std::find(kinds.begin(), kinds.end(), "overhead") == kinds.end();
     PrintKv("tool overhead", fmt::format("{} CPU, CUPTI {}, peak memory {}",
                                          FormatDuration(s.tool_cpu_ns()),
-                                         FormatDuration(s.cupti_overhead_ns()),
+                                         cupti_unknown ? std::string("not recorded (no overhead records)")
+                                                       : FormatDuration(s.cupti_overhead_ns()),
                                          FormatBytes(s.peak_memory_bytes())));
     if (s.records_handled() || s.memory_cap_bytes() || s.ring_bytes() || s.aggregate_bytes() ||
         s.windows()) {

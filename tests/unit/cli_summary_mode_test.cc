@@ -81,6 +81,7 @@ class CliSummaryModeTest : public testing::CliTest {
     h.previous_chunk = "run.1.trace";
     h.run_id = "42-1";
     h.max_disk_bytes = 1 << 20;
+    h.enabled_kinds = {"kernel", "runtime", "driver"};  // no "overhead": no CUPTI time
     auto sum = TraceWriter::Create(summary_).value();
     ASSERT_TRUE(sum->WriteHeader(h).ok());
     SummaryAggregator agg;
@@ -158,6 +159,7 @@ TEST_F(CliSummaryModeTest, InfoShowsIntervalsChunkAndToolMemory) {
   EXPECT_NE(text.find("2 intervals (6 kernels aggregated)"), std::string::npos) << text;
   EXPECT_NE(text.find("after run.1.trace"), std::string::npos) << text;
   EXPECT_NE(text.find("records handled"), std::string::npos) << text;
+  EXPECT_NE(text.find("CUPTI not recorded (no overhead records)"), std::string::npos) << text;
 }
 
 TEST_F(CliSummaryModeTest, SummaryReportReadsTheAggregates) {
