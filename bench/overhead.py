@@ -351,6 +351,26 @@ def paired(v: Variant, bare: Variant, resamples: int = 2000) -> tuple[float, flo
     return statistics.median(ratios), boot[int(0.05 * resamples)], boot[int(0.95 * resamples) - 1]
 
 
+def overhead_ratio(v: Variant, ref: Variant, bare: Variant,
+                   resamples: int = 2000) -> tuple[float, float, float] | None:
+    """v's overhead over ref's, each the median over rounds of run / same round's
+    bare run, minus 1; with a 90% bootstrap interval (rounds resampled together,
+    so a round's drift stays paired). None with fewer than 3 rounds. A resample
+    where ref costs nothing counts as +inf (v's ratio unbounded)."""
+    n = min(len(v.values), len(ref.values), len(bare.values))
+    if n < 3:
+        return None
+
+    def ratio(rounds: list[int]) -> float:
+        a = statistics.median(v.values[i] / bare.values[i] for i in rounds) - 1
+        b = statistics.median(ref.values[i] / bare.values[i] for i in rounds) - 1
+        return a / b if b > 0 else float("inf")
+
+    rng = random.Random(n)
+    boot = sorted(ratio(rng.choices(range(n), k=n)) for _ in range(resamples))
+    return ratio(list(range(n))), boot[int(0.05 * resamples)], boot[int(0.95 * resamples) - 1]
+
+
 def table(title: str, unit: str, vs: list[Variant], refs: dict[str, str]) -> tuple[list[str], dict]:
     """Median, spread, overhead over bare, the overhead's ratio to each reference
     variant, and the paired ratio to bare (each round against its own bare run)
@@ -378,6 +398,20 @@ def table(title: str, unit: str, vs: list[Variant], refs: dict[str, str]) -> tup
         row += f" {pr[0]:8.3f} [{pr[1]:.3f}, {pr[2]:.3f}]" if pr is not None else f" {'-':>24}"
         lines.append(row)
         fig[v.name] = f
+    # The targets are ratios of overheads: their intervals, for cutrace's variants.
+    bits = []
+    for v in vs:
+        if not v.name.startswith("cutrace"):
+            continue
+        for label, ref in refs.items():
+            if ref == v.name:
+                continue
+            r = overhead_ratio(v, by_name[ref], vs[0])
+            if r is not None:
+                fig[v.name][f"overhead_vs_{label}_paired"] = [round(x, 4) for x in r]
+                bits.append(f"{v.name} / {label} {r[0]:.2f} [{r[1]:.2f}, {r[2]:.2f}]")
+    if bits:
+        lines.append("  overhead ratios, paired, 90% interval: " + "; ".join(bits))
     return lines, fig
 
 
