@@ -205,9 +205,6 @@ class Bench:
                   + ", ".join(f"{v.name} {v.values[-1]:.3f}" for v in variants), flush=True)
 
     def storm(self, options: bool) -> list[Variant]:
-        truth = self.work / "storm-truth.json"
-        app = [str(Path(self.args.bin_dir) / "ct_launch_storm"), "--n", str(self.args.n),
-               "--truth", str(truth)]
         between = {"CUTRACE_WINDOW": "10ms", "CUTRACE_PERIOD": "60s"}
         vs = [Variant("bare", "bare"), Variant("floor", "floor"), Variant("cutrace trace", "cutrace"),
               Variant("cutrace summary", "cutrace", mode="summary"),
@@ -220,6 +217,13 @@ class Bench:
                 ("CUTRACE_KINDS", "all"),
                 ("CUTRACE_LATENCY_TIMESTAMPS", "1"), ("CUTRACE_FLUSH_PERIOD_MS", "10"),
                 ("CUTRACE_FLUSH_PERIOD_MS", "200"))]
+        return self.run_storm(vs)
+
+    def run_storm(self, vs: list[Variant]) -> list[Variant]:
+        """The launch storm (--n launches) under each variant, by us/launch."""
+        truth = self.work / "storm-truth.json"
+        app = [str(Path(self.args.bin_dir) / "ct_launch_storm"), "--n", str(self.args.n),
+               "--truth", str(truth)]
         self.interleave(vs, app, truth, lambda d: float(d["launch"]["us_per_launch"]), 120)
         return vs
 
@@ -272,20 +276,10 @@ class Bench:
                         {"CUTRACE_KINDS": "kernel,memcpy,memset,nvtx,api"})]
 
     def storm_kinds(self) -> list[Variant]:
-        truth = self.work / "storm-truth.json"
-        app = [str(Path(self.args.bin_dir) / "ct_launch_storm"), "--n", str(self.args.n),
-               "--truth", str(truth)]
-        vs = [Variant("bare", "bare")] + self.overhead_records()
-        self.interleave(vs, app, truth, lambda d: float(d["launch"]["us_per_launch"]), 120)
-        return vs
+        return self.run_storm([Variant("bare", "bare")] + self.overhead_records())
 
     def storm_breakdown(self) -> list[Variant]:
-        truth = self.work / "storm-truth.json"
-        app = [str(Path(self.args.bin_dir) / "ct_launch_storm"), "--n", str(self.args.n),
-               "--truth", str(truth)]
-        vs = [Variant("bare", "bare")] + self.floor_breakdown()
-        self.interleave(vs, app, truth, lambda d: float(d["launch"]["us_per_launch"]), 120)
-        return vs
+        return self.run_storm([Variant("bare", "bare")] + self.floor_breakdown())
 
     def torch(self, breakdown: bool = False, sync: bool = False, kinds: bool = False) -> list[Variant]:
         result = self.work / "torch.json"
@@ -377,7 +371,7 @@ def table(title: str, unit: str, vs: list[Variant], refs: dict[str, str]) -> tup
     with its 90% interval: the figure to judge a few-percent target by."""
     bare = med(vs[0])
     by_name = {v.name: v for v in vs}
-    lines = [f"{title} ({unit}; median of {len(vs[0].values)}, A B ... interleaved)",
+    lines = [f"{title} ({unit}; median of {len(vs[0].values)}, interleaved, order rotated)",
              f"  {'variant':44} {'median':>8} {'spread':>14} {'overhead':>9} {'x bare':>7}"
              + "".join(f" {'ovh/' + r:>14}" for r in refs) + f" {'paired x bare [90%]':>24}"]
     fig = {}
