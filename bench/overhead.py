@@ -409,22 +409,45 @@ def table(title: str, unit: str, vs: list[Variant], refs: dict[str, str]) -> tup
     return lines, fig
 
 
-def cpu_table(title: str, unit: str, vs: list[Variant], key: str, refs: dict[str, str]):
-    """The same variants by the launching thread's CPU time (`key` of each run's
-    result, or of its "launch" object): lines and figures, or ([], {}) when the
-    runs did not report it."""
-    def get(d: dict):
-        v = d.get(key, d.get("launch", {}).get(key))
-        return None if v is None else float(v)
-
-    cvs = []
+def derived_table(title: str, unit: str, vs: list[Variant], value, refs: dict[str, str]):
+    """The same variants by another figure of each run, value(run's result):
+    lines and figures, or ([], {}) when some run has none (value gives None)."""
+    dvs = []
     for v in vs:
-        c = Variant(v.name, v.kind, v.env, v.mode)
-        c.values = [get(d) for d in v.extra]
-        if not c.values or None in c.values:
+        d = Variant(v.name, v.kind, v.env, v.mode)
+        d.values = [value(x) for x in v.extra]
+        if not d.values or None in d.values:
             return [], {}
-        cvs.append(c)
-    return table(title + ", launching thread's CPU time", unit, cvs, refs)
+        dvs.append(d)
+    return table(title, unit, dvs, refs)
+
+
+def field(d: dict, key: str) -> float | None:
+    """key of a run's result, or of its "launch" object (ct_launch_storm's truth)."""
+    v = d.get(key, d.get("launch", {}).get(key))
+    return None if v is None else float(v)
+
+
+def cpu_table(title: str, unit: str, vs: list[Variant], key: str, refs: dict[str, str]):
+    """The variants by the launching thread's CPU time (`key`)."""
+    return derived_table(title + ", launching thread's CPU time", unit, vs, lambda d: field(d, key), refs)
+
+
+def speed_table(title: str, unit: str, vs: list[Variant], refs: dict[str, str]):
+    """The storm's us/launch divided by the process's CPU speed (ct_launch_storm's
+    calibration loop, before CUDA starts and after the timed loop), scaled by the
+    part's median calibration: what is left when process-to-process CPU speed,
+    which moves these runs by more than the overheads, is taken out."""
+    def calib(d: dict) -> float | None:
+        a, b = field(d, "cpu_calibration_ns_before"), field(d, "cpu_calibration_ns_after")
+        return None if not a or not b else (a + b) / 2
+
+    all_calib = [calib(d) for v in vs for d in v.extra]
+    if not all_calib or None in all_calib:
+        return [], {}
+    ref = statistics.median(all_calib)
+    return derived_table(title + ", per unit of the process's CPU speed", unit, vs,
+                         lambda d: field(d, "us_per_launch") * ref / calib(d), refs)
 
 
 def main() -> int:
@@ -464,8 +487,10 @@ def main() -> int:
                 lines, fig = table("launch storm", "us/launch", vs, {"floor": "floor"})
                 clines, cfig = cpu_table("launch storm", "us/launch", vs, "cpu_us_per_launch",
                                          {"floor": "floor"})
-                lines += clines
+                slines, sfig = speed_table("launch storm", "us/launch", vs, {"floor": "floor"})
+                lines += clines + slines
                 fig["cpu"] = cfig
+                fig["per_cpu_speed"] = sfig
                 kernels = [d.get("floor", {}).get("kernels", 0) for d in vs[1].extra]
                 fig["floor_kernels_seen"] = kernels
                 tb = [d["trace_bytes"] for d in vs[2].extra]
@@ -491,7 +516,9 @@ def main() -> int:
                                    "us/launch", vs, {})
                 clines, cfig = cpu_table("continuous mode's average", "us/launch", vs,
                                          "cpu_us_per_launch", {})
+                slines, sfig = speed_table("continuous mode's average", "us/launch", vs, {})
                 fig["cpu"] = cfig
+                fig["per_cpu_speed"] = sfig
                 # Against both bare variants pooled; their own difference is the noise.
                 bare = statistics.median(vs[0].values + vs[2].values)
                 pct = (med(vs[1]) / bare - 1) * 100
@@ -522,6 +549,12 @@ def main() -> int:
                     shown = "shown" if cpr[2] < 1.01 else "not shown"
                     lines.append(f"  CPU time paired: x{cpr[0]:.4f}, 90% interval [{cpr[1]:.4f}, "
                                  f"{cpr[2]:.4f}]: < 1% {shown} on the launching thread")
+                lines += slines
+                spr = sfig.get("cutrace continuous", {}).get("paired_x_bare")
+                if spr:
+                    shown = "shown" if spr[2] < 1.01 else "not shown"
+                    lines.append(f"  per unit of CPU speed, paired: x{spr[0]:.4f}, 90% interval "
+                                 f"[{spr[1]:.4f}, {spr[2]:.4f}]: < 1% {shown}")
             elif part == "torch":
                 if not torch_available():
                     report += ["torch: skipped (no PyTorch with CUDA)"]

@@ -17,6 +17,8 @@ int main(int argc, char** argv) {
   args.Finish();
   if (n < 1 || warmup < 0) ct::Fail("--n must be >= 1 and --warmup >= 0");
 
+  // Before CUDA starts (and with it cutrace), and again after the loop.
+  const int64_t calibration_before = ct::CpuCalibrationNs();
   constexpr int kThreads = 32;
   int* data = nullptr;
   CT_CHECK(cudaMalloc(&data, kThreads * sizeof(int)));
@@ -35,6 +37,7 @@ int main(int argc, char** argv) {
   const int64_t c1 = ct::ThreadCpuNs();
   CT_CHECK(cudaStreamSynchronize(stream));
   const int64_t t2 = ct::NowNs();
+  const int64_t calibration_after = ct::CpuCalibrationNs();
 
   ct::Truth truth("launch_storm");
   truth.Kernels("tiny_kernel(int*, int)", n + warmup);
@@ -46,7 +49,11 @@ int main(int argc, char** argv) {
                      // The launching thread's CPU time per launch: what CUPTI's
                      // callbacks add on that thread, without what the wall
                      // clock also catches (descheduling, a full launch queue).
-                     {"cpu_us_per_launch", static_cast<double>(c1 - c0) / 1e3 / static_cast<double>(n)}};
+                     {"cpu_us_per_launch", static_cast<double>(c1 - c0) / 1e3 / static_cast<double>(n)},
+                     // The process's CPU speed (ct::CpuCalibrationNs), for
+                     // figures taken apart from it.
+                     {"cpu_calibration_ns_before", calibration_before},
+                     {"cpu_calibration_ns_after", calibration_after}};
   truth.Write(truth_path);
 
   CT_CHECK(cudaStreamDestroy(stream));

@@ -132,6 +132,34 @@ inline int64_t NowNs() {
       .count();
 }
 
+// How fast this process's CPU is now: ns for a fixed amount of host work
+// (a pointer chase through 256 KiB plus integer mixing: cache and ALU, like
+// a driver's launch path), median of `reps`. Process-to-process speed on the
+// GPU machines varies by more than the overheads measured there; dividing a
+// figure by this one takes that out (bench/overhead.py). No CUDA call.
+inline int64_t CpuCalibrationNs(int reps = 5) {
+  constexpr uint32_t kSlots = 1u << 16;  // 64 Ki x 4 B = 256 KiB
+  std::vector<uint32_t> next(kSlots);
+  // One cycle through every slot (a stride coprime to the size).
+  for (uint32_t i = 0; i < kSlots; ++i) next[i] = (i + 7919u) & (kSlots - 1);
+  std::vector<int64_t> times;
+  volatile uint64_t sink = 0;
+  for (int r = 0; r < reps; ++r) {
+    const int64_t t0 = NowNs();
+    uint32_t at = 0;
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    for (int step = 0; step < 2'000'000; ++step) {
+      at = next[at];
+      h = (h ^ at) * 0xff51afd7ed558ccdull;
+      h ^= h >> 29;
+    }
+    sink = sink + h;
+    times.push_back(NowNs() - t0);
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
 // The calling thread's CPU time (user + system), in ns.
 inline int64_t ThreadCpuNs() {
   timespec ts{};
