@@ -433,11 +433,13 @@ def cpu_table(title: str, unit: str, vs: list[Variant], key: str, refs: dict[str
     return derived_table(title + ", launching thread's CPU time", unit, vs, lambda d: field(d, key), refs)
 
 
-def speed_table(title: str, unit: str, vs: list[Variant], refs: dict[str, str]):
-    """The storm's us/launch divided by the process's CPU speed (ct_launch_storm's
-    calibration loop, before CUDA starts and after the timed loop), scaled by the
-    part's median calibration: what is left when process-to-process CPU speed,
-    which moves these runs by more than the overheads, is taken out."""
+def speed_table(title: str, unit: str, vs: list[Variant], refs: dict[str, str],
+                key: str = "us_per_launch"):
+    """A run's `key` divided by the process's CPU speed (ct_launch_storm's and
+    torch_ops.py's calibration loops, before CUDA starts and after the timed
+    loops), scaled by the part's median calibration: what is left when
+    process-to-process CPU speed, which moves these runs by more than the
+    overheads, is taken out."""
     def calib(d: dict) -> float | None:
         a, b = field(d, "cpu_calibration_ns_before"), field(d, "cpu_calibration_ns_after")
         return None if not a or not b else (a + b) / 2
@@ -447,7 +449,7 @@ def speed_table(title: str, unit: str, vs: list[Variant], refs: dict[str, str]):
         return [], {}
     ref = statistics.median(all_calib)
     return derived_table(title + ", per unit of the process's CPU speed", unit, vs,
-                         lambda d: field(d, "us_per_launch") * ref / calib(d), refs)
+                         lambda d: field(d, key) * ref / calib(d), refs)
 
 
 def main() -> int:
@@ -563,8 +565,10 @@ def main() -> int:
                 refs = {"floor": "floor", "torch.profiler": "torch.profiler (CUDA)"}
                 lines, fig = table("PyTorch small ops", "us/op", vs, refs)
                 clines, cfig = cpu_table("PyTorch small ops", "us/op", vs, "cpu_us_per_op", refs)
-                lines += clines
+                slines, sfig = speed_table("PyTorch small ops", "us/op", vs, refs, key="us_per_op")
+                lines += clines + slines
                 fig["cpu"] = cfig
+                fig["per_cpu_speed"] = sfig
                 for v in vs:
                     v.values = [float(d["ms_per_gemm"]) for d in v.extra]
                 glines, gfig = table("PyTorch bf16 8192^3 GEMMs", "ms/GEMM", vs, {})

@@ -16,7 +16,8 @@ profiler's post-processing after the loops is timed apart. Writes one JSON
 object to FILE: us_per_op, ms_per_gemm, their per-repeat values, the kernel
 count torch.profiler saw (with --profiler), and the post-processing time.
 cpu_us_per_op is the main thread's CPU time per op over the same loops (the
-wall time less waiting: what profilers' callbacks add on that thread).
+wall time less waiting: what profilers' callbacks add on that thread);
+cpu_calibration_ns_before/_after the process's CPU speed (cpu_calibration_ns).
 """
 
 from __future__ import annotations
@@ -28,6 +29,22 @@ import statistics
 import time
 
 
+def cpu_calibration_ns(reps: int = 5) -> int:
+    """ns for a fixed amount of interpreter work (median of reps): how fast this
+    process's CPU is now. The small ops' cost is mostly Python and PyTorch's
+    dispatcher on the host, and that speed moves from one process to the next
+    by more than the overheads measured (bench/overhead.py divides by it)."""
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter_ns()
+        acc, d = 0, {}
+        for i in range(100_000):
+            acc = (acc * 31 + i) & 0xFFFFFFFF
+            d[i & 1023] = acc
+        times.append(time.perf_counter_ns() - t0)
+    return sorted(times)[len(times) // 2]
+
+
 def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--ops", type=int, default=40000)
@@ -37,6 +54,7 @@ def main() -> int:
     p.add_argument("--out", required=True)
     args = p.parse_args()
 
+    calibration_before = cpu_calibration_ns()  # before CUDA starts (and a profiler with it)
     import torch
 
     x = torch.ones(1 << 16, device="cuda")
@@ -70,8 +88,11 @@ def main() -> int:
             gemm_ms.append((time.perf_counter_ns() - t0) / 1e6 / args.gemms)
         t_stop = time.perf_counter_ns()
     post_s = (time.perf_counter_ns() - t_stop) / 1e9
+    calibration_after = cpu_calibration_ns()
     result = {"us_per_op": statistics.median(op_us), "us_per_op_runs": op_us,
               "cpu_us_per_op": statistics.median(op_cpu_us),
+              "cpu_calibration_ns_before": calibration_before,
+              "cpu_calibration_ns_after": calibration_after,
               "ms_per_gemm": statistics.median(gemm_ms), "ms_per_gemm_runs": gemm_ms,
               "ok": bool((y == 3).all().item()) and bool(torch.isfinite(c).all().item())}
     if prof is not None:
