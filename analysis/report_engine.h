@@ -137,13 +137,6 @@ class ReportEngine {
   // the rows, labels and totals it needs made; cached in FileState.
   uint32_t NewKernelSlot(FileState& f, uint32_t name_id);
   uint32_t NewApiSlot(FileState& f, uint32_t name_id, ApiDomain domain);
-  // OnKernels() and OnApiCalls() for one combination of the parts they
-  // feed (totals, time order): each has its loop, so the records do not
-  // test the parts one by one.
-  template <bool kTotals, bool kOrdered>
-  void KernelLoop(FileState& f, std::span<const KernelRecord> r);
-  template <bool kTotals, bool kOrdered>
-  void ApiLoop(FileState& f, std::span<const ApiRecord> r);
   template <typename R>
   void Count(const R& r, uint64_t EventCounts::*kind);
 

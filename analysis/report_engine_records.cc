@@ -85,30 +85,21 @@ void ReportEngine::OnKernels(std::span<const KernelRecord> r) {
   if (r.empty()) return;
   FileState& f = *cur_;
   const bool kernels = parts_.kernels, ordered = cur_ordered_;
-  if (kernels && ordered)
-    KernelLoop<true, true>(f, r);
-  else if (kernels)
-    KernelLoop<true, false>(f, r);
-  else if (ordered)
-    KernelLoop<false, true>(f, r);
-  else {
+  if (!kernels && !ordered) {
     if (parts_.counts) CountSpan(f.counts, &EventCounts::kernels, r);
     f.kernels += static_cast<uint32_t>(r.size());
+    return;
   }
-}
-
-template <bool kTotals, bool kOrdered>
-void ReportEngine::KernelLoop(FileState& f, std::span<const KernelRecord> r) {
   // The time extent (CountSpan()) gathered in the loop below.
   uint64_t first = f.counts.first_ns, last = f.counts.last_ns;
   const size_t file = cur_file_;
-  TimedItem* out = kOrdered ? order_.Reserve(r.size()) : nullptr;
+  TimedItem* out = ordered ? order_.Reserve(r.size()) : nullptr;
   // Kernels come in completion order, their starts a few places out of
   // order: each is inserted in place as it is written (it is in registers,
   // the places it passes in cache), so EndRun() has nothing to sort. Past a
   // budget of moves (a shuffled run) the rest is appended for EndRun().
-  TimedItem* const run = kOrdered ? order_.RunBegin() : nullptr;
-  bool sorted = kOrdered && order_.run_sorted();
+  TimedItem* const run = ordered ? order_.RunBegin() : nullptr;
+  bool sorted = ordered && order_.run_sorted();
   size_t budget = 8 * r.size() + 64;
   uint32_t index = f.kernels;
   const uint32_t* cache = f.kernel_slot.data();
@@ -119,7 +110,7 @@ void ReportEngine::KernelLoop(FileState& f, std::span<const KernelRecord> r) {
   constexpr size_t kAhead = 8;
   for (size_t i = 0; i < r.size(); ++i) {
     const KernelRecord& k = r[i];
-    if (kTotals && i + kAhead < r.size()) {
+    if (kernels && i + kAhead < r.size()) {
       const KernelRecord& soon = r[i + kAhead];
       if (soon.name_id < cached && cache[soon.name_id] != 0)
         durations[cache[soon.name_id] - 1].Prefetch(SafeEnd(soon.start_ns, soon.end_ns) -
@@ -140,11 +131,11 @@ void ReportEngine::KernelLoop(FileState& f, std::span<const KernelRecord> r) {
     const uint64_t duration = end - k.start_ns;
     first = std::min(first, k.start_ns);
     last = std::max(last, end);
-    if constexpr (kTotals) {
+    if (kernels) {
       durations[slot].Add(duration);
       totals[slot][file] += duration;
     }
-    if constexpr (kOrdered) {
+    if (ordered) {
       const uint8_t type =
           static_cast<uint8_t>(OpType::kKernel) | (k.graph_id != 0 ? kOpGraph : 0);
       const TimedItem item{k.start_ns, end,   k.correlation_id,           k.device_id,
@@ -168,7 +159,7 @@ void ReportEngine::KernelLoop(FileState& f, std::span<const KernelRecord> r) {
     f.counts.first_ns = first;
     f.counts.last_ns = last;
   }
-  if constexpr (kOrdered) order_.Staged(r.size(), sorted);
+  if (ordered) order_.Staged(r.size(), sorted);
 }
 
 [[gnu::always_inline]] inline void ReportEngine::OnMemcpy(const MemcpyRecord& m) {
@@ -283,18 +274,10 @@ void ReportEngine::OnApiCalls(std::span<const ApiRecord> r) {
   if (r.empty()) return;
   FileState& f = *cur_;
   const bool api = parts_.api, ordered = cur_ordered_;
-  if (api && ordered)
-    ApiLoop<true, true>(f, r);
-  else if (api)
-    ApiLoop<true, false>(f, r);
-  else if (ordered)
-    ApiLoop<false, true>(f, r);
-  else if (parts_.counts)
-    CountSpan(f.counts, &EventCounts::api_calls, r);
-}
-
-template <bool kTotals, bool kOrdered>
-void ReportEngine::ApiLoop(FileState& f, std::span<const ApiRecord> r) {
+  if (!api && !ordered) {
+    if (parts_.counts) CountSpan(f.counts, &EventCounts::api_calls, r);
+    return;
+  }
   // The time extent (CountSpan()) and whether the staged calls keep the
   // run in order (TimeOrder::Staged()), both gathered in the loop below.
   uint64_t first = f.counts.first_ns, last = f.counts.last_ns;
@@ -302,17 +285,12 @@ void ReportEngine::ApiLoop(FileState& f, std::span<const ApiRecord> r) {
   // with a correlation id for the NVTX projection.
   const bool timeline = parts_.timeline, nvtx = parts_.nvtx;
   const uint16_t file = static_cast<uint16_t>(cur_file_);
-  TimedItem* out = kOrdered ? order_.Reserve(r.size()) : nullptr;
+  TimedItem* out = ordered ? order_.Reserve(r.size()) : nullptr;
   // After Reserve(), which may move the staged events (RunBegin() is valid
   // only until the next Reserve()).
-  const TimedItem* const run = kOrdered ? order_.RunBegin() : nullptr;
-  bool in_order = kOrdered && order_.run_sorted();
+  const TimedItem* const run = ordered ? order_.RunBegin() : nullptr;
+  bool in_order = ordered && order_.run_sorted();
   size_t staged = 0;
-  // ThreadSlot()'s memory of the last thread, in locals: the stores of the
-  // staged events could alias FileState's fields, so read through `f` they
-  // were loaded again for every call.
-  uint64_t thread = f.last_thread;
-  uint32_t thread_slot = f.last_thread_slot;
   const uint32_t* cache = f.api_slot.data();
   size_t cached = f.api_slot.size();
   DurationTotals* totals = api_totals_.data();
@@ -334,22 +312,18 @@ void ReportEngine::ApiLoop(FileState& f, std::span<const ApiRecord> r) {
     const uint64_t end = SafeEnd(call.start_ns, call.end_ns);
     first = std::min(first, call.start_ns);
     last = std::max(last, end);
-    if constexpr (kTotals) {
+    if (api) {
       totals[slot].Add(end - call.start_ns);
       if (call.return_code != 0) ++rows[slot].errors;
     }
-    if constexpr (kOrdered) {
+    if (ordered) {
       const uint32_t role = roles[slot];
       if ((timeline && role != 0) || (nvtx && call.correlation_id != 0)) {
-        if (thread_slot == UINT32_MAX || thread != call.thread_id) {
-          thread_slot = NewThreadSlot(f, call.thread_id);
-          thread = call.thread_id;
-        }
-        const TimedItem item{call.start_ns, end, call.correlation_id, thread_slot, role, 0, file,
-                             TimedItem::kApi, 0};
         TimedItem* q = out + staged++;
-        if (in_order && q != run && ItemBefore(item, q[-1])) in_order = false;
-        *q = item;
+        *q = TimedItem{call.start_ns, end,  call.correlation_id, ThreadSlot(f, call.thread_id),
+                       role,          0,    file,                TimedItem::kApi,
+                       0};
+        if (in_order && q != run && ItemBefore(*q, q[-1])) in_order = false;
       }
     }
   }
@@ -358,7 +332,7 @@ void ReportEngine::ApiLoop(FileState& f, std::span<const ApiRecord> r) {
     f.counts.first_ns = first;
     f.counts.last_ns = last;
   }
-  if constexpr (kOrdered) order_.Staged(staged, in_order);
+  if (ordered) order_.Staged(staged, in_order);
 }
 
 [[gnu::always_inline]] inline void ReportEngine::OnSync(const SyncRecord& s) {
