@@ -14,6 +14,7 @@ usage: bad_input_test.py CUTRACE SOURCE_DIR
 """
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -62,7 +63,17 @@ def write(path, data):
 
 
 def main():
+    # Removed when every check passes; kept, and named, for a failure's files.
     tmp = tempfile.mkdtemp(prefix="cutrace-cli-test.")
+    rc = checks(tmp)
+    if rc == 0:
+        shutil.rmtree(tmp, ignore_errors=True)
+    else:
+        print(f"files kept in {tmp}")
+    return rc
+
+
+def checks(tmp):
     good = os.path.join(tmp, "good.trace")
     r = run(["import", FIXTURE, "-o", good])
     if r is None or r[0] != 0:

@@ -19,6 +19,7 @@ usage: import_roundtrip_test.py CUTRACE SOURCE_DIR
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -46,7 +47,17 @@ def expect_close(label, got, want, tolerance=1e-9):
 
 
 def main():
+    # Removed when every check passes; kept, and named, for a failure's files.
     tmp = tempfile.mkdtemp(prefix="cutrace-roundtrip.")
+    rc = checks(tmp)
+    if rc == 0:
+        shutil.rmtree(tmp, ignore_errors=True)
+    else:
+        print(f"files kept in {tmp}")
+    return rc
+
+
+def checks(tmp):
     trace = os.path.join(tmp, "kineto.trace")
     report = cutrace_json("import", FIXTURE, "-o", trace)
     expect("import trace_events", report["trace_events"], 28)
