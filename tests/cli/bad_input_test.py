@@ -14,10 +14,10 @@ usage: bad_input_test.py CUTRACE SOURCE_DIR
 """
 import os
 import random
-import shutil
 import subprocess
 import sys
-import tempfile
+
+from temp_dir import run_in_temp_dir
 
 CUTRACE, SOURCE = sys.argv[1], sys.argv[2]
 FIXTURE = os.path.join(SOURCE, "tests", "data", "kineto_small.json")
@@ -63,14 +63,7 @@ def write(path, data):
 
 
 def main():
-    # Removed when every check passes; kept, and named, for a failure's files.
-    tmp = tempfile.mkdtemp(prefix="cutrace-cli-test.")
-    rc = checks(tmp)
-    if rc == 0:
-        shutil.rmtree(tmp, ignore_errors=True)
-    else:
-        print(f"files kept in {tmp}")
-    return rc
+    return run_in_temp_dir("cutrace-cli-test.", checks)
 
 
 def checks(tmp):

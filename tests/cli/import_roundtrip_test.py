@@ -19,10 +19,10 @@ usage: import_roundtrip_test.py CUTRACE SOURCE_DIR
 """
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
+
+from temp_dir import run_in_temp_dir
 
 CUTRACE, SOURCE = sys.argv[1], sys.argv[2]
 FIXTURE = os.path.join(SOURCE, "tests", "data", "kineto_small.json")
@@ -47,14 +47,7 @@ def expect_close(label, got, want, tolerance=1e-9):
 
 
 def main():
-    # Removed when every check passes; kept, and named, for a failure's files.
-    tmp = tempfile.mkdtemp(prefix="cutrace-roundtrip.")
-    rc = checks(tmp)
-    if rc == 0:
-        shutil.rmtree(tmp, ignore_errors=True)
-    else:
-        print(f"files kept in {tmp}")
-    return rc
+    return run_in_temp_dir("cutrace-roundtrip.", checks)
 
 
 def checks(tmp):
