@@ -16,12 +16,12 @@
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <climits>
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <map>
 #include <string>
