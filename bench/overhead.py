@@ -409,6 +409,16 @@ def table(title: str, unit: str, vs: list[Variant], refs: dict[str, str]) -> tup
     return lines, fig
 
 
+def below_one_percent(label: str, pr) -> str | None:
+    """The < 1% verdict on a paired ratio and its interval (paired()'s triple,
+    or None): shown only when the interval's top is below 1.01."""
+    if not pr:
+        return None
+    shown = "shown" if pr[2] < 1.01 else "not shown"
+    return (f"  {label}: x{pr[0]:.4f}, 90% interval [{pr[1]:.4f}, {pr[2]:.4f}]: < 1% {shown} "
+            "(needs the interval's top below 1.01)")
+
+
 def derived_table(title: str, unit: str, vs: list[Variant], value, refs: dict[str, str]):
     """The same variants by another figure of each run, value(run's result):
     lines and figures, or ([], {}) when some run has none (value gives None)."""
@@ -450,6 +460,17 @@ def speed_table(title: str, unit: str, vs: list[Variant], refs: dict[str, str],
     ref = statistics.median(all_calib)
     return derived_table(title + ", per unit of the process's CPU speed", unit, vs,
                          lambda d: field(d, key) * ref / calib(d), refs)
+
+
+def storm_and_torch(title: str, storm, torch_part, refs: dict[str, str]) -> tuple[list[str], dict]:
+    """A part of two tables: the storm's variants (storm()), then the PyTorch
+    loop's (torch_part(), torch.profiler beside them) where PyTorch has CUDA."""
+    lines, fig = table(f"{title}: launch storm", "us/launch", storm(), refs)
+    if not torch_available():
+        return lines + ["  PyTorch part skipped (no PyTorch with CUDA)"], {"storm": fig}
+    tlines, tfig = table(f"{title}: PyTorch small ops", "us/op", torch_part(),
+                         {**refs, "torch.profiler": "torch.profiler (CUDA)"})
+    return lines + [""] + tlines, {"storm": fig, "torch": tfig}
 
 
 def main() -> int:
@@ -529,34 +550,24 @@ def main() -> int:
                 fig["bare_vs_bare_pct"] = round(noise, 3)
                 lines.append(f"  average overhead {pct:+.2f}% against both bare variants pooled "
                              f"(target < 1%); bare vs bare {noise:+.2f}% (the noise)")
-                pr = paired(vs[1], vs[0])
-                if pr is not None:
-                    shown = "shown" if pr[2] < 1.01 else "not shown"
-                    lines.append(f"  paired: x{pr[0]:.4f}, 90% interval [{pr[1]:.4f}, {pr[2]:.4f}]: "
-                                 f"< 1% {shown} (needs the interval's top below 1.01)")
-                lines += clines
+                verdicts = [below_one_percent("paired", paired(vs[1], vs[0])),
+                            below_one_percent("launching thread's CPU time, paired",
+                                              cfig.get("cutrace continuous", {}).get("paired_x_bare")),
+                            below_one_percent("per unit of CPU speed, paired",
+                                              sfig.get("cutrace continuous", {}).get("paired_x_bare"))]
+                lines += [x for x in verdicts if x]
                 # What the windows covered: kernels traced beyond the warm-up's
                 # (the first window, at CUDA start), against the loop's launches.
                 cont = vs[1].extra
                 if all("kernels_traced" in d for d in cont):
                     share = [max(0, d["kernels_traced"] - WARMUP) / float(d["launch"]["n"]) for d in cont]
                     fig["window_launch_share"] = [round(x, 5) for x in share]
-                    fig["chunks"] = [d.get("chunks") for d in cont]
+                    fig["chunks"] = [d.get("chunks", 0) for d in cont]
                     lines.append(f"  windows traced {statistics.median(share) * 100:.2f}% of the loop's "
                                  f"launches (median; {min(share) * 100:.2f}..{max(share) * 100:.2f}%; "
                                  f"the duty cycle is {100 / 60:.2f}%), in "
                                  f"{statistics.median(fig['chunks']):.0f} chunks per run")
-                cpr = cfig.get("cutrace continuous", {}).get("paired_x_bare")
-                if cpr:
-                    shown = "shown" if cpr[2] < 1.01 else "not shown"
-                    lines.append(f"  CPU time paired: x{cpr[0]:.4f}, 90% interval [{cpr[1]:.4f}, "
-                                 f"{cpr[2]:.4f}]: < 1% {shown} on the launching thread")
-                lines += slines
-                spr = sfig.get("cutrace continuous", {}).get("paired_x_bare")
-                if spr:
-                    shown = "shown" if spr[2] < 1.01 else "not shown"
-                    lines.append(f"  per unit of CPU speed, paired: x{spr[0]:.4f}, 90% interval "
-                                 f"[{spr[1]:.4f}, {spr[2]:.4f}]: < 1% {shown}")
+                lines += clines + slines
             elif part == "torch":
                 if not torch_available():
                     report += ["torch: skipped (no PyTorch with CUDA)"]
@@ -584,31 +595,12 @@ def main() -> int:
                 lines, fig = table("PyTorch small ops, sync records", "us/op", vs,
                                    {"torch.profiler": "torch.profiler (CUDA)"})
             elif part == "kinds":
-                refs = {"floor on": "floor, overhead records on", "floor off": "floor, overhead records off"}
-                vs = bench.storm_kinds()
-                lines, fig = table("CUPTI overhead records: launch storm", "us/launch", vs, refs)
-                if torch_available():
-                    tvs = bench.torch(kinds=True)
-                    tlines, tfig = table("CUPTI overhead records: PyTorch small ops", "us/op", tvs,
-                                         {**refs, "torch.profiler": "torch.profiler (CUDA)"})
-                    lines += [""] + tlines
-                    fig = {"storm": fig, "torch": tfig}
-                else:
-                    lines.append("  PyTorch part skipped (no PyTorch with CUDA)")
-                    fig = {"storm": fig}
+                lines, fig = storm_and_torch(
+                    "CUPTI overhead records", bench.storm_kinds, lambda: bench.torch(kinds=True),
+                    {"floor on": "floor, overhead records on", "floor off": "floor, overhead records off"})
             elif part == "breakdown":
-                vs = bench.storm_breakdown()
-                lines, fig = table("where the cost goes: launch storm", "us/launch", vs,
-                                   {"floor": "floor"})
-                if torch_available():
-                    tvs = bench.torch(breakdown=True)
-                    tlines, tfig = table("where the cost goes: PyTorch small ops", "us/op", tvs,
-                                         {"floor": "floor", "torch.profiler": "torch.profiler (CUDA)"})
-                    lines += [""] + tlines
-                    fig = {"storm": fig, "torch": tfig}
-                else:
-                    lines.append("  PyTorch part skipped (no PyTorch with CUDA)")
-                    fig = {"storm": fig}
+                lines, fig = storm_and_torch("where the cost goes", bench.storm_breakdown,
+                                             lambda: bench.torch(breakdown=True), {"floor": "floor"})
             else:
                 print(f"unknown part {part!r}")
                 return 2
