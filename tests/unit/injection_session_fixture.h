@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -100,6 +101,17 @@ class InjectionSessionTest : public ::testing::Test {
       return GetProcessEnv(name);
     });
     return session_->Start(std::move(fake_owner_));
+  }
+  // A session recording `list` (CUTRACE_KINDS words), started.
+  Status StartWithKinds(const char* list) {
+    Config c = MakeConfig();
+    std::string error;
+    c.kinds = *ParseKinds(list, &error);
+    return StartSession(std::move(c));
+  }
+  // The activity kinds the session enabled, each once however often.
+  std::set<CUpti_ActivityKind> EnabledKinds() const {
+    return {fake_->enabled_kinds.begin(), fake_->enabled_kinds.end()};
   }
   std::vector<std::string> Files() const {
     std::vector<std::string> names;

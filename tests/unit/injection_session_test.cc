@@ -60,26 +60,18 @@ TEST_F(InjectionSessionTest, CuptiCallOrderAndKinds) {
 }
 
 TEST_F(InjectionSessionTest, KindsSelectWhatIsEnabled) {
-  Config c = MakeConfig();
-  std::string error;
-  c.kinds = *ParseKinds("kernel", &error);
-  ASSERT_TRUE(StartSession(c).ok());
-  std::set<CUpti_ActivityKind> kinds(fake_->enabled_kinds.begin(), fake_->enabled_kinds.end());
+  ASSERT_TRUE(StartWithKinds("kernel").ok());
   // No OVERHEAD records unless the list names them: CUPTI's drop count is
   // then all kernels.
-  EXPECT_EQ(kinds, (std::set<CUpti_ActivityKind>{CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+  EXPECT_EQ(EnabledKinds(), (std::set<CUpti_ActivityKind>{CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
                                                  CUPTI_ACTIVITY_KIND_DEVICE,
                                                  CUPTI_ACTIVITY_KIND_CONTEXT}));
   EXPECT_TRUE(fake_->enabled_runtime_cbids.empty());
 }
 
 TEST_F(InjectionSessionTest, OverheadRecordsAreAKindOfTheirOwn) {
-  Config c = MakeConfig();
-  std::string error;
-  c.kinds = *ParseKinds("kernel,overhead", &error);
-  ASSERT_TRUE(StartSession(c).ok());
-  std::set<CUpti_ActivityKind> kinds(fake_->enabled_kinds.begin(), fake_->enabled_kinds.end());
-  EXPECT_EQ(kinds, (std::set<CUpti_ActivityKind>{CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+  ASSERT_TRUE(StartWithKinds("kernel,overhead").ok());
+  EXPECT_EQ(EnabledKinds(), (std::set<CUpti_ActivityKind>{CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
                                                  CUPTI_ACTIVITY_KIND_OVERHEAD,
                                                  CUPTI_ACTIVITY_KIND_DEVICE,
                                                  CUPTI_ACTIVITY_KIND_CONTEXT}));
@@ -87,10 +79,7 @@ TEST_F(InjectionSessionTest, OverheadRecordsAreAKindOfTheirOwn) {
 }
 
 TEST_F(InjectionSessionTest, SyncRecordsWhenAskedFor) {
-  Config c = MakeConfig();
-  std::string error;
-  c.kinds = *ParseKinds("default,sync", &error);
-  ASSERT_TRUE(StartSession(c).ok());
+  ASSERT_TRUE(StartWithKinds("default,sync").ok());
   EXPECT_EQ(std::count(fake_->enabled_kinds.begin(), fake_->enabled_kinds.end(),
                        CUPTI_ACTIVITY_KIND_SYNCHRONIZATION),
             1);
