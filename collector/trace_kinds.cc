@@ -20,10 +20,20 @@ std::vector<std::string> Kinds::Names() const {
   return names;
 }
 
+Kinds& Kinds::operator|=(const Kinds& other) {
+  kernel |= other.kernel;
+  memcpy |= other.memcpy;
+  memset |= other.memset;
+  nvtx |= other.nvtx;
+  runtime_api |= other.runtime_api;
+  driver_api |= other.driver_api;
+  sync |= other.sync;
+  overhead |= other.overhead;
+  return *this;
+}
+
 std::optional<Kinds> ParseKinds(std::string_view text, std::string* error) {
-  Kinds kinds;
-  kinds.kernel = kinds.memcpy = kinds.memset = kinds.nvtx = false;
-  kinds.runtime_api = kinds.driver_api = kinds.sync = kinds.overhead = false;
+  Kinds kinds = Kinds::None();
   bool any = false;
   const bool known = ForEachListItem(text, [&](std::string_view item) {
     std::string token(item);
@@ -34,15 +44,7 @@ std::optional<Kinds> ParseKinds(std::string_view text, std::string* error) {
       kinds.sync = true;
     } else if (token == "default") {
       // What an unset CUTRACE_KINDS records; "default,sync" adds sync records.
-      const Kinds d;
-      kinds.kernel |= d.kernel;
-      kinds.memcpy |= d.memcpy;
-      kinds.memset |= d.memset;
-      kinds.nvtx |= d.nvtx;
-      kinds.runtime_api |= d.runtime_api;
-      kinds.driver_api |= d.driver_api;
-      kinds.sync |= d.sync;
-      kinds.overhead |= d.overhead;
+      kinds |= Kinds{};
     } else if (token == "none") {
       // Explicitly nothing: the library stays loaded but enables no kind.
     } else if (token == "kernel" || token == "kernels") {

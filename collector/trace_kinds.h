@@ -31,6 +31,11 @@ struct Kinds {
   // info`). Not a record family of the trace: no event is kept.
   bool overhead = true;
 
+  // Nothing enabled ("none").
+  static Kinds None() { return {false, false, false, false, false, false, false, false}; }
+  // Adds what `other` enables ("default" after other words).
+  Kinds& operator|=(const Kinds& other);
+
   // The names written to Header.enabled_kinds.
   std::vector<std::string> Names() const;
 };
