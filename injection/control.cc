@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "collector/openmetrics.h"
@@ -304,12 +305,26 @@ void ProductionController::Tick(int64_t now) {
   }
 }
 
+int64_t ProductionController::SleepNs(int64_t now_ns) const {
+  int64_t next = now_ns + kTickNs;
+  if (config_.mode == Mode::kContinuous) next = std::min(next, in_window_ ? window_end_ns_ : next_window_ns_);
+  if (capture_end_ns_ != 0) next = std::min(next, capture_end_ns_);
+  return std::max<int64_t>(next - now_ns, 0);
+}
+
 void ProductionController::Run() {
   while (!stop_.load()) {
-    Tick(cb_.now());
+    const int64_t now = cb_.now();
+    Tick(now);
     control_cpu_ns_.store(ThreadCpuNs(), std::memory_order_relaxed);
-    struct timespec ts = {0, kTickNs};
-    ::nanosleep(&ts, nullptr);
+    // Measured from before the Tick: an edge is not pushed back by the
+    // flush a window's end waits for.
+    const int64_t sleep = SleepNs(now) - (cb_.now() - now);
+    if (sleep > 0) {
+      struct timespec ts = {static_cast<time_t>(sleep / 1'000'000'000),
+                            static_cast<long>(sleep % 1'000'000'000)};
+      ::nanosleep(&ts, nullptr);
+    }
   }
   control_cpu_ns_.store(ThreadCpuNs(), std::memory_order_relaxed);
 }

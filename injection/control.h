@@ -104,6 +104,10 @@ class ProductionController : public WriterHooks {
   void Schedule(int64_t now_ns);
   // One pass of the control thread's loop at `now_ns` (tests drive it).
   void Tick(int64_t now_ns);
+  // How long the loop may sleep after a Tick() at `now_ns`: its period, or
+  // less when a window opens or closes (or a capture ends) sooner, so that
+  // windows last what CUTRACE_WINDOW says and not up to a period more.
+  int64_t SleepNs(int64_t now_ns) const;
 
   // Paths of dumps and captures written so far (writer thread's view).
   std::vector<std::string> side_files() const;

@@ -334,6 +334,46 @@ TEST_F(ControllerTest, ContinuousWindowsAreSelfContainedChunks) {
   writer_->Stop();
 }
 
+TEST_F(ControllerTest, SleepsUntilTheNextWindowEdge) {
+  // A window shorter than the loop's 50 ms period: the loop wakes at its end
+  // and at the next one's start, so windows last what they are told.
+  ProductionConfig c;
+  c.mode = Mode::kContinuous;
+  c.window_ns = 16'000'000;
+  c.period_ns = 1'000'000'000;
+  Make(c);
+  const int64_t t0 = now_;
+  EXPECT_EQ(controller_->SleepNs(t0), 16'000'000);  // to the first window's end
+  now_ = t0 + 16'000'000;
+  controller_->Tick(now_);
+  EXPECT_EQ(toggles_, std::vector<bool>{false});
+  EXPECT_EQ(controller_->SleepNs(now_), 50'000'000);  // the next start is far: the period
+  now_ = t0 + 990'000'000;
+  controller_->Tick(now_);
+  EXPECT_EQ(controller_->SleepNs(now_), 10'000'000);  // to the next window's start
+  now_ = t0 + 1'000'000'000;
+  controller_->Tick(now_);
+  EXPECT_EQ(toggles_, (std::vector<bool>{false, true}));
+  EXPECT_EQ(controller_->SleepNs(now_), 16'000'000);
+  // A capture asked for inside a window lengthens it: the wake follows.
+  controller_->RequestCapture(30'000'000);
+  EXPECT_EQ(controller_->SleepNs(now_), 30'000'000);
+  controller_->Stop("exit");
+  writer_->Stop();
+}
+
+TEST_F(ControllerTest, SleepsUntilACaptureEnds) {
+  Make(ProductionConfig{});  // trace mode: a capture is a side file
+  EXPECT_EQ(controller_->SleepNs(now_), 50'000'000);
+  controller_->RequestCapture(5'000'000);
+  EXPECT_EQ(controller_->SleepNs(now_), 5'000'000);
+  now_ += 5'000'000;
+  controller_->Tick(now_);
+  EXPECT_EQ(controller_->SleepNs(now_), 50'000'000);
+  controller_->Stop("exit");
+  writer_->Stop();
+}
+
 TEST_F(ControllerTest, CaptureAndDumpCommandsWriteSideFiles) {
   ProductionConfig c;
   c.mode = Mode::kSummary;
