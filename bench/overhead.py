@@ -240,7 +240,11 @@ class Bench:
         env = {"CUTRACE_WINDOW": f"{max(10, period_ms // 60)}ms", "CUTRACE_PERIOD": f"{period_ms}ms"}
         # A second bare variant in the same rotation: the bare-to-bare difference
         # is the noise any average below it drowns in.
+        # CUPTI detached between windows (CUTRACE_DETACH=1) beside the
+        # default, until the GPU suite has shown it and it becomes the default.
         vs = [Variant("bare", "bare"), Variant("cutrace continuous", "cutrace", env, mode="continuous"),
+              Variant("cutrace continuous, CUTRACE_DETACH=1", "cutrace", {**env, "CUTRACE_DETACH": "1"},
+                      mode="continuous"),
               Variant("bare (again)", "bare")]
         self.interleave(vs, app, truth, lambda d: float(d["launch"]["us_per_launch"]), 180)
         self.figures["continuous_env"] = env
@@ -419,6 +423,47 @@ def below_one_percent(label: str, pr) -> str | None:
             "(needs the interval's top below 1.01)")
 
 
+def continuous_report(vs: list[Variant], env: dict[str, str]) -> tuple[list[str], dict]:
+    """The continuous part's tables (wall, CPU time, per CPU speed) and, for
+    each continuous variant, its < 1% verdicts and the share of the loop's
+    launches its windows traced."""
+    title = "continuous mode's average"
+    lines, fig = table(f"{title} ({env})", "us/launch", vs, {})
+    clines, cfig = cpu_table(title, "us/launch", vs, "cpu_us_per_launch", {})
+    slines, sfig = speed_table(title, "us/launch", vs, {})
+    fig["cpu"], fig["per_cpu_speed"] = cfig, sfig
+    bares = [v for v in vs if v.kind == "bare"]
+    # Against both bare variants pooled; their own difference is the noise.
+    bare = statistics.median(bares[0].values + bares[1].values)
+    noise = (med(bares[1]) / med(bares[0]) - 1) * 100
+    fig["bare_vs_bare_pct"] = round(noise, 3)
+    lines.append(f"  bare vs bare {noise:+.2f}% (the noise)")
+    for v in (v for v in vs if v.kind != "bare"):
+        pct = (med(v) / bare - 1) * 100
+        fig.setdefault("average_overhead_pct_by_variant", {})[v.name] = round(pct, 3)
+        lines.append(f"  {v.name}: average overhead {pct:+.2f}% against both bare variants pooled "
+                     "(target < 1%)")
+        verdicts = [below_one_percent("paired", paired(v, bares[0])),
+                    below_one_percent("launching thread's CPU time, paired",
+                                      cfig.get(v.name, {}).get("paired_x_bare")),
+                    below_one_percent("per unit of CPU speed, paired",
+                                      sfig.get(v.name, {}).get("paired_x_bare"))]
+        lines += ["  " + x for x in verdicts if x]
+        # What the windows covered: kernels traced beyond the warm-up's (the
+        # first window, at CUDA start), against the loop's launches.
+        if all("kernels_traced" in d for d in v.extra):
+            share = [max(0, d["kernels_traced"] - WARMUP) / float(d["launch"]["n"]) for d in v.extra]
+            chunks = [d.get("chunks", 0) for d in v.extra]
+            fig.setdefault("window_launch_share", {})[v.name] = [round(x, 5) for x in share]
+            lines.append(f"    windows traced {statistics.median(share) * 100:.2f}% of the loop's "
+                         f"launches (median; {min(share) * 100:.2f}..{max(share) * 100:.2f}%; "
+                         f"the duty cycle is {100 / 60:.2f}%), in {statistics.median(chunks):.0f} "
+                         "chunks per run")
+    # The figure line's: the default variant's.
+    fig["average_overhead_pct"] = fig["average_overhead_pct_by_variant"]["cutrace continuous"]
+    return lines + clines + slines, fig
+
+
 def derived_table(title: str, unit: str, vs: list[Variant], value, refs: dict[str, str]):
     """The same variants by another figure of each run, value(run's result):
     lines and figures, or ([], {}) when some run has none (value gives None)."""
@@ -534,40 +579,7 @@ def main() -> int:
                 lines, fig = table("launch storm, one CUTRACE_* option changed", "us/launch", vs,
                                    {"default": "cutrace trace"})
             elif part == "continuous":
-                vs = bench.continuous()
-                lines, fig = table(f"continuous mode's average ({bench.figures['continuous_env']})",
-                                   "us/launch", vs, {})
-                clines, cfig = cpu_table("continuous mode's average", "us/launch", vs,
-                                         "cpu_us_per_launch", {})
-                slines, sfig = speed_table("continuous mode's average", "us/launch", vs, {})
-                fig["cpu"] = cfig
-                fig["per_cpu_speed"] = sfig
-                # Against both bare variants pooled; their own difference is the noise.
-                bare = statistics.median(vs[0].values + vs[2].values)
-                pct = (med(vs[1]) / bare - 1) * 100
-                noise = (med(vs[2]) / med(vs[0]) - 1) * 100
-                fig["average_overhead_pct"] = round(pct, 3)
-                fig["bare_vs_bare_pct"] = round(noise, 3)
-                lines.append(f"  average overhead {pct:+.2f}% against both bare variants pooled "
-                             f"(target < 1%); bare vs bare {noise:+.2f}% (the noise)")
-                verdicts = [below_one_percent("paired", paired(vs[1], vs[0])),
-                            below_one_percent("launching thread's CPU time, paired",
-                                              cfig.get("cutrace continuous", {}).get("paired_x_bare")),
-                            below_one_percent("per unit of CPU speed, paired",
-                                              sfig.get("cutrace continuous", {}).get("paired_x_bare"))]
-                lines += [x for x in verdicts if x]
-                # What the windows covered: kernels traced beyond the warm-up's
-                # (the first window, at CUDA start), against the loop's launches.
-                cont = vs[1].extra
-                if all("kernels_traced" in d for d in cont):
-                    share = [max(0, d["kernels_traced"] - WARMUP) / float(d["launch"]["n"]) for d in cont]
-                    fig["window_launch_share"] = [round(x, 5) for x in share]
-                    fig["chunks"] = [d.get("chunks", 0) for d in cont]
-                    lines.append(f"  windows traced {statistics.median(share) * 100:.2f}% of the loop's "
-                                 f"launches (median; {min(share) * 100:.2f}..{max(share) * 100:.2f}%; "
-                                 f"the duty cycle is {100 / 60:.2f}%), in "
-                                 f"{statistics.median(fig['chunks']):.0f} chunks per run")
-                lines += clines + slines
+                lines, fig = continuous_report(bench.continuous(), bench.figures["continuous_env"])
             elif part == "torch":
                 if not torch_available():
                     report += ["torch: skipped (no PyTorch with CUDA)"]

@@ -174,7 +174,8 @@ Config ParseConfig(const EnvGetter& env) {
     }
   }
   for (auto [name, field] : {std::pair{"CUTRACE_TIMESTAMP_CALLBACK", &c.timestamp_callback},
-                             std::pair{"CUTRACE_LATENCY_TIMESTAMPS", &c.latency_timestamps}}) {
+                             std::pair{"CUTRACE_LATENCY_TIMESTAMPS", &c.latency_timestamps},
+                             std::pair{"CUTRACE_DETACH", &c.detach_between_windows}}) {
     auto v = env(name);
     if (!v) continue;
     if (auto b = ParseBool(*v); b && !Trim(*v).empty()) {

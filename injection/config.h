@@ -58,6 +58,11 @@ struct Config {
   // CUPTI's queued/submitted kernel timestamps (cuptiActivityEnableLatencyTimestamps):
   // off, since cutrace records neither; on only to measure what they cost.
   bool latency_timestamps = false;
+  // Continuous mode (CUTRACE_DETACH=1): CUPTI detaches (cuptiFinalize)
+  // between windows and attaches again for the next one. Off by default
+  // until the GPU suite has run it (docs/production.md); off keeps CUPTI
+  // attached with the kinds off, which still costs every launch.
+  bool detach_between_windows = false;
   size_t queue_batches = 256;
   uint32_t flush_timeout_ms = 5000;
   std::string cupti_path;    // empty: the default search

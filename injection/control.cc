@@ -273,8 +273,17 @@ void ProductionController::Tick(int64_t now) {
     if (in_window_ && now >= window_end_ns_) {
       // Off first, then deliver what the window recorded, then close its
       // chunk after those records (the Post orders it behind them).
+      const uint64_t t0 = MonotonicNs();
       if (cb_.set_activity) cb_.set_activity(false);
+      const uint64_t t1 = MonotonicNs();
       if (cb_.flush_activity) cb_.flush_activity();
+      const uint64_t t2 = MonotonicNs();
+      // CLOCK_MONOTONIC, so that bench/continuous_probe.py can lay the
+      // edges over the program's own timeline.
+      Log(LogLevel::kDebug, "window closes at %llu ns (monotonic): activity off %llu us, flush %llu us",
+          static_cast<unsigned long long>(t0), static_cast<unsigned long long>((t1 - t0) / 1000),
+          static_cast<unsigned long long>((t2 - t1) / 1000));
+      if (cb_.window_closed) cb_.window_closed();
       Send([=, this] { window_close_ = true; });
       in_window_ = false;
       capture_window_ = false;
@@ -284,7 +293,10 @@ void ProductionController::Tick(int64_t now) {
         window_open_ = true;
         window_reason_ = "window";
       });
+      const uint64_t t0 = MonotonicNs();
       if (cb_.set_activity) cb_.set_activity(true);
+      Log(LogLevel::kDebug, "window opens at %llu ns (monotonic): activity on %llu us",
+          static_cast<unsigned long long>(t0), static_cast<unsigned long long>((MonotonicNs() - t0) / 1000));
       in_window_ = true;
       windows_.fetch_add(1);
       window_end_ns_ = now + static_cast<int64_t>(config_.window_ns);

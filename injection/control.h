@@ -56,6 +56,9 @@ class ProductionController : public WriterHooks {
     std::function<void(bool on)> set_activity;
     // cuptiActivityFlushAll(FORCED).
     std::function<void()> flush_activity;
+    // A window's records are flushed and its kinds off: the session may
+    // detach CUPTI until set_activity(true) (Session::RequestDetach).
+    std::function<void()> window_closed;
     // Now on the trace's clock.
     std::function<int64_t()> now;
   };

@@ -34,6 +34,17 @@ class CuptiApi {
                                      CUpti_CallbackDomain /*domain*/, CUpti_CallbackId /*cbid*/) {
     return CUPTI_ERROR_NOT_SUPPORTED;
   }
+  // cuptiEnableDomain on the session's subscriber: continuous mode turns a
+  // whole API domain's callbacks on to detach from the next call's exit.
+  virtual CUptiResult EnableDomain(uint32_t /*enable*/, CUpti_SubscriberHandle /*subscriber*/,
+                                   CUpti_CallbackDomain /*domain*/) {
+    return CUPTI_ERROR_NOT_SUPPORTED;
+  }
+  // cuptiFinalize: CUPTI detaches from the process (its documented way to
+  // drop the cost that kinds once enabled on a live context keep adding to
+  // every launch after they are disabled). Any later CUPTI call attaches it
+  // again, with nothing subscribed, registered or enabled.
+  virtual CUptiResult Finalize() { return CUPTI_ERROR_NOT_SUPPORTED; }
   // True when the program carries a CUPTI client of its own that may start
   // later (its own libcupti was loaded before cutrace's, or a framework with
   // a built-in profiler, such as PyTorch's Kineto, is in the process). CUPTI

@@ -76,6 +76,8 @@ class DlCuptiApi final : public CuptiApi {
     need(enable_, "cuptiActivityEnable");
     want(disable_, "cuptiActivityDisable");
     want(enable_callback_, "cuptiEnableCallback");
+    want(enable_domain_, "cuptiEnableDomain");
+    want(finalize_, "cuptiFinalize");
     want(latency_timestamps_, "cuptiActivityEnableLatencyTimestamps");
     want(enable_runtime_api_, "cuptiActivityEnableRuntimeApi");
     want(enable_driver_api_, "cuptiActivityEnableDriverApi");
@@ -114,6 +116,11 @@ class DlCuptiApi final : public CuptiApi {
     return enable_callback_ ? enable_callback_(enable, subscriber, domain, cbid)
                             : CUPTI_ERROR_NOT_SUPPORTED;
   }
+  CUptiResult EnableDomain(uint32_t enable, CUpti_SubscriberHandle subscriber,
+                           CUpti_CallbackDomain domain) override {
+    return enable_domain_ ? enable_domain_(enable, subscriber, domain) : CUPTI_ERROR_NOT_SUPPORTED;
+  }
+  CUptiResult Finalize() override { return finalize_ ? finalize_() : CUPTI_ERROR_NOT_SUPPORTED; }
   bool ProgramHasOwnClient() const override { return program_client_; }
   void* EntryPoint(const char* name) override { return ::dlsym(handle_, name); }
   void set_program_client(bool v) { program_client_ = v; }
@@ -212,6 +219,8 @@ class DlCuptiApi final : public CuptiApi {
   CUptiResult(CUPTIAPI* latency_timestamps_)(uint8_t) = nullptr;
   CUptiResult(CUPTIAPI* enable_callback_)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain,
                                            CUpti_CallbackId) = nullptr;
+  CUptiResult(CUPTIAPI* enable_domain_)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain) = nullptr;
+  CUptiResult(CUPTIAPI* finalize_)() = nullptr;
   bool program_client_ = false;
   EnableApiFn enable_runtime_api_ = nullptr;
   EnableApiFn enable_driver_api_ = nullptr;

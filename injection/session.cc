@@ -15,11 +15,12 @@
 #include "injection/range_profiler.h"
 
 namespace cutrace::injection {
+
+uint64_t CUPTIAPI MonotonicTimestampCallback() { return MonotonicTimestamp(); }
+
 namespace {
 
 std::atomic<Session*> g_active{nullptr};
-
-uint64_t CUPTIAPI TimestampCallback() { return MonotonicTimestamp(); }
 
 // Threads created while this is alive (the writer thread, and CUPTI's own
 // threads created during subscription) inherit a mask without SIGINT and
@@ -145,6 +146,7 @@ Status Session::Start(std::unique_ptr<CuptiApi> api) {
   const bool counting = StartCounters(env_, config_.cupti_path, subscriber_, &interner_, std::move(sinks));
   // --- end hardware counters
   KeepOrReleaseSubscription(counting);
+  DecideDetach(counting);
   WatchForOtherClient();
   if (production_) production_->Start();  // production modes
   WriteManifest();
@@ -181,6 +183,10 @@ void Session::KeepOrReleaseSubscription(bool counting) {
         "subscription, so the program's profiler can start");
     return;
   }
+  EnableOwnCallbacks();
+}
+
+void Session::EnableOwnCallbacks() {
   // The API entry, not CUPTI's MODULE_UNLOAD_STARTING resource callback: a
   // flush from inside that one never returned on the H200 (CUDA 13.0).
   CUptiResult r = CUPTI_SUCCESS;
@@ -191,6 +197,7 @@ void Session::KeepOrReleaseSubscription(bool counting) {
     Log(LogLevel::kDebug, "no module-unload callback (%s): names of kernels from unloaded modules "
         "may be stale", api_->ResultString(r).c_str());
   }
+  if (launch_names_.active()) EnableLaunchCallbacks();
 }
 
 void Session::ConfigureActivity() {
@@ -203,12 +210,16 @@ void Session::ConfigureActivity() {
     // (torch.profiler saw none of its kernels) on a clock it does not expect.
     clock_ = ClockDomain::kCupti;
     Log(LogLevel::kDebug, "the program has a CUPTI client of its own: timestamps stay on CUPTI's clock");
-  } else if (api_->ActivityRegisterTimestampCallback(&TimestampCallback) == CUPTI_SUCCESS) {
+  } else if (api_->ActivityRegisterTimestampCallback(&MonotonicTimestampCallback) == CUPTI_SUCCESS) {
     clock_ = ClockDomain::kMonotonic;
   } else {
     clock_ = ClockDomain::kCupti;
     Log(LogLevel::kDebug, "timestamp callback unavailable: timestamps stay on CUPTI's clock");
   }
+  ApplyActivitySettings();
+}
+
+void Session::ApplyActivitySettings() {
   if (config_.latency_timestamps) {
     CUptiResult r = api_->ActivityEnableLatencyTimestamps(1);
     if (r != CUPTI_SUCCESS) {

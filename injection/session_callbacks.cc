@@ -81,6 +81,16 @@ bool Contains(const CUpti_CallbackId (&ids)[N], CUpti_CallbackId cbid) {
 void CUPTIAPI Session::SubscriberCallback(void* userdata, CUpti_CallbackDomain domain,
                                           CUpti_CallbackId cbid, const void* data) {
   try {
+    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+      // Continuous mode asked to detach at the next API exit (session_modes.cc).
+      const auto* cb = static_cast<const CUpti_CallbackData*>(data);
+      Session* s = Active();
+      if (s != nullptr && cb != nullptr && cb->callbackSite == CUPTI_API_EXIT &&
+          s->attach_.load(std::memory_order_acquire) == kDetachPending) {
+        s->DetachNow();
+        return;
+      }
+    }
     if ((domain == CUPTI_CB_DOMAIN_RUNTIME_API && Contains(kRuntimeLaunches, cbid)) ||
         (domain == CUPTI_CB_DOMAIN_DRIVER_API && Contains(kDriverLaunches, cbid))) {
       if (Session* s = Active()) s->OnLaunch(static_cast<const CUpti_CallbackData*>(data));
@@ -107,13 +117,18 @@ void Session::OnLaunch(const CUpti_CallbackData* cb) {
 
 void Session::CaptureLaunchNames() {
   if (!launch_names_.Activate()) return;
+  const bool ok = EnableLaunchCallbacks();
+  Log(LogLevel::kDebug, "a module was unloaded: kernel names are taken at launch from now on%s",
+      ok ? "" : " (some launch callbacks could not be enabled)");
+}
+
+bool Session::EnableLaunchCallbacks() {
   bool ok = true;
   for (CUpti_CallbackId cbid : kRuntimeLaunches)
     ok &= api_->EnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RUNTIME_API, cbid) == CUPTI_SUCCESS;
   for (CUpti_CallbackId cbid : kDriverLaunches)
     ok &= api_->EnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, cbid) == CUPTI_SUCCESS;
-  Log(LogLevel::kDebug, "a module was unloaded: kernel names are taken at launch from now on%s",
-      ok ? "" : " (some launch callbacks could not be enabled)");
+  return ok;
 }
 
 void Session::OnModuleUnload() {
@@ -288,6 +303,10 @@ void Session::Finalize(const char* reason) {
   // process, so CUDA is initialised and flushing is allowed.
   // A flush that never came back (OnModuleUnload) may hold CUPTI still:
   // then exit without one rather than hang.
+  // Continuous mode between windows may have CUPTI detached: then every
+  // buffer came back before it detached, and any CUPTI call would attach it
+  // again only to find nothing.
+  const bool detached = SettleAttachForExit();
   CUptiResult r = unload_flush_stuck_.load(std::memory_order_acquire) ? CUPTI_ERROR_NOT_READY
                                                                       : FlushOwnBuffers();
   if (r != CUPTI_SUCCESS) {
@@ -296,7 +315,8 @@ void Session::Finalize(const char* reason) {
   }
   processor_->CountUnclosedRanges();
   size_t dropped = 0;
-  if (api_->ActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS && dropped > 0) {
+  if (!detached && api_->ActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS &&
+      dropped > 0) {
     stats_.AddDroppedByCupti(dropped);
     // Said once per process, whichever path sees drops first.
     if (g_pool_empty_logged.load()) g_cupti_dropped_logged.store(true);

@@ -90,7 +90,6 @@ CUptiResult CUPTIAPI ProgramSetsClock(CUpti_TimestampCallbackFunc fn) {
 
 // The clocks cutrace puts back when it takes the activity API back.
 uint64_t CUPTIAPI RealtimeClock() { return RealtimeNs(); }
-uint64_t CUPTIAPI MonotonicClock() { return MonotonicTimestamp(); }
 
 CUptiResult CUPTIAPI ProgramEnablesKind(CUpti_ActivityKind kind) {
   CUptiResult r = CallReal<KindFn>(kEnable, kind);
@@ -190,7 +189,7 @@ void Session::ResumeActivity() {
   if (program_clock_.exchange(false, std::memory_order_acq_rel)) {
     // Records from here on carry cutrace's clock again (the client installs
     // its own at its next start, which goes through ProgramSetsClock).
-    CUpti_TimestampCallbackFunc mine = clock_ == ClockDomain::kMonotonic ? &MonotonicClock
+    CUpti_TimestampCallbackFunc mine = clock_ == ClockDomain::kMonotonic ? &MonotonicTimestampCallback
                                        : cupti_clock_is_realtime_         ? &RealtimeClock
                                                                           : nullptr;
     if (mine == nullptr || CallReal<ClockFn>(kClock, mine) != CUPTI_SUCCESS) {

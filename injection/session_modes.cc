@@ -7,6 +7,8 @@
 #include "injection/log.h"
 #include "injection/session.h"
 
+#include <unistd.h>
+
 namespace cutrace::injection {
 
 void Session::StartProduction() {
@@ -27,6 +29,7 @@ void Session::StartProduction() {
       Log(LogLevel::kDebug, "cuptiActivityFlushAll at a window's end: %s", api_->ResultString(r).c_str());
     }
   };
+  cb.window_closed = [this] { RequestDetach(); };
   cb.now = [this]() -> int64_t {
     if (clock_ == ClockDomain::kMonotonic) return static_cast<int64_t>(MonotonicNs());
     uint64_t t = 0;
@@ -46,7 +49,8 @@ void Session::SetActivity(bool on) {
   // windows no longer switch anything (session_handover.cc).
   if (yielded()) return;
   if (on) {
-    EnableKinds();
+    std::lock_guard<std::mutex> lock(attach_mu_);
+    if (Reattach()) EnableKinds();
   } else {
     DisableKinds(/*all=*/false);
   }
@@ -54,8 +58,148 @@ void Session::SetActivity(bool on) {
 
 CUptiResult Session::FlushOwnBuffers() {
   // Once the program's own client has the activity API, every buffer CUPTI
-  // holds is that client's: cutrace's came back at the hand-over.
-  return yielded() ? CUPTI_SUCCESS : api_->ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  // holds is that client's: cutrace's came back at the hand-over. Detached,
+  // CUPTI holds none.
+  if (yielded() || attach_.load(std::memory_order_acquire) == kDetached) return CUPTI_SUCCESS;
+  return api_->ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+}
+
+void Session::DecideDetach(bool counting) {
+  if (!production_ || production_->config().mode != Mode::kContinuous) return;
+  // cuptiFinalize is process-wide, and takes the counters' and the clock's
+  // state with it: only where cutrace is CUPTI's one client, counts nothing
+  // and stamps records with its own CLOCK_MONOTONIC callback (CUPTI's clock
+  // would be read between windows, attaching CUPTI again).
+  const char* why_not = !config_.detach_between_windows ? "CUTRACE_DETACH=0"
+                        : counting                      ? "hardware counters are on"
+                        : api_->ProgramHasOwnClient()   ? "the program has a CUPTI client of its own"
+                        : clock_ != ClockDomain::kMonotonic ? "timestamps are on CUPTI's clock"
+                                                            : nullptr;
+  if (why_not != nullptr) {
+    Log(LogLevel::kDebug, "continuous mode: CUPTI stays attached between windows (%s)", why_not);
+    return;
+  }
+  detach_.store(true, std::memory_order_release);
+}
+
+void Session::RequestDetach() {
+  if (!detach_.load(std::memory_order_acquire) || yielded()) return;
+  // CUPTI's count of dropped records goes with it: take it now.
+  size_t dropped = 0;
+  if (api_->ActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS && dropped > 0) {
+    stats_.AddDroppedByCupti(dropped);
+  }
+  int expected = kAttached;
+  if (!attach_.compare_exchange_strong(expected, kDetachPending, std::memory_order_acq_rel)) return;
+  // cuptiFinalize from the exit of a CUDA API call, where CUPTI advises it:
+  // the program's next call (any thread) detaches. A program that makes no
+  // call until the next window costs nothing meanwhile, and stays attached.
+  CUptiResult r = api_->EnableDomain(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API);
+  if (r == CUPTI_SUCCESS) r = api_->EnableDomain(1, subscriber_, CUPTI_CB_DOMAIN_RUNTIME_API);
+  if (r != CUPTI_SUCCESS) {
+    expected = kDetachPending;
+    if (attach_.compare_exchange_strong(expected, kAttached, std::memory_order_acq_rel)) {
+      static_cast<void>(api_->EnableDomain(0, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API));
+      EnableOwnCallbacks();
+    }
+    detach_.store(false, std::memory_order_release);
+    Log(LogLevel::kInfo, "continuous mode: cannot detach CUPTI between windows (cuptiEnableDomain: %s); "
+        "it stays attached with the traced kinds off", api_->ResultString(r).c_str());
+  }
+}
+
+void Session::DetachNow() {
+  int expected = kDetachPending;
+  if (!attach_.compare_exchange_strong(expected, kDetaching, std::memory_order_acq_rel)) return;
+  const uint64_t t0 = MonotonicNs();
+  CUptiResult r = api_->Finalize();
+  if (r == CUPTI_SUCCESS) {
+    subscriber_ = nullptr;
+    detaches_.fetch_add(1, std::memory_order_relaxed);
+    attach_.store(kDetached, std::memory_order_release);
+    Log(LogLevel::kDebug, "CUPTI detached at %llu ns (monotonic): cuptiFinalize %llu us",
+        static_cast<unsigned long long>(t0), static_cast<unsigned long long>((MonotonicNs() - t0) / 1000));
+    return;
+  }
+  // Still attached: the domains' callbacks off again, cutrace's own back on.
+  static_cast<void>(api_->EnableDomain(0, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API));
+  static_cast<void>(api_->EnableDomain(0, subscriber_, CUPTI_CB_DOMAIN_RUNTIME_API));
+  EnableOwnCallbacks();
+  detach_.store(false, std::memory_order_release);
+  attach_.store(kAttached, std::memory_order_release);
+  Log(LogLevel::kInfo, "continuous mode: cuptiFinalize failed (%s); CUPTI stays attached between "
+      "windows with the traced kinds off", api_->ResultString(r).c_str());
+}
+
+bool Session::Reattach() {
+  // Caller holds attach_mu_.
+  if (attach_final_) return false;
+  // A detach under way on an application thread ends soon (cuptiFinalize):
+  // wait for it, boundedly.
+  for (int i = 0; i < 2000 && attach_.load(std::memory_order_acquire) == kDetaching; ++i) ::usleep(500);
+  int expected = kDetachPending;
+  if (attach_.compare_exchange_strong(expected, kAttached, std::memory_order_acq_rel)) {
+    // No CUDA call since the window closed: nothing was detached.
+    static_cast<void>(api_->EnableDomain(0, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API));
+    static_cast<void>(api_->EnableDomain(0, subscriber_, CUPTI_CB_DOMAIN_RUNTIME_API));
+    EnableOwnCallbacks();
+    return true;
+  }
+  const int state = attach_.load(std::memory_order_acquire);
+  if (state == kAttached) return true;
+  if (state != kDetached) {
+    Log(LogLevel::kWarn, "continuous mode: CUPTI is still detaching; this window records nothing");
+    return false;
+  }
+  // Everything Start() set up on CUPTI, again: the subscriber (cutrace stays
+  // CUPTI's one client), the clock, the settings, the buffer callbacks.
+  const uint64_t t0 = MonotonicNs();
+  std::string other;
+  CUptiResult r = api_->Subscribe(&subscriber_, &Session::SubscriberCallback, nullptr, "cutrace", &other);
+  const char* step = "cuptiSubscribe";
+  if (r == CUPTI_SUCCESS) {
+    step = "cuptiActivityRegisterTimestampCallback";
+    r = api_->ActivityRegisterTimestampCallback(&MonotonicTimestampCallback);
+  }
+  if (r == CUPTI_SUCCESS) {
+    step = "cuptiActivityRegisterCallbacks";
+    r = api_->ActivityRegisterCallbacks(&Session::BufferRequested, &Session::BufferCompleted);
+  }
+  if (r != CUPTI_SUCCESS) {
+    // Without its clock or buffers the window would be wrong or lost: no
+    // more windows (detached again where the subscription was taken).
+    if (subscriber_ != nullptr) static_cast<void>(api_->Finalize());
+    subscriber_ = nullptr;
+    attach_final_ = true;
+    detach_.store(false, std::memory_order_release);
+    Log(LogLevel::kWarn, "continuous mode: cannot attach CUPTI again for a window (%s: %s%s%s); "
+        "no more windows are recorded", step, api_->ResultString(r).c_str(),
+        other.empty() ? "" : ", other client: ", other.c_str());
+    return false;
+  }
+  if (api_->SetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM) != CUPTI_SUCCESS) {
+    Log(LogLevel::kDebug, "cuptiSetThreadIdType(SYSTEM) failed after attaching again");
+  }
+  ApplyActivitySettings();
+  EnableOwnCallbacks();
+  attach_.store(kAttached, std::memory_order_release);
+  Log(LogLevel::kDebug, "CUPTI attached again: %llu us",
+      static_cast<unsigned long long>((MonotonicNs() - t0) / 1000));
+  return true;
+}
+
+bool Session::SettleAttachForExit() {
+  std::lock_guard<std::mutex> lock(attach_mu_);
+  attach_final_ = true;
+  detach_.store(false, std::memory_order_release);
+  for (int i = 0; i < 2000 && attach_.load(std::memory_order_acquire) == kDetaching; ++i) ::usleep(500);
+  int expected = kDetachPending;
+  if (attach_.compare_exchange_strong(expected, kAttached, std::memory_order_acq_rel)) {
+    static_cast<void>(api_->EnableDomain(0, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API));
+    static_cast<void>(api_->EnableDomain(0, subscriber_, CUPTI_CB_DOMAIN_RUNTIME_API));
+    EnableOwnCallbacks();
+  }
+  return attach_.load(std::memory_order_acquire) == kDetached;
 }
 
 void Session::DisableKinds(bool all) {

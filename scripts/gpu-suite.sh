@@ -257,6 +257,27 @@ modes_long() {
   record_rc modes_long "$rc" "$t" "$work/logs/modes_long.log" "$(sed -n 's/^FIGURE modes long: //p' "$work/logs/modes_long.log")"
 }
 
+# bench/continuous_probe.py: where continuous mode's cost falls in a launch
+# storm (inside windows, at their edges, between them), with CUPTI detached
+# between windows (CUTRACE_DETACH=1) and not. Figures; opt-in (~4 min):
+# SUITE_STEPS="continuous_probe" (PROBE_ROUNDS, default 6).
+continuous_probe() {
+  section "continuous mode: where the cost falls (bench/continuous_probe.py)"
+  local t rc
+  t=$(step_timeout 300)
+  if ((t == 0)); then record continuous_probe "NOT RUN" "no time left"; return; fi
+  timeout -k 10 "$t" python3 "$bundle/bench/continuous_probe.py" --cutrace "$cutrace" --bin-dir "$bundle/bin" \
+    --rounds "${PROBE_ROUNDS:-6}" ${OVERHEAD_CPUS:+--cpus "$OVERHEAD_CPUS"} --deadline-s $((t > 60 ? t - 30 : t / 2)) \
+    --work "$work/probe" > "$work/logs/continuous_probe.log" 2>&1
+  rc=$?
+  sed -n '/^=== continuous probe/,$p' "$work/logs/continuous_probe.log" | cut -c1-400
+  case $rc in
+    0) record continuous_probe FIGURE "see logs/continuous_probe.log" ;;
+    77) record continuous_probe SKIP "no GPU" ;;
+    *) record continuous_probe FAIL "exit $rc" ;;
+  esac
+}
+
 verdict() {
   section "verdict"
   python3 - "$results" "$work/cases" "$work/overhead.json" "$out/figures.json" <<'PY' | tee "$out/verdict.txt"
@@ -337,7 +358,7 @@ PY
 # SUITE_STEPS (space-separated) runs only those steps, e.g. to re-check a fix
 # inside a small device budget: versions demo_profile overhead validate_cases
 # torch_loop counters modes failopen_matrix failopen_load failopen_asan, and the
-# opt-in modes_long.
+# opt-in modes_long and continuous_probe.
 want() { [[ -z ${SUITE_STEPS:-} || " $SUITE_STEPS " == *" $1 "* ]]; }
 
 main() {
@@ -353,6 +374,7 @@ main() {
   want failopen_load && failopen_group load 90
   want failopen_asan && failopen_group asan 90
   if [[ " ${SUITE_STEPS:-} " == *" modes_long "* || ${SUITE_LONG:-0} == 1 ]]; then modes_long; fi
+  if [[ " ${SUITE_STEPS:-} " == *" continuous_probe "* ]]; then continuous_probe; fi
   verdict
   printf '\nsuite took %ds\n' $((SECONDS - start))
 }

@@ -1,6 +1,9 @@
 // launch_storm: N tiny kernels back to back on one stream; the launch-bound
 // case. The truth also holds the host time per launch, which
 // scripts/gpu-suite.sh compares bare and under cutrace (the overhead figure).
+#include <algorithm>
+#include <vector>
+
 #include "testapps/common/testapp.h"
 
 __global__ void tiny_kernel(int* data, int n) {
@@ -12,10 +15,11 @@ int main(int argc, char** argv) {
   ct::Args args(argc, argv, "launch_storm", "N tiny kernels back to back (launch-bound)");
   const long n = args.Int("n", 100000, "kernels launched in the timed loop");
   const long warmup = args.Int("warmup", 100, "kernels launched before the timed loop");
+  const long every = args.Int("timeline", 0, "record the time every this many launches of the timed loop (0: off)");
   const std::string truth_path = args.Str("truth", "", "");
   args.Kernels({"tiny_kernel(int*, int)"});
   args.Finish();
-  if (n < 1 || warmup < 0) ct::Fail("--n must be >= 1 and --warmup >= 0");
+  if (n < 1 || warmup < 0 || every < 0) ct::Fail("--n must be >= 1, --warmup and --timeline >= 0");
 
   // Before CUDA starts (and with it cutrace), and again after the loop.
   const int64_t calibration_before = ct::CpuCalibrationNs();
@@ -31,7 +35,21 @@ int main(int argc, char** argv) {
 
   const int64_t c0 = ct::ThreadCpuNs();
   const int64_t t0 = ct::NowNs();
-  for (long i = 0; i < n; ++i) tiny_kernel<<<1, kThreads, 0, stream>>>(data, kThreads);
+  // With --timeline, the same loop in steps of `every` launches, each step's
+  // end time kept (CLOCK_MONOTONIC): where in the loop a profiler's cost falls
+  // (bench/continuous_probe.py lays continuous mode's window edges over it).
+  std::vector<int64_t> timeline;
+  if (every == 0) {
+    for (long i = 0; i < n; ++i) tiny_kernel<<<1, kThreads, 0, stream>>>(data, kThreads);
+  } else {
+    timeline.reserve(static_cast<size_t>(n / every + 2));
+    timeline.push_back(t0);
+    for (long i = 0; i < n;) {
+      const long end = std::min(n, i + every);
+      for (; i < end; ++i) tiny_kernel<<<1, kThreads, 0, stream>>>(data, kThreads);
+      timeline.push_back(ct::NowNs());
+    }
+  }
   CT_CHECK_LAUNCH();
   const int64_t t1 = ct::NowNs();
   const int64_t c1 = ct::ThreadCpuNs();
@@ -54,6 +72,10 @@ int main(int argc, char** argv) {
                      // figures taken apart from it.
                      {"cpu_calibration_ns_before", calibration_before},
                      {"cpu_calibration_ns_after", calibration_after}};
+  if (every > 0) {
+    truth["launch"]["timeline_every"] = every;
+    truth["launch"]["timeline_ns"] = timeline;
+  }
   truth.Write(truth_path);
 
   CT_CHECK(cudaStreamDestroy(stream));

@@ -134,6 +134,36 @@ def main() -> int:
     expect("per-speed needs every run's calibration",
            o.speed_table("storm", "us/launch", [b2, c2], {}) == ([], {}), "")
 
+    # 6. The continuous part's report: each continuous variant against both
+    #    bare ones pooled, its < 1% verdicts and its windows' share.
+    def cont(name: str, kind: str, cost: float, traced: int | None) -> o.Variant:
+        v = o.Variant(name, kind)
+        for s in speeds:
+            d = run(4.0 * s * cost, 1e7 * s)
+            d["launch"]["cpu_us_per_launch"] = 4.0 * s * cost
+            d["launch"]["n"] = 100000
+            if traced is not None:
+                d["kernels_traced"], d["chunks"] = traced + o.WARMUP, 4
+            v.extra.append(d)
+        v.values = [d["launch"]["us_per_launch"] for d in v.extra]
+        return v
+
+    vs = [cont("bare", "bare", 1.0, None), cont("cutrace continuous", "cutrace", 1.30, 4000),
+          cont("cutrace continuous, CUTRACE_DETACH=1", "cutrace", 1.005, 1700),
+          cont("bare (again)", "bare", 1.0, None)]
+    lines, fig = o.continuous_report(vs, {"CUTRACE_WINDOW": "16ms"})
+    by = fig.get("average_overhead_pct_by_variant", {})
+    expect("continuous: each variant's average", abs(by.get("cutrace continuous", 0) - 30) < 1e-6 and
+           abs(by.get("cutrace continuous, CUTRACE_DETACH=1", 0) - 0.5) < 1e-6, f"{by}")
+    expect("continuous: the figure line's is the default variant's",
+           fig.get("average_overhead_pct") == by.get("cutrace continuous"), f"{fig.get('average_overhead_pct')}")
+    shown = [x for x in lines if "< 1% shown" in x]
+    not_shown = [x for x in lines if "< 1% not shown" in x]
+    expect("continuous: < 1% shown three ways for the detached variant only",
+           len(shown) == 3 and len(not_shown) == 3, "\n".join(lines))
+    share = fig.get("window_launch_share", {}).get("cutrace continuous, CUTRACE_DETACH=1", [])
+    expect("continuous: the windows' share", share and abs(share[0] - 0.017) < 1e-9, f"{share}")
+
     for f in failures:
         print(f"FAIL {f}")
     print(f"{'FAIL' if failures else 'PASS'} overhead.py logic: {len(failures)} failures")

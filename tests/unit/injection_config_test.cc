@@ -51,6 +51,7 @@ TEST(InjectionConfigTest, GoodValues) {
                                 {"CUTRACE_PER_THREAD_BUFFERS", "0"},
                                 {"CUTRACE_TIMESTAMP_CALLBACK", "0"},
                                 {"CUTRACE_LATENCY_TIMESTAMPS", "1"},
+                                {"CUTRACE_DETACH", "1"},
                                 {"CUTRACE_LOG", "debug"},
                                 {"CUTRACE_CUPTI_PATH", "/opt/libcupti.so.13"},
                                 {"CUTRACE_RUN_MANIFEST", "/tmp/m"},
@@ -68,6 +69,7 @@ TEST(InjectionConfigTest, GoodValues) {
   EXPECT_FALSE(*c.per_thread_buffers);
   EXPECT_FALSE(c.timestamp_callback);
   EXPECT_TRUE(c.latency_timestamps);
+  EXPECT_TRUE(c.detach_between_windows);
   EXPECT_EQ(c.log_level, LogLevel::kDebug);
   EXPECT_EQ(c.cupti_path, "/opt/libcupti.so.13");
   EXPECT_EQ(c.run_manifest, "/tmp/m");
@@ -95,6 +97,7 @@ TEST(InjectionConfigTest, EachBadValueIsOneProblemAndTheDefault) {
       {"CUTRACE_PER_THREAD_BUFFERS", "maybe", "0 or 1"},
       {"CUTRACE_TIMESTAMP_CALLBACK", "never", "0 or 1"},
       {"CUTRACE_LATENCY_TIMESTAMPS", "2", "0 or 1"},
+      {"CUTRACE_DETACH", "sometimes", "0 or 1"},
       {"CUTRACE_LOG", "loud", "quiet, error, warn, info or debug"},
       {"CUTRACE_DISABLE", "perhaps", "0 or 1"},
       {"CUTRACE_OUTPUT", "  ", "empty"},

@@ -5,6 +5,7 @@
 // be told to fail chosen calls.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -25,6 +26,8 @@ class FakeCupti : public CuptiApi {
   std::string other_subscriber;
   bool has_timestamp_callback = true;
   bool has_per_api_enable = true;
+  bool has_enable_domain = true;
+  bool moving_timestamps = false;  // cuptiGetTimestamp: the time now, not 1000
   std::set<CUpti_ActivityKind> failing_kinds;
   size_t dropped_per_buffer = 0;
   // Called inside ActivityFlushAll (to deliver buffers as CUPTI would).
@@ -49,6 +52,8 @@ class FakeCupti : public CuptiApi {
   CUpti_BuffersCallbackCompleteFunc completed = nullptr;
   CUpti_TimestampCallbackFunc timestamp_fn = nullptr;
   int flushes = 0;
+  int finalizes = 0;
+  CUpti_CallbackFunc callback = nullptr;  // the subscriber's
   bool unsubscribed = false;
   bool program_client = false;  // ProgramHasOwnClient()
 
@@ -57,7 +62,7 @@ class FakeCupti : public CuptiApi {
     *v = version;
     return CUPTI_SUCCESS;
   }
-  CUptiResult Subscribe(CUpti_SubscriberHandle* s, CUpti_CallbackFunc, void*, const char* name,
+  CUptiResult Subscribe(CUpti_SubscriberHandle* s, CUpti_CallbackFunc fn, void*, const char* name,
                         std::string* other) override {
     Note(std::string("cuptiSubscribe_v2:") + (name ? name : ""));
     if (subscribe_result != CUPTI_SUCCESS) {
@@ -65,7 +70,55 @@ class FakeCupti : public CuptiApi {
       return subscribe_result;
     }
     *s = reinterpret_cast<CUpti_SubscriberHandle>(this);
+    std::lock_guard<std::mutex> lock(mu_);
+    callback = fn;
     return CUPTI_SUCCESS;
+  }
+  CUptiResult EnableDomain(uint32_t enable, CUpti_SubscriberHandle, CUpti_CallbackDomain domain) override {
+    Note("cuptiEnableDomain:" + std::to_string(enable) + ":" + std::to_string(domain));
+    return has_enable_domain ? CUPTI_SUCCESS : CUPTI_ERROR_NOT_SUPPORTED;
+  }
+  // cuptiFinalize as CUPTI does it: everything subscribed, registered or
+  // enabled is gone; the next call (any) attaches again.
+  CUptiResult Finalize() override {
+    Note("cuptiFinalize");
+    std::lock_guard<std::mutex> lock(mu_);
+    detached_ = true;
+    ++finalizes;
+    kinds_on_.clear();
+    enabled_runtime_cbids.clear();
+    enabled_driver_cbids.clear();
+    requested = nullptr;
+    completed = nullptr;
+    timestamp_fn = nullptr;
+    callback = nullptr;
+    return CUPTI_SUCCESS;
+  }
+  // The subscriber callback at an API call's exit (or entry), as CUPTI calls it.
+  void CallApi(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, CUpti_ApiCallbackSite site) {
+    CUpti_CallbackData data;
+    std::memset(&data, 0, sizeof(data));
+    data.callbackSite = site;
+    CUpti_CallbackFunc fn = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      fn = callback;
+    }
+    if (fn != nullptr) fn(nullptr, domain, cbid, &data);
+  }
+  bool detached() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return detached_;
+  }
+  // Calls that reached CUPTI while it was detached (the first attaches it again).
+  std::vector<std::string> CallsWhileDetached() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return calls_while_detached_;
+  }
+  // A consistent copy of `calls`.
+  std::vector<std::string> Calls() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return calls;
   }
   CUptiResult Unsubscribe(CUpti_SubscriberHandle) override {
     Note("cuptiUnsubscribe");
@@ -119,6 +172,7 @@ class FakeCupti : public CuptiApi {
     return CUPTI_SUCCESS;
   }
   CUptiResult ActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable) override {
+    Query("cuptiActivityEnableRuntimeApi");
     if (!has_per_api_enable) return CUPTI_ERROR_NOT_SUPPORTED;
     std::lock_guard<std::mutex> lock(mu_);
     if (enable) {
@@ -129,6 +183,7 @@ class FakeCupti : public CuptiApi {
     return CUPTI_SUCCESS;
   }
   CUptiResult ActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t enable) override {
+    Query("cuptiActivityEnableDriverApi");
     if (!has_per_api_enable) return CUPTI_ERROR_NOT_SUPPORTED;
     std::lock_guard<std::mutex> lock(mu_);
     if (enable) {
@@ -152,6 +207,7 @@ class FakeCupti : public CuptiApi {
     return NextRecord(buffer, valid, record);
   }
   CUptiResult ActivityGetNumDroppedRecords(CUcontext, uint32_t, size_t* dropped) override {
+    Query("cuptiActivityGetNumDroppedRecords");
     *dropped = dropped_per_buffer;
     return CUPTI_SUCCESS;
   }
@@ -169,6 +225,13 @@ class FakeCupti : public CuptiApi {
     return CUPTI_SUCCESS;
   }
   CUptiResult GetTimestamp(uint64_t* t) override {
+    Query("cuptiGetTimestamp");
+    if (moving_timestamps) {
+      *t = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                     std::chrono::steady_clock::now().time_since_epoch())
+                                     .count());
+      return CUPTI_SUCCESS;
+    }
     *t = 1000;
     return CUPTI_SUCCESS;
   }
@@ -185,11 +248,25 @@ class FakeCupti : public CuptiApi {
   }
 
  private:
+  // Calls not kept in `calls` (too many, or queries): still seen when detached.
+  void Query(const char* call) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (detached_) {
+      calls_while_detached_.push_back(call);
+      detached_ = false;
+    }
+  }
   void Note(std::string call) {
     std::lock_guard<std::mutex> lock(mu_);
+    if (detached_) {
+      calls_while_detached_.push_back(call);
+      detached_ = false;
+    }
     calls.push_back(std::move(call));
   }
   std::mutex mu_;
+  bool detached_ = false;
+  std::vector<std::string> calls_while_detached_;
   std::set<CUpti_ActivityKind> kinds_on_;
 };
 

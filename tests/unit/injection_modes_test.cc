@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <map>
@@ -214,6 +215,174 @@ TEST_F(ModesSessionTest, BetweenWindowsOnlyDeviceAndContextRecordsStayOn) {
   session_->Finalize("exit");
 }
 
+// Continuous mode detaches CUPTI between windows (CUTRACE_DETACH): kinds once
+// enabled on a live context keep costing every launch after they are off.
+class DetachTest : public ModesSessionTest {
+ protected:
+  template <typename Pred>
+  static bool WaitFor(Pred pred) {
+    for (int i = 0; i < 1000; ++i) {  // 10 s at most
+      if (pred()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return pred();
+  }
+  static std::string DomainCall(int enable, CUpti_CallbackDomain domain) {
+    return "cuptiEnableDomain:" + std::to_string(enable) + ":" + std::to_string(static_cast<int>(domain));
+  }
+  size_t Count(const std::string& call) {
+    std::vector<std::string> calls = fake_->Calls();
+    return static_cast<size_t>(std::count(calls.begin(), calls.end(), call));
+  }
+  // The window closed and asked for a detach at the next API exit (the
+  // `n`th time): the runtime domain's callbacks are on.
+  bool DetachAsked(size_t n) { return Count(DomainCall(1, CUPTI_CB_DOMAIN_RUNTIME_API)) >= n; }
+  // A session in continuous mode with CUTRACE_DETACH=1.
+  Status StartDetaching() {
+    Config c = MakeConfig();
+    c.detach_between_windows = true;
+    return StartSession(std::move(c));
+  }
+  bool KernelsOn() { return fake_->KindsOn().count(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) == 1; }
+  void ApiExit() {
+    fake_->CallApi(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_API_EXIT);
+  }
+  // Every file the session left is a complete trace.
+  void ExpectCompleteFiles() {
+    std::vector<std::string> files = Files();
+    ASSERT_FALSE(files.empty());
+    for (const std::string& f : files) {
+      auto t = LoadTrace(dir_ + "/" + f);
+      ASSERT_TRUE(t.ok()) << f << ": " << t.status().message();
+      EXPECT_TRUE(t->clean_shutdown()) << f;
+    }
+  }
+};
+
+TEST_F(DetachTest, DetachesAtTheNextApiExitAndAttachesAgainForTheNextWindow) {
+  ScopedEnv env({{"CUTRACE_MODE", "continuous"}, {"CUTRACE_WINDOW", "10ms"}, {"CUTRACE_PERIOD", "1s"}});
+  ASSERT_TRUE(StartDetaching().ok());
+  ASSERT_TRUE(WaitFor([&] { return DetachAsked(1); }));
+  EXPECT_EQ(Count(DomainCall(1, CUPTI_CB_DOMAIN_DRIVER_API)), 1u);
+  // Not at an entry (CUPTI wants the exit), and not before asked.
+  fake_->CallApi(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_API_ENTER);
+  EXPECT_FALSE(fake_->detached());
+  ApiExit();
+  EXPECT_TRUE(fake_->detached());
+  EXPECT_EQ(Count("cuptiFinalize"), 1u);
+  ApiExit();  // a second exit finds nothing to do
+  EXPECT_EQ(Count("cuptiFinalize"), 1u);
+  // The next window, a second later, attaches again: the subscriber first,
+  // then the clock and the buffer callbacks, then the kinds.
+  ASSERT_TRUE(WaitFor([&] { return KernelsOn(); }));
+  std::vector<std::string> again = fake_->CallsWhileDetached();
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0], "cuptiSubscribe_v2:cutrace");
+  const int finalize = fake_->IndexOf("cuptiFinalize");
+  std::vector<std::string> calls = fake_->Calls();
+  auto after = [&](const std::string& prefix) {
+    for (size_t i = static_cast<size_t>(finalize) + 1; i < calls.size(); ++i)
+      if (calls[i].rfind(prefix, 0) == 0) return static_cast<int>(i);
+    return -1;
+  };
+  const int subscribe = after("cuptiSubscribe_v2"), clock = after("cuptiActivityRegisterTimestampCallback"),
+            buffers = after("cuptiActivityRegisterCallbacks"),
+            kernels = after("cuptiActivityEnable:" + std::to_string(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)),
+            unload = after("cuptiEnableCallback:1:" + std::to_string(CUPTI_CB_DOMAIN_DRIVER_API) + ":" +
+                           std::to_string(CUPTI_DRIVER_TRACE_CBID_cuModuleUnload));
+  EXPECT_LT(subscribe, clock);
+  EXPECT_LT(clock, buffers);
+  EXPECT_LT(buffers, kernels);
+  EXPECT_GT(unload, subscribe);  // the module-unload flush is back too
+  ASSERT_NE(fake_->completed, nullptr);
+  // That window records; then it closes and CUPTI detaches again.
+  auto name = std::make_unique<std::string>("_Z6secondv");
+  DeliverBuffer([&](BufferWriter& w) { w.Add(Kernel(name->c_str(), 5000, 6000, 1)); });
+  ASSERT_TRUE(WaitFor([&] { return DetachAsked(2); }));
+  ApiExit();
+  EXPECT_TRUE(fake_->detached());
+  // The exit, detached: no CUPTI call at all (each would attach it again).
+  session_->Finalize("exit");
+  EXPECT_TRUE(fake_->detached());
+  EXPECT_EQ(fake_->CallsWhileDetached().size(), 1u);
+  ExpectCompleteFiles();
+  bool seen = false;
+  for (const std::string& f : Files()) {
+    auto t = LoadTrace(dir_ + "/" + f);
+    ASSERT_TRUE(t.ok());
+    for (const auto& k : t->records.kernels) seen |= t->strings.Display(k.name_id) == "second()";
+  }
+  EXPECT_TRUE(seen) << "the second window's kernel is in no chunk";
+}
+
+TEST_F(DetachTest, NoCudaCallBeforeTheNextWindowLeavesCuptiAttached) {
+  ScopedEnv env({{"CUTRACE_MODE", "continuous"}, {"CUTRACE_WINDOW", "10ms"}, {"CUTRACE_PERIOD", "300ms"}});
+  ASSERT_TRUE(StartDetaching().ok());
+  ASSERT_TRUE(WaitFor([&] { return DetachAsked(1) && !KernelsOn(); }));
+  // The next window takes the request back: the domains off, kinds on.
+  ASSERT_TRUE(WaitFor([&] { return KernelsOn(); }));
+  EXPECT_EQ(Count("cuptiFinalize"), 0u);
+  EXPECT_EQ(Count(DomainCall(0, CUPTI_CB_DOMAIN_RUNTIME_API)), 1u);
+  EXPECT_EQ(Count(DomainCall(0, CUPTI_CB_DOMAIN_DRIVER_API)), 1u);
+  EXPECT_EQ(Count("cuptiSubscribe_v2:cutrace"), 1u);  // never subscribed again
+  session_->Finalize("exit");
+  EXPECT_EQ(Count("cuptiFinalize"), 0u);
+  ExpectCompleteFiles();
+}
+
+TEST_F(DetachTest, AFailedAttachStopsTheWindowsAndTheExitStaysClean) {
+  ScopedEnv env({{"CUTRACE_MODE", "continuous"}, {"CUTRACE_WINDOW", "10ms"}, {"CUTRACE_PERIOD", "300ms"}});
+  ASSERT_TRUE(StartDetaching().ok());
+  ASSERT_TRUE(WaitFor([&] { return DetachAsked(1); }));
+  // Another tool took CUPTI while cutrace was detached.
+  fake_->subscribe_result = CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+  ApiExit();
+  ASSERT_TRUE(WaitFor([&] { return !fake_->CallsWhileDetached().empty(); }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));  // two more periods
+  EXPECT_FALSE(KernelsOn());
+  EXPECT_EQ(Count("cuptiSubscribe_v2:cutrace"), 2u);  // tried once, then no more windows
+  EXPECT_EQ(Count("cuptiActivityRegisterCallbacks"), 1u);
+  session_->Finalize("exit");
+  ExpectCompleteFiles();
+}
+
+// Where cuptiFinalize would take more than cutrace's own state with it, or
+// CUPTI's clock would be read between windows, CUPTI stays attached.
+class StaysAttachedTest : public DetachTest, public ::testing::WithParamInterface<int> {};
+
+TEST_P(StaysAttachedTest, WhereDetachingCannotWork) {
+  std::map<std::string, std::string> vars = {
+      {"CUTRACE_MODE", "continuous"}, {"CUTRACE_WINDOW", "10ms"}, {"CUTRACE_PERIOD", "1h"}};
+  Config c = MakeConfig();
+  c.detach_between_windows = true;
+  switch (GetParam()) {
+    case 0: c.detach_between_windows = false; break;  // CUTRACE_DETACH=0, the default
+    case 1:  // torch.profiler's Kineto in the process (then CUPTI's clock, too)
+      fake_->program_client = true;
+      fake_->moving_timestamps = true;
+      break;
+    case 2:  // CUPTI's clock (which the control thread then reads)
+      c.timestamp_callback = false;
+      fake_->moving_timestamps = true;
+      break;
+    default: fake_->has_enable_domain = false; break;
+  }
+  ScopedEnv env(vars);
+  ASSERT_TRUE(StartSession(std::move(c)).ok());
+  ASSERT_TRUE(WaitFor([&] { return fake_->IndexOf("cuptiActivityFlushAll") >= 0 && !KernelsOn(); }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ApiExit();
+  EXPECT_FALSE(fake_->detached());
+  EXPECT_EQ(Count("cuptiFinalize"), 0u);
+  // cuptiEnableDomain only where it was tried and CUPTI refused it; the
+  // module-unload callback is back on then.
+  EXPECT_EQ(Count(DomainCall(1, CUPTI_CB_DOMAIN_DRIVER_API)), GetParam() == 3 ? 1u : 0u);
+  session_->Finalize("exit");
+  ExpectCompleteFiles();
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, StaysAttachedTest, ::testing::Values(0, 1, 2, 3));
+
 TEST_F(ModesSessionTest, FlightRecorderDumpsOnAbnormalEnd) {
   ScopedEnv env({{"CUTRACE_FLIGHT_RECORDER", "4M"}, {"CUTRACE_MAX_MEMORY", "64M"}});
   ASSERT_TRUE(StartSession(MakeConfig()).ok());
@@ -256,6 +425,7 @@ class ControllerTest : public ::testing::Test {
     ProductionController::Callbacks cb;
     cb.set_activity = [this](bool on) { toggles_.push_back(on); };
     cb.flush_activity = [this] { ++flushes_; };
+    cb.window_closed = [this] { closed_after_flushes_.push_back(flushes_); };
     cb.now = [this] { return now_; };
     MemoryBudget budget;
     budget.ring_bytes = 1u << 20;
@@ -290,6 +460,7 @@ class ControllerTest : public ::testing::Test {
   std::unique_ptr<ProductionController> controller_;
   std::vector<bool> toggles_;
   int flushes_ = 0;
+  std::vector<int> closed_after_flushes_;  // flushes_ at each window_closed
   int64_t now_ = 1'000'000'000;
 };
 
@@ -313,6 +484,8 @@ TEST_F(ControllerTest, ContinuousWindowsAreSelfContainedChunks) {
     Sync();
   }
   EXPECT_EQ(flushes_, 3);
+  // Each window's close (where the session may detach CUPTI) follows its flush.
+  EXPECT_EQ(closed_after_flushes_, (std::vector<int>{1, 2, 3}));
   ASSERT_EQ(toggles_.size(), 6u);
   for (size_t i = 0; i < toggles_.size(); ++i) EXPECT_EQ(toggles_[i], i % 2 == 1);
   for (uint32_t w = 0; w < 3; ++w) {

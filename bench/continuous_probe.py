@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+"""Where continuous mode's cost falls in a launch storm.
+
+Usage: continuous_probe.py --cutrace BIN --bin-dir DIR [--rounds R] [--n N]
+                           [--every K] [--cpus LIST] [--work DIR]
+
+Runs ct_launch_storm with --timeline (the time every K launches) bare and
+under continuous mode with CUTRACE_LOG=debug, whose lines give each window's
+edges (CLOCK_MONOTONIC, like the timeline) and how long switching the activity
+kinds and the flush took. Each step of the timeline is then put in one of
+three places: inside a window, near one (within --margin-ms of its edges),
+or between windows; the report gives the launches' cost in each place against
+the bare run of the same round, and so says whether a cost is the windows',
+the edges' or a steady one between windows. Figures, not pass/fail.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import re
+import shutil
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from overhead import SKIP, clean_env, has_gpu, run  # noqa: E402
+
+EDGE = re.compile(r"window (opens|closes) at (\d+) ns \(monotonic\): activity (on|off) (\d+) us(?:, flush (\d+) us)?")
+PLACES = ("in a window", "near an edge", "between windows")
+DETACH = re.compile(r"CUPTI detached at \d+ ns \(monotonic\): cuptiFinalize (\d+) us")
+ATTACH = re.compile(r"CUPTI attached again: (\d+) us")
+
+
+def chunk_correlations(cutrace: str, out: Path, csv_dir: Path) -> list[str]:
+    """Per chunk file of a run: its kernels and their correlation ids' range
+    (whether ids start again after CUPTI attaches again)."""
+    shutil.rmtree(csv_dir, ignore_errors=True)
+    files = sorted(str(f) for f in out.rglob("*.trace"))
+    if not files:
+        return ["no chunk files"]
+    r = run([cutrace, "export", "--format", "csv", "-o", str(csv_dir), *files], clean_env(), 120)
+    if r.returncode != 0:
+        return [f"export failed: {r.stderr.strip()[-200:]}"]
+    per: dict[str, list[int]] = {}
+    with open(csv_dir / "kernels.csv") as f:
+        for row in csv.DictReader(f):
+            per.setdefault(Path(row["file"]).name, []).append(int(row["correlation"]))
+    return [f"{name}: {len(ids)} kernels, correlation {min(ids)}..{max(ids)}" for name, ids in sorted(per.items())]
+
+
+def parse_edges(stderr: str) -> tuple[list[tuple[int, int]], dict[str, list[int]]]:
+    """The windows ([open, close] ns) and the switching times (us) in a run's
+    debug log. A window still open at the end closes at infinity."""
+    windows, costs = [], {"on": [], "off": [], "flush": []}
+    opened = None
+    for m in EDGE.finditer(stderr):
+        what, t = m.group(1), int(m.group(2))
+        costs[m.group(3)].append(int(m.group(4)))
+        if m.group(5) is not None:
+            costs["flush"].append(int(m.group(5)))
+        if what == "opens":
+            opened = t
+        elif opened is not None:
+            windows.append((opened, t))
+            opened = None
+    if opened is not None:
+        windows.append((opened, 1 << 62))
+    return windows, costs
+
+
+def place(a: int, b: int, windows: list[tuple[int, int]], margin_ns: int) -> str:
+    """Where the step [a, b] lies against the windows."""
+    if any(a < close and b > start for start, close in windows):
+        return PLACES[0]
+    if any(a < close + margin_ns and b > start - margin_ns for start, close in windows):
+        return PLACES[1]
+    return PLACES[2]
+
+
+def by_place(timeline: list[int], every: int, windows: list[tuple[int, int]],
+             margin_ns: int) -> dict[str, tuple[int, int]]:
+    """(launches, ns) in each place; the last step may be shorter than `every`
+    (its launches are not known here, so it is left out)."""
+    out = {p: (0, 0) for p in PLACES}
+    for a, b in zip(timeline[:-2], timeline[1:-1]):
+        p = place(a, b, windows, margin_ns)
+        n, ns = out[p]
+        out[p] = (n + every, ns + (b - a))
+    return out
+
+
+def buckets(timeline: list[int], every: int, bucket_ns: int) -> list[float]:
+    """us per launch in consecutive stretches of about bucket_ns."""
+    out, start, steps = [], timeline[0], 0
+    for a, b in zip(timeline[:-2], timeline[1:-1]):
+        steps += 1
+        if b - start >= bucket_ns:
+            out.append((b - start) / 1e3 / (steps * every))
+            start, steps = b, 0
+    return out
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--cutrace", required=True)
+    p.add_argument("--bin-dir", required=True)
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--n", type=int, default=1000000)
+    p.add_argument("--every", type=int, default=500)
+    p.add_argument("--margin-ms", type=float, default=30)
+    p.add_argument("--deadline-s", type=float, default=0)
+    p.add_argument("--cpus", default="")
+    p.add_argument("--work", default="/tmp/cutrace-probe")
+    args = p.parse_args()
+    if not has_gpu():
+        print("skipped: no GPU")
+        return SKIP
+    work = Path(args.work)
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    truth = work / "truth.json"
+    app = [str(Path(args.bin_dir) / "ct_launch_storm"), "--n", str(args.n), "--timeline", str(args.every),
+           "--truth", str(truth)]
+    every_s = {"CUTRACE_WINDOW": "16ms", "CUTRACE_PERIOD": "1s"}
+    variants = [("bare", None, {}),
+                ("continuous 16ms/1s, CUTRACE_DETACH=1", "continuous", {**every_s, "CUTRACE_DETACH": "1"}),
+                ("continuous 16ms/1s, CUTRACE_DETACH=0", "continuous", {**every_s, "CUTRACE_DETACH": "0"}),
+                ("trace", "trace", {})]
+    deadline = time.monotonic() + args.deadline_s if args.deadline_s > 0 else 0
+    results: dict[str, list[dict]] = {name: [] for name, _, _ in variants}
+    for r in range(args.rounds):
+        if deadline and time.monotonic() > deadline - 60:
+            print(f"  deadline: {r} rounds")
+            break
+        k = r % len(variants)
+        for name, mode, extra in variants[k:] + variants[:k]:
+            env = clean_env()
+            env.update(extra)
+            cmd = app
+            if mode:
+                out = work / "out"
+                shutil.rmtree(out, ignore_errors=True)
+                env["CUTRACE_LOG"] = "debug"
+                cmd = [args.cutrace, "run", "--no-summary", "--output", str(out), "--mode", mode, "--", *app]
+            if args.cpus:
+                cmd = ["taskset", "-c", args.cpus, *cmd]
+            truth.unlink(missing_ok=True)
+            res = run(cmd, env, 300)
+            if res.returncode != 0 or not truth.exists():
+                print(f"  {name}: exit {res.returncode}: {res.stderr.strip()[-300:]}")
+                continue
+            d = json.loads(truth.read_text())["launch"]
+            windows, costs = parse_edges(res.stderr)
+            x = {"us": d["us_per_launch"], "timeline": d["timeline_ns"], "windows": windows,
+                 "costs": costs, "detach_us": [int(v) for v in DETACH.findall(res.stderr)],
+                 "attach_us": [int(v) for v in ATTACH.findall(res.stderr)]}
+            if mode == "continuous" and not results[name]:
+                x["chunks"] = chunk_correlations(args.cutrace, work / "out", work / "csv")
+            results[name].append(x)
+        print(f"  round {r + 1}: " + ", ".join(f"{n} {v[-1]['us']:.3f}" for n, v in results.items() if v),
+              flush=True)
+
+    margin = int(args.margin_ms * 1e6)
+    bare = results["bare"]
+    print(f"\n=== continuous probe: {args.n} launches, a step every {args.every}, margin {args.margin_ms} ms")
+    for name, _, _ in variants:
+        runs = results[name]
+        if not runs:
+            continue
+        print(f"{name}: us/launch median {statistics.median(x['us'] for x in runs):.3f} over {len(runs)} runs")
+        for i, x in enumerate(runs):
+            places = by_place(x["timeline"], args.every, x["windows"], margin)
+            ref = None
+            if i < len(bare):
+                b = by_place(bare[i]["timeline"], args.every, [], margin)[PLACES[2]]
+                ref = b[1] / b[0] / 1e3 if b[0] else None
+            bits = []
+            for pl in PLACES:
+                n, ns = places[pl]
+                if n == 0:
+                    continue
+                us = ns / 1e3 / n
+                extra = f", +{(us - ref) * n / 1e3:.0f} ms over bare" if ref else ""
+                bits.append(f"{pl} {n} launches at {us:.3f} us{extra}")
+            c = x["costs"]
+            sw = ""
+            if c["on"]:
+                sw = (f"; {len(x['windows'])} windows, switching on {statistics.median(c['on'])} us, "
+                      f"off {statistics.median(c['off']) if c['off'] else '-'} us, "
+                      f"flush {statistics.median(c['flush']) if c['flush'] else '-'} us (medians)")
+            if x["detach_us"]:
+                sw += (f"; detached {len(x['detach_us'])}x (cuptiFinalize median {statistics.median(x['detach_us'])} us), "
+                       f"attached again {len(x['attach_us'])}x (median "
+                       f"{statistics.median(x['attach_us']) if x['attach_us'] else '-'} us)")
+            base = f" (bare in this round {ref:.3f} us)" if ref else ""
+            print(f"  run {i + 1}: " + "; ".join(bits) + sw + base)
+        x = runs[0]
+        for line in x.get("chunks", []):
+            print("  first run's chunk " + line)
+        b = buckets(x["timeline"], args.every, 100_000_000)
+        print("  first run, us/launch per 100 ms: " + " ".join(f"{v:.2f}" for v in b))
+        if x["windows"]:
+            t0 = x["timeline"][0]
+            print("  its windows (ms from the loop's start): " + " ".join(
+                f"[{(a - t0) / 1e6:.0f},{(z - t0) / 1e6:.0f}]" for a, z in x["windows"] if z < 1 << 61))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
