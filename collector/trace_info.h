@@ -133,6 +133,7 @@ struct StatsInfo {
   uint64_t kernels_untimed = 0;  // see Statistics.kernels_untimed in the proto
   uint64_t queue_peak_batches = 0;
   uint64_t queue_capacity_batches = 0;
+  uint64_t cupti_detaches = 0;  // continuous mode, CUTRACE_DETACH=1
 };
 
 // The EndOfTrace packet; the writer fills `packets` itself.

@@ -22,4 +22,9 @@ uint32_t LaunchNames::Take(uint32_t correlation) const {
   return static_cast<uint32_t>(v >> 32) == correlation ? static_cast<uint32_t>(v) : 0;
 }
 
+void LaunchNames::Forget() {
+  if (!active()) return;
+  for (uint32_t i = 0; i < kSlots; ++i) slots_[i].store(0, std::memory_order_relaxed);
+}
+
 }  // namespace cutrace::injection

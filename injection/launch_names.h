@@ -37,6 +37,9 @@ class LaunchNames {
   void Put(uint32_t correlation, uint32_t name_id);
   // The name id taken at the launch with this correlation id, or 0.
   uint32_t Take(uint32_t correlation) const;
+  // Drops every name kept: CUPTI attached again (continuous mode's detach)
+  // and may number its calls from 1 again. No launch may be under way.
+  void Forget();
 
  private:
   static uint64_t Pack(uint32_t correlation, uint32_t name_id) {

@@ -265,6 +265,7 @@ StatsInfo Session::CollectStats(const TraceWriter& writer) const {
   s.records_dropped_queue_full = writer_->records_dropped_queue_full();
   s.queue_peak_batches = writer_->peak_queued_batches();
   s.queue_capacity_batches = config_.queue_batches;
+  s.cupti_detaches = detaches_.load(std::memory_order_relaxed);
   s.buffers_requested = pool_->requested();
   s.buffers_refused = pool_->refused();
   s.buffer_bytes = pool_->total_bytes();

@@ -181,6 +181,9 @@ bool Session::Reattach() {
     Log(LogLevel::kDebug, "cuptiSetThreadIdType(SYSTEM) failed after attaching again");
   }
   ApplyActivitySettings();
+  // Correlation ids may start again: names kept by id from before would
+  // land on the new calls (the launches come after EnableOwnCallbacks).
+  launch_names_.Forget();
   EnableOwnCallbacks();
   attach_.store(kAttached, std::memory_order_release);
   Log(LogLevel::kDebug, "CUPTI attached again: %llu us",

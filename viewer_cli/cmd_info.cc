@@ -317,7 +317,11 @@ void PrintText(const TraceData& t) {
                                                  ? fmt::format(" ({} dropped at the memory cap)",
                                                                s.records_dropped_memory_cap())
                                                  : ""));
-      if (s.windows()) PrintKv("windows", std::to_string(s.windows()));
+      if (s.windows()) {
+        PrintKv("windows", s.cupti_detaches() ? fmt::format("{} (CUPTI detached between them {} times)",
+                                                           s.windows(), s.cupti_detaches())
+                                              : std::to_string(s.windows()));
+      }
     }
   }
   if (!t.warnings.empty() || !t.read.problems.empty()) {

@@ -98,6 +98,8 @@ class CliSummaryModeTest : public testing::CliTest {
     stats.kernels = 6;
     stats.records_handled = 12;
     stats.memory_cap_bytes = 64u << 20;
+    stats.windows = 3;
+    stats.cupti_detaches = 2;
     ASSERT_TRUE(sum->WriteStatistics(stats).ok());
     ASSERT_TRUE(full->WriteEnd(EndInfo{}).ok());
     ASSERT_TRUE(sum->WriteEnd(EndInfo{}).ok());
@@ -153,12 +155,14 @@ TEST_F(CliSummaryModeTest, InfoShowsIntervalsChunkAndToolMemory) {
   EXPECT_EQ(i["header"]["rotation"]["max_disk_bytes"], 1 << 20);
   EXPECT_EQ(i["statistics"]["records_handled"], 12);
   EXPECT_EQ(i["statistics"]["memory_cap_bytes"], 64 << 20);
+  EXPECT_EQ(i["statistics"]["cupti_detaches"], 2);
   int status = 0;
   std::string text = Shell(binary_ + " info " + summary_, &status);
   EXPECT_EQ(status, 0);
   EXPECT_NE(text.find("2 intervals (6 kernels aggregated)"), std::string::npos) << text;
   EXPECT_NE(text.find("after run.1.trace"), std::string::npos) << text;
   EXPECT_NE(text.find("records handled"), std::string::npos) << text;
+  EXPECT_NE(text.find("3 (CUPTI detached between them 2 times)"), std::string::npos) << text;
   EXPECT_NE(text.find("CUPTI not recorded (no overhead records)"), std::string::npos) << text;
 }
 

@@ -5,6 +5,7 @@
 // be told to fail chosen calls.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -51,7 +52,7 @@ class FakeCupti : public CuptiApi {
   CUpti_BuffersCallbackRequestFunc requested = nullptr;
   CUpti_BuffersCallbackCompleteFunc completed = nullptr;
   CUpti_TimestampCallbackFunc timestamp_fn = nullptr;
-  int flushes = 0;
+  std::atomic<int> flushes{0};  // the control thread flushes too
   int finalizes = 0;
   CUpti_CallbackFunc callback = nullptr;  // the subscriber's
   bool unsubscribed = false;
@@ -241,6 +242,7 @@ class FakeCupti : public CuptiApi {
 
   // Index of the first call starting with `prefix`, or -1.
   int IndexOf(const std::string& prefix) const {
+    std::lock_guard<std::mutex> lock(mu_);
     for (size_t i = 0; i < calls.size(); ++i) {
       if (calls[i].rfind(prefix, 0) == 0) return static_cast<int>(i);
     }
@@ -264,7 +266,7 @@ class FakeCupti : public CuptiApi {
     }
     calls.push_back(std::move(call));
   }
-  std::mutex mu_;
+  mutable std::mutex mu_;
   bool detached_ = false;
   std::vector<std::string> calls_while_detached_;
   std::set<CUpti_ActivityKind> kinds_on_;

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "injection/launch_index.h"
+#include "injection/launch_names.h"
 
 namespace cutrace::injection {
 namespace {
@@ -32,6 +33,28 @@ TEST(InjectionLaunchIndexTest, OldIdsAreForgottenNotConfused) {
   index.Note(5 + LaunchIndex::kSlots, 900);  // same slot, a later call
   EXPECT_EQ(index.Start(5 + LaunchIndex::kSlots), 900u);
   EXPECT_EQ(index.Start(5), 0u) << "a replaced id is unknown, not given another call's time";
+}
+
+// LaunchNames: names by correlation id once a module was unloaded; nothing
+// before Activate(), a colliding id never answers for another, and Forget()
+// (CUPTI attached again, ids may start over) drops every name.
+TEST(InjectionLaunchNamesTest, PutTakeAndForget) {
+  LaunchNames names;
+  names.Put(5, 42);
+  EXPECT_EQ(names.Take(5), 0u);  // not active yet
+  ASSERT_TRUE(names.Activate());
+  EXPECT_FALSE(names.Activate());
+  names.Put(5, 42);
+  names.Put(6, 43);
+  EXPECT_EQ(names.Take(5), 42u);
+  EXPECT_EQ(names.Take(6), 43u);
+  EXPECT_EQ(names.Take(5 + LaunchNames::kSlots), 0u);  // same slot, another id
+  names.Forget();
+  EXPECT_EQ(names.Take(5), 0u);
+  EXPECT_EQ(names.Take(6), 0u);
+  EXPECT_TRUE(names.active());
+  names.Put(5, 44);
+  EXPECT_EQ(names.Take(5), 44u);
 }
 
 }  // namespace

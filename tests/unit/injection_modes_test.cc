@@ -310,7 +310,13 @@ TEST_F(DetachTest, DetachesAtTheNextApiExitAndAttachesAgainForTheNextWindow) {
   for (const std::string& f : Files()) {
     auto t = LoadTrace(dir_ + "/" + f);
     ASSERT_TRUE(t.ok());
-    for (const auto& k : t->records.kernels) seen |= t->strings.Display(k.name_id) == "second()";
+    bool here = false;
+    for (const auto& k : t->records.kernels) here |= t->strings.Display(k.name_id) == "second()";
+    if (!here) continue;
+    seen = true;
+    // Its statistics count the one detach before it.
+    ASSERT_TRUE(t->statistics.has_value());
+    EXPECT_EQ(t->statistics->cupti_detaches(), 1u);
   }
   EXPECT_TRUE(seen) << "the second window's kernel is in no chunk";
 }
@@ -426,7 +432,7 @@ class ControllerTest : public ::testing::Test {
     cb.set_activity = [this](bool on) { toggles_.push_back(on); };
     cb.flush_activity = [this] { ++flushes_; };
     cb.window_closed = [this] { closed_after_flushes_.push_back(flushes_); };
-    cb.now = [this] { return now_; };
+    cb.now = [this] { return now_.load(); };
     MemoryBudget budget;
     budget.ring_bytes = 1u << 20;
     controller_ = std::make_unique<ProductionController>(config, budget, cb);
@@ -461,7 +467,7 @@ class ControllerTest : public ::testing::Test {
   std::vector<bool> toggles_;
   int flushes_ = 0;
   std::vector<int> closed_after_flushes_;  // flushes_ at each window_closed
-  int64_t now_ = 1'000'000'000;
+  std::atomic<int64_t> now_{1'000'000'000};  // read on the writer thread too
 };
 
 TEST_F(ControllerTest, ContinuousWindowsAreSelfContainedChunks) {
