@@ -357,7 +357,8 @@ PY
 
 # SUITE_STEPS (space-separated) runs only those steps, e.g. to re-check a fix
 # inside a small device budget: versions demo_profile overhead validate_cases
-# torch_loop counters modes failopen_matrix failopen_load failopen_asan, and the
+# torch_loop counters modes failopen_matrix failopen_load failopen_asan
+# failopen_detach, and the
 # opt-in modes_long and continuous_probe.
 want() { [[ -z ${SUITE_STEPS:-} || " $SUITE_STEPS " == *" $1 "* ]]; }
 
@@ -373,6 +374,7 @@ main() {
   want failopen_matrix && failopen_group matrix 150
   want failopen_load && failopen_group load 90
   want failopen_asan && failopen_group asan 90
+  want failopen_detach && failopen_group detach 150
   if [[ " ${SUITE_STEPS:-} " == *" modes_long "* || ${SUITE_LONG:-0} == 1 ]]; then modes_long; fi
   if [[ " ${SUITE_STEPS:-} " == *" continuous_probe "* ]]; then continuous_probe; fi
   verdict

@@ -387,6 +387,29 @@ def crash_dumped(ctx: Ctx, res: Result, truth: dict, traces: list) -> list[cc.Ch
     return out
 
 
+def windows_detached(min_detaches: int):
+    """Continuous mode with CUTRACE_DETACH=1: the windows' chunks (each read
+    and judged complete by the "any" trace check), fewer kernels in them than
+    were launched, and CUPTI detached between windows at least
+    `min_detaches` times (Statistics.cupti_detaches; 0: it must stay
+    attached, e.g. beside the program's own CUPTI client)."""
+    def check(ctx: Ctx, res: Result, truth: dict, traces: list) -> list[cc.Check]:
+        launched = sum(truth.get("kernels", {}).values())
+        got = sum(cc.info_events(i).get("kernels", 0) for _, i in traces)
+        detaches = max((int(str((cc.info_file(i).get("statistics") or {}).get("cupti_detaches", 0) or 0))
+                        for _, i in traces), default=0)
+        out = [cc.Check("windows written", len(traces) >= 1, f"{len(traces)} chunks"),
+               cc.Check("no more kernels than launched", got <= launched or not launched,
+                        f"{got} in the windows of {launched} launched")]
+        if min_detaches == 0:
+            out.append(cc.Check("CUPTI stayed attached", detaches == 0, f"cupti_detaches={detaches}"))
+        else:
+            out.append(cc.Check("CUPTI detached between windows", detaches >= min_detaches,
+                                f"cupti_detaches={detaches} (at least {min_detaches})"))
+        return out
+    return check
+
+
 # ---------------------------------------------------------------------------
 # The matrix.
 
@@ -530,6 +553,34 @@ CASES: list[Case] = [
               "CUTRACE_QUEUE_BATCHES": "4", "CUTRACE_KINDS": "kernel"},
          extra=drops_exact),
 ]
+
+# Continuous mode with CUPTI detached between windows (CUTRACE_DETACH=1): a
+# 10 ms window every 100 ms, so a run of a second or two detaches and
+# attaches CUPTI again several times, in the testapps that stress what a
+# re-attach must restore (threads, NVTX, module unloads and the launch names
+# they switch on, graphs), at a signal and at a fork.
+DETACH_ENV = {"CUTRACE_MODE": "continuous", "CUTRACE_WINDOW": "10ms", "CUTRACE_PERIOD": "100ms",
+              "CUTRACE_DETACH": "1"}
+for _name, _argv, _app, _min in (
+        ("detach_launch_storm", ["{bin}/ct_launch_storm", "--n", "300000"], "launch_storm", 2),
+        ("detach_multi_thread", ["{bin}/ct_multi_thread", "--threads", "4", "--kernels", "50000"],
+         "multi_thread", 2),
+        ("detach_nvtx_nested", ["{bin}/ct_nvtx_nested", "--loops", "20000"], "nvtx_nested", 1),
+        ("detach_module_reload", ["{bin}/ct_module_reload", "--launches", "40000", "--cycles", "4"],
+         "module_reload", 1),
+        ("detach_graph_replay", ["{bin}/ct_graph_replay", "--replays", "20000"], "graph_replay", 1),
+        ("detach_sigterm", ["{bin}/ct_signal_self", "--kernels", "200000", "--signal", "TERM"],
+         "signal_self", 1)):
+    CASES.append(Case(_name, "detach", f"ct_{_app}, continuous mode detaching CUPTI between windows",
+                      "program unchanged; every window's chunk complete; CUPTI detached and "
+                      "attached again", _argv, app=_app, env=DETACH_ENV, trace="any",
+                      extra=windows_detached(_min), timeout=120))
+CASES.append(Case("detach_torch_profiler_later", "detach",
+                  "continuous mode with CUTRACE_DETACH=1 beside torch.profiler, started after CUDA",
+                  "torch.profiler still sees every kernel; CUPTI never detached (the program has a "
+                  "client of its own)", ["{python}", "{here}/failopen_torch.py", "cuda-first"],
+                  env=DETACH_ENV, trace="any", max_lines=1, compare_stderr=False, needs=("torch",),
+                  timeout=90, extra=lambda *a: torch_profiler_works(*a) + windows_detached(0)(*a)))
 
 # The testapps under the library built with ASan+UBSan.
 for _name, _argv, _app in (
@@ -753,7 +804,7 @@ def run_case(case: Case, args) -> dict:
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--group", default="all", choices=("matrix", "load", "asan", "all"))
+    p.add_argument("--group", default="all", choices=("matrix", "load", "asan", "detach", "all"))
     p.add_argument("--case", action="append", choices=sorted(BY_NAME), help="run only these")
     p.add_argument("--list", action="store_true", help="print the matrix and exit")
     p.add_argument("--names", action="store_true")
