@@ -135,8 +135,13 @@ class Session {
   void RequestDetach();
   void DetachNow();   // an application thread, in the subscriber callback
   bool Reattach();    // the control thread, before a window's kinds go on
-  // Finalize: no detach from now on; true when CUPTI is detached (nothing to flush).
+  // Finalize: no detach from now on; true unless CUPTI is attached (then
+  // there is nothing to flush, and no CUPTI call may be made).
   bool SettleAttachForExit();
+  // The API domains' callbacks off, cutrace's own callbacks back on.
+  void DomainsOff();
+  // A module unload's flush is under way or stuck: no detach.
+  bool DetachBlocked() const;
   // The callbacks cutrace keeps on its subscriber: module unloads, and
   // launches once a module was unloaded (launch_names.h).
   void EnableOwnCallbacks();
@@ -188,6 +193,8 @@ class Session {
   std::mutex attach_mu_;             // Reattach against SettleAttachForExit
   bool attach_final_ = false;        // guarded by attach_mu_: exiting, no re-attach
   std::atomic<uint64_t> detaches_{0};
+  bool window_kinds_on_ = true;          // control thread: this window enabled its kinds
+  std::atomic<int> unloads_in_flight_{0};  // OnModuleUnload between its check and its flush's end
 
   std::mutex devices_mu_;
   std::set<uint32_t> devices_seen_;  // guarded by devices_mu_

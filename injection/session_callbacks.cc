@@ -86,7 +86,7 @@ void CUPTIAPI Session::SubscriberCallback(void* userdata, CUpti_CallbackDomain d
       const auto* cb = static_cast<const CUpti_CallbackData*>(data);
       Session* s = Active();
       if (s != nullptr && cb != nullptr && cb->callbackSite == CUPTI_API_EXIT &&
-          s->attach_.load(std::memory_order_acquire) == kDetachPending) {
+          s->attach_.load(std::memory_order_acquire) == kDetachPending && ::getpid() == s->pid_) {
         s->DetachNow();
         return;
       }
@@ -139,6 +139,20 @@ void Session::OnModuleUnload() {
   // CUPTI cannot flush while this thread is in the call, the program goes on
   // after that wait, and flushing at unloads stops for good.
   if (!running() || yielded()) return;
+  // Continuous mode's detach waits for this flush (DetachBlocked), and this
+  // flush is not made where a detach was asked for or is done: then the
+  // window's flush came first and no kind is on. Counted before the state is
+  // read, so that a detach asked for meanwhile sees the count (seq_cst).
+  unloads_in_flight_.fetch_add(1, std::memory_order_seq_cst);
+  struct InFlight {
+    std::atomic<int>& n;
+    ~InFlight() { n.fetch_sub(1, std::memory_order_seq_cst); }
+  } in_flight{unloads_in_flight_};
+  if (attach_.load(std::memory_order_seq_cst) != kAttached) {
+    // Names at launch from the next window on (EnableOwnCallbacks).
+    launch_names_.Activate();
+    return;
+  }
   CaptureLaunchNames();
   if (unload_flush_stuck_.load(std::memory_order_acquire)) return;
   struct Wait {
@@ -213,7 +227,10 @@ void Session::OnCompleted(CUcontext context, uint32_t stream_id, uint8_t* buffer
   pool_->Release(buffer);
 
   size_t dropped = 0;
-  if (api_->ActivityGetNumDroppedRecords(context, stream_id, &dropped) == CUPTI_SUCCESS &&
+  // Not while a detach is under way: CUPTI may hand buffers back from inside
+  // cuptiFinalize, and RequestDetach took the count before.
+  if (attach_.load(std::memory_order_acquire) == kAttached &&
+      api_->ActivityGetNumDroppedRecords(context, stream_id, &dropped) == CUPTI_SUCCESS &&
       dropped > 0) {
     stats_.AddDroppedByCupti(dropped);
     // One line per problem: an exhausted pool has said already why CUPTI drops.

@@ -48,161 +48,26 @@ void Session::SetActivity(bool on) {
   // After the program's own CUPTI client took the activity API, cutrace's
   // windows no longer switch anything (session_handover.cc).
   if (yielded()) return;
+  // Control thread only. A window whose kinds did not go on (CUPTI could not
+  // be attached again) turns nothing off either: that CUPTI may be another
+  // tool's now, and every call would attach it.
   if (on) {
     std::lock_guard<std::mutex> lock(attach_mu_);
-    if (Reattach()) EnableKinds();
-  } else {
+    window_kinds_on_ = Reattach();
+    if (window_kinds_on_) EnableKinds();
+  } else if (window_kinds_on_) {
+    window_kinds_on_ = false;
     DisableKinds(/*all=*/false);
   }
 }
 
 CUptiResult Session::FlushOwnBuffers() {
   // Once the program's own client has the activity API, every buffer CUPTI
-  // holds is that client's: cutrace's came back at the hand-over. Detached,
-  // CUPTI holds none.
-  if (yielded() || attach_.load(std::memory_order_acquire) == kDetached) return CUPTI_SUCCESS;
+  // holds is that client's: cutrace's came back at the hand-over. Anywhere
+  // but attached (a detach asked for, under way or done), the window's flush
+  // came first and CUPTI holds none of cutrace's.
+  if (yielded() || attach_.load(std::memory_order_acquire) != kAttached) return CUPTI_SUCCESS;
   return api_->ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-}
-
-void Session::DecideDetach(bool counting) {
-  if (!production_ || production_->config().mode != Mode::kContinuous) return;
-  // cuptiFinalize is process-wide, and takes the counters' and the clock's
-  // state with it: only where cutrace is CUPTI's one client, counts nothing
-  // and stamps records with its own CLOCK_MONOTONIC callback (CUPTI's clock
-  // would be read between windows, attaching CUPTI again).
-  const char* why_not = !config_.detach_between_windows ? "CUTRACE_DETACH=0"
-                        : counting                      ? "hardware counters are on"
-                        : api_->ProgramHasOwnClient()   ? "the program has a CUPTI client of its own"
-                        : clock_ != ClockDomain::kMonotonic ? "timestamps are on CUPTI's clock"
-                                                            : nullptr;
-  if (why_not != nullptr) {
-    Log(LogLevel::kDebug, "continuous mode: CUPTI stays attached between windows (%s)", why_not);
-    return;
-  }
-  detach_.store(true, std::memory_order_release);
-}
-
-void Session::RequestDetach() {
-  if (!detach_.load(std::memory_order_acquire) || yielded()) return;
-  // CUPTI's count of dropped records goes with it: take it now.
-  size_t dropped = 0;
-  if (api_->ActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS && dropped > 0) {
-    stats_.AddDroppedByCupti(dropped);
-  }
-  int expected = kAttached;
-  if (!attach_.compare_exchange_strong(expected, kDetachPending, std::memory_order_acq_rel)) return;
-  // cuptiFinalize from the exit of a CUDA API call, where CUPTI advises it:
-  // the program's next call (any thread) detaches. A program that makes no
-  // call until the next window costs nothing meanwhile, and stays attached.
-  CUptiResult r = api_->EnableDomain(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API);
-  if (r == CUPTI_SUCCESS) r = api_->EnableDomain(1, subscriber_, CUPTI_CB_DOMAIN_RUNTIME_API);
-  if (r != CUPTI_SUCCESS) {
-    expected = kDetachPending;
-    if (attach_.compare_exchange_strong(expected, kAttached, std::memory_order_acq_rel)) {
-      static_cast<void>(api_->EnableDomain(0, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API));
-      EnableOwnCallbacks();
-    }
-    detach_.store(false, std::memory_order_release);
-    Log(LogLevel::kInfo, "continuous mode: cannot detach CUPTI between windows (cuptiEnableDomain: %s); "
-        "it stays attached with the traced kinds off", api_->ResultString(r).c_str());
-  }
-}
-
-void Session::DetachNow() {
-  int expected = kDetachPending;
-  if (!attach_.compare_exchange_strong(expected, kDetaching, std::memory_order_acq_rel)) return;
-  const uint64_t t0 = MonotonicNs();
-  CUptiResult r = api_->Finalize();
-  if (r == CUPTI_SUCCESS) {
-    subscriber_ = nullptr;
-    detaches_.fetch_add(1, std::memory_order_relaxed);
-    attach_.store(kDetached, std::memory_order_release);
-    Log(LogLevel::kDebug, "CUPTI detached at %llu ns (monotonic): cuptiFinalize %llu us",
-        static_cast<unsigned long long>(t0), static_cast<unsigned long long>((MonotonicNs() - t0) / 1000));
-    return;
-  }
-  // Still attached: the domains' callbacks off again, cutrace's own back on.
-  static_cast<void>(api_->EnableDomain(0, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API));
-  static_cast<void>(api_->EnableDomain(0, subscriber_, CUPTI_CB_DOMAIN_RUNTIME_API));
-  EnableOwnCallbacks();
-  detach_.store(false, std::memory_order_release);
-  attach_.store(kAttached, std::memory_order_release);
-  Log(LogLevel::kInfo, "continuous mode: cuptiFinalize failed (%s); CUPTI stays attached between "
-      "windows with the traced kinds off", api_->ResultString(r).c_str());
-}
-
-bool Session::Reattach() {
-  // Caller holds attach_mu_.
-  if (attach_final_) return false;
-  // A detach under way on an application thread ends soon (cuptiFinalize):
-  // wait for it, boundedly.
-  for (int i = 0; i < 2000 && attach_.load(std::memory_order_acquire) == kDetaching; ++i) ::usleep(500);
-  int expected = kDetachPending;
-  if (attach_.compare_exchange_strong(expected, kAttached, std::memory_order_acq_rel)) {
-    // No CUDA call since the window closed: nothing was detached.
-    static_cast<void>(api_->EnableDomain(0, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API));
-    static_cast<void>(api_->EnableDomain(0, subscriber_, CUPTI_CB_DOMAIN_RUNTIME_API));
-    EnableOwnCallbacks();
-    return true;
-  }
-  const int state = attach_.load(std::memory_order_acquire);
-  if (state == kAttached) return true;
-  if (state != kDetached) {
-    Log(LogLevel::kWarn, "continuous mode: CUPTI is still detaching; this window records nothing");
-    return false;
-  }
-  // Everything Start() set up on CUPTI, again: the subscriber (cutrace stays
-  // CUPTI's one client), the clock, the settings, the buffer callbacks.
-  const uint64_t t0 = MonotonicNs();
-  std::string other;
-  CUptiResult r = api_->Subscribe(&subscriber_, &Session::SubscriberCallback, nullptr, "cutrace", &other);
-  const char* step = "cuptiSubscribe";
-  if (r == CUPTI_SUCCESS) {
-    step = "cuptiActivityRegisterTimestampCallback";
-    r = api_->ActivityRegisterTimestampCallback(&MonotonicTimestampCallback);
-  }
-  if (r == CUPTI_SUCCESS) {
-    step = "cuptiActivityRegisterCallbacks";
-    r = api_->ActivityRegisterCallbacks(&Session::BufferRequested, &Session::BufferCompleted);
-  }
-  if (r != CUPTI_SUCCESS) {
-    // Without its clock or buffers the window would be wrong or lost: no
-    // more windows (detached again where the subscription was taken).
-    if (subscriber_ != nullptr) static_cast<void>(api_->Finalize());
-    subscriber_ = nullptr;
-    attach_final_ = true;
-    detach_.store(false, std::memory_order_release);
-    Log(LogLevel::kWarn, "continuous mode: cannot attach CUPTI again for a window (%s: %s%s%s); "
-        "no more windows are recorded", step, api_->ResultString(r).c_str(),
-        other.empty() ? "" : ", other client: ", other.c_str());
-    return false;
-  }
-  if (api_->SetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM) != CUPTI_SUCCESS) {
-    Log(LogLevel::kDebug, "cuptiSetThreadIdType(SYSTEM) failed after attaching again");
-  }
-  ApplyActivitySettings();
-  // Correlation ids may start again: names kept by id from before would
-  // land on the new calls (the launches come after EnableOwnCallbacks).
-  launch_names_.Forget();
-  EnableOwnCallbacks();
-  attach_.store(kAttached, std::memory_order_release);
-  Log(LogLevel::kDebug, "CUPTI attached again: %llu us",
-      static_cast<unsigned long long>((MonotonicNs() - t0) / 1000));
-  return true;
-}
-
-bool Session::SettleAttachForExit() {
-  std::lock_guard<std::mutex> lock(attach_mu_);
-  attach_final_ = true;
-  detach_.store(false, std::memory_order_release);
-  for (int i = 0; i < 2000 && attach_.load(std::memory_order_acquire) == kDetaching; ++i) ::usleep(500);
-  int expected = kDetachPending;
-  if (attach_.compare_exchange_strong(expected, kAttached, std::memory_order_acq_rel)) {
-    static_cast<void>(api_->EnableDomain(0, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API));
-    static_cast<void>(api_->EnableDomain(0, subscriber_, CUPTI_CB_DOMAIN_RUNTIME_API));
-    EnableOwnCallbacks();
-  }
-  return attach_.load(std::memory_order_acquire) == kDetached;
 }
 
 void Session::DisableKinds(bool all) {
@@ -252,6 +117,174 @@ void Session::DisableKinds(bool all) {
     off(CUPTI_ACTIVITY_KIND_DEVICE);
     off(CUPTI_ACTIVITY_KIND_CONTEXT);
   }
+}
+
+void Session::DecideDetach(bool counting) {
+  if (!production_ || production_->config().mode != Mode::kContinuous) return;
+  // cuptiFinalize is process-wide, and takes the counters' and the clock's
+  // state with it: only where cutrace is CUPTI's one client, counts nothing
+  // and stamps records with its own CLOCK_MONOTONIC callback (CUPTI's clock
+  // would be read between windows, attaching CUPTI again). A CUPTI client
+  // the program brings is known from its libraries at start
+  // (ProgramHasOwnClient); one loaded later is not.
+  const char* why_not = !config_.detach_between_windows ? "CUTRACE_DETACH=0"
+                        : counting                      ? "hardware counters are on"
+                        : api_->ProgramHasOwnClient()   ? "the program has a CUPTI client of its own"
+                        : clock_ != ClockDomain::kMonotonic ? "timestamps are on CUPTI's clock"
+                                                            : nullptr;
+  if (why_not != nullptr) {
+    Log(LogLevel::kDebug, "continuous mode: CUPTI stays attached between windows (%s)", why_not);
+    return;
+  }
+  detach_.store(true, std::memory_order_release);
+}
+
+bool Session::DetachBlocked() const {
+  // A flush before a module unload runs on a thread of its own, inside
+  // CUPTI: never detach under it, nor once one did not come back.
+  return unloads_in_flight_.load(std::memory_order_seq_cst) != 0 ||
+         unload_flush_stuck_.load(std::memory_order_acquire);
+}
+
+void Session::RequestDetach() {
+  // Control thread, after the window's flush. Under attach_mu_, so the exit
+  // (SettleAttachForExit) either comes first and no detach is asked for, or
+  // after, and takes the request back.
+  std::lock_guard<std::mutex> lock(attach_mu_);
+  if (attach_final_ || !detach_.load(std::memory_order_acquire) || yielded() || DetachBlocked() ||
+      attach_.load(std::memory_order_acquire) != kAttached) {
+    return;
+  }
+  // CUPTI's count of dropped records goes with it: take it now.
+  size_t dropped = 0;
+  if (api_->ActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS && dropped > 0) {
+    stats_.AddDroppedByCupti(dropped);
+  }
+  // cuptiFinalize from the exit of a CUDA API call, where CUPTI advises it:
+  // the program's next call (any thread) detaches. The callbacks go on
+  // while still attached (an exit meanwhile finds nothing asked), and only
+  // then is the request published: every CUPTI call of this thread comes
+  // before it. A program that makes no call until the next window costs
+  // nothing meanwhile, and stays attached.
+  CUptiResult r = api_->EnableDomain(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API);
+  if (r == CUPTI_SUCCESS) r = api_->EnableDomain(1, subscriber_, CUPTI_CB_DOMAIN_RUNTIME_API);
+  if (r != CUPTI_SUCCESS) {
+    DomainsOff();
+    detach_.store(false, std::memory_order_release);
+    Log(LogLevel::kInfo, "continuous mode: cannot detach CUPTI between windows (cuptiEnableDomain: %s); "
+        "it stays attached with the traced kinds off", api_->ResultString(r).c_str());
+    return;
+  }
+  attach_.store(kDetachPending, std::memory_order_seq_cst);
+}
+
+void Session::DomainsOff() {
+  static_cast<void>(api_->EnableDomain(0, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API));
+  static_cast<void>(api_->EnableDomain(0, subscriber_, CUPTI_CB_DOMAIN_RUNTIME_API));
+  EnableOwnCallbacks();  // the domain switch took the module-unload callbacks too
+}
+
+void Session::DetachNow() {
+  // An application thread, at an API call's exit (SubscriberCallback).
+  int expected = kDetachPending;
+  if (!attach_.compare_exchange_strong(expected, kDetaching, std::memory_order_seq_cst)) return;
+  if (DetachBlocked()) {
+    // A module unload's flush began before the request was seen: not now
+    // (the next window asks again).
+    DomainsOff();
+    attach_.store(kAttached, std::memory_order_release);
+    return;
+  }
+  const uint64_t t0 = MonotonicNs();
+  CUptiResult r = api_->Finalize();
+  if (r == CUPTI_SUCCESS) {
+    subscriber_ = nullptr;  // published by the store below (Reattach reads it after)
+    detaches_.fetch_add(1, std::memory_order_relaxed);
+    attach_.store(kDetached, std::memory_order_release);
+    Log(LogLevel::kDebug, "CUPTI detached at %llu ns (monotonic): cuptiFinalize %llu us; %zu of %zu "
+        "activity buffers back with cutrace", static_cast<unsigned long long>(t0),
+        static_cast<unsigned long long>((MonotonicNs() - t0) / 1000), pool_->available(),
+        pool_->capacity());
+    return;
+  }
+  // Still attached: the domains' callbacks off again, cutrace's own back on.
+  DomainsOff();
+  detach_.store(false, std::memory_order_release);
+  attach_.store(kAttached, std::memory_order_release);
+  Log(LogLevel::kInfo, "continuous mode: cuptiFinalize failed (%s); CUPTI stays attached between "
+      "windows with the traced kinds off", api_->ResultString(r).c_str());
+}
+
+bool Session::Reattach() {
+  // Control thread; the caller holds attach_mu_.
+  if (attach_final_) return false;
+  // A detach under way on an application thread ends soon (cuptiFinalize):
+  // wait for it, boundedly.
+  for (int i = 0; i < 2000 && attach_.load(std::memory_order_acquire) == kDetaching; ++i) ::usleep(500);
+  int expected = kDetachPending;
+  if (attach_.compare_exchange_strong(expected, kAttached, std::memory_order_seq_cst)) {
+    // No CUDA call since the window closed: nothing was detached.
+    DomainsOff();
+    return true;
+  }
+  const int state = attach_.load(std::memory_order_acquire);
+  if (state == kAttached) return true;
+  if (state != kDetached) {
+    Log(LogLevel::kWarn, "continuous mode: CUPTI is still detaching; this window records nothing");
+    return false;
+  }
+  // Everything Start() set up on CUPTI, again: the subscriber (cutrace stays
+  // CUPTI's one client), the clock, the settings, the buffer callbacks.
+  const uint64_t t0 = MonotonicNs();
+  std::string other;
+  CUptiResult r = api_->Subscribe(&subscriber_, &Session::SubscriberCallback, nullptr, "cutrace", &other);
+  const char* step = "cuptiSubscribe";
+  const bool subscribed = r == CUPTI_SUCCESS;
+  if (r == CUPTI_SUCCESS) {
+    step = "cuptiActivityRegisterTimestampCallback";
+    r = api_->ActivityRegisterTimestampCallback(&MonotonicTimestampCallback);
+  }
+  if (r == CUPTI_SUCCESS) {
+    step = "cuptiActivityRegisterCallbacks";
+    r = api_->ActivityRegisterCallbacks(&Session::BufferRequested, &Session::BufferCompleted);
+  }
+  if (r != CUPTI_SUCCESS) {
+    // Without its clock or buffers the window would be wrong or lost: no
+    // more windows, and no more CUPTI calls (the CUPTI attached now may be
+    // another tool's). Not cuptiFinalize, which belongs at an API exit.
+    if (subscribed) static_cast<void>(api_->Unsubscribe(subscriber_));
+    subscriber_ = nullptr;
+    attach_final_ = true;
+    detach_.store(false, std::memory_order_release);
+    Log(LogLevel::kWarn, "continuous mode: cannot attach CUPTI again for a window (%s: %s%s%s); "
+        "no more windows are recorded", step, api_->ResultString(r).c_str(),
+        other.empty() ? "" : ", other client: ", other.c_str());
+    return false;
+  }
+  if (api_->SetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM) != CUPTI_SUCCESS) {
+    Log(LogLevel::kDebug, "cuptiSetThreadIdType(SYSTEM) failed after attaching again");
+  }
+  ApplyActivitySettings();
+  // Correlation ids may start again: names kept by id from before would
+  // land on the new calls (the launches come after EnableOwnCallbacks).
+  launch_names_.Forget();
+  EnableOwnCallbacks();
+  attach_.store(kAttached, std::memory_order_release);
+  Log(LogLevel::kDebug, "CUPTI attached again: %llu us",
+      static_cast<unsigned long long>((MonotonicNs() - t0) / 1000));
+  return true;
+}
+
+bool Session::SettleAttachForExit() {
+  std::lock_guard<std::mutex> lock(attach_mu_);
+  attach_final_ = true;
+  detach_.store(false, std::memory_order_release);
+  for (int i = 0; i < 2000 && attach_.load(std::memory_order_acquire) == kDetaching; ++i) ::usleep(500);
+  int expected = kDetachPending;
+  if (attach_.compare_exchange_strong(expected, kAttached, std::memory_order_seq_cst)) DomainsOff();
+  // Detached, or a detach that did not end in time: no CUPTI call from the
+  // exit (one could wait on the cuptiFinalize under way, or attach CUPTI again).
+  return attach_.load(std::memory_order_acquire) != kAttached;
 }
 
 }  // namespace cutrace::injection

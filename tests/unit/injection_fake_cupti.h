@@ -33,6 +33,8 @@ class FakeCupti : public CuptiApi {
   size_t dropped_per_buffer = 0;
   // Called inside ActivityFlushAll (to deliver buffers as CUPTI would).
   std::function<void()> on_flush;
+  // Called inside EnableDomain (e.g. another thread's API exit meanwhile).
+  std::function<void(uint32_t enable, CUpti_CallbackDomain domain)> on_enable_domain;
   std::map<uint32_t, std::string> runtime_names = {
       {CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, "cudaLaunchKernel_v7000"},
       {CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020, "cudaMemcpy_v3020"},
@@ -53,6 +55,7 @@ class FakeCupti : public CuptiApi {
   CUpti_BuffersCallbackCompleteFunc completed = nullptr;
   CUpti_TimestampCallbackFunc timestamp_fn = nullptr;
   std::atomic<int> flushes{0};  // the control thread flushes too
+  std::atomic<int> queries{0};  // calls not kept in `calls` (see Query())
   int finalizes = 0;
   CUpti_CallbackFunc callback = nullptr;  // the subscriber's
   bool unsubscribed = false;
@@ -77,6 +80,7 @@ class FakeCupti : public CuptiApi {
   }
   CUptiResult EnableDomain(uint32_t enable, CUpti_SubscriberHandle, CUpti_CallbackDomain domain) override {
     Note("cuptiEnableDomain:" + std::to_string(enable) + ":" + std::to_string(domain));
+    if (on_enable_domain) on_enable_domain(enable, domain);
     return has_enable_domain ? CUPTI_SUCCESS : CUPTI_ERROR_NOT_SUPPORTED;
   }
   // cuptiFinalize as CUPTI does it: everything subscribed, registered or
@@ -252,6 +256,7 @@ class FakeCupti : public CuptiApi {
  private:
   // Calls not kept in `calls` (too many, or queries): still seen when detached.
   void Query(const char* call) {
+    queries.fetch_add(1);
     std::lock_guard<std::mutex> lock(mu_);
     if (detached_) {
       calls_while_detached_.push_back(call);

@@ -259,8 +259,9 @@ class DetachTest : public ModesSessionTest {
   }
 };
 
+// Windows long enough (300 ms) that polling every 10 ms never misses one.
 TEST_F(DetachTest, DetachesAtTheNextApiExitAndAttachesAgainForTheNextWindow) {
-  ScopedEnv env({{"CUTRACE_MODE", "continuous"}, {"CUTRACE_WINDOW", "10ms"}, {"CUTRACE_PERIOD", "1s"}});
+  ScopedEnv env({{"CUTRACE_MODE", "continuous"}, {"CUTRACE_WINDOW", "300ms"}, {"CUTRACE_PERIOD", "1s"}});
   ASSERT_TRUE(StartDetaching().ok());
   ASSERT_TRUE(WaitFor([&] { return DetachAsked(1); }));
   EXPECT_EQ(Count(DomainCall(1, CUPTI_CB_DOMAIN_DRIVER_API)), 1u);
@@ -322,7 +323,7 @@ TEST_F(DetachTest, DetachesAtTheNextApiExitAndAttachesAgainForTheNextWindow) {
 }
 
 TEST_F(DetachTest, NoCudaCallBeforeTheNextWindowLeavesCuptiAttached) {
-  ScopedEnv env({{"CUTRACE_MODE", "continuous"}, {"CUTRACE_WINDOW", "10ms"}, {"CUTRACE_PERIOD", "300ms"}});
+  ScopedEnv env({{"CUTRACE_MODE", "continuous"}, {"CUTRACE_WINDOW", "100ms"}, {"CUTRACE_PERIOD", "300ms"}});
   ASSERT_TRUE(StartDetaching().ok());
   ASSERT_TRUE(WaitFor([&] { return DetachAsked(1) && !KernelsOn(); }));
   // The next window takes the request back: the domains off, kinds on.
@@ -344,10 +345,76 @@ TEST_F(DetachTest, AFailedAttachStopsTheWindowsAndTheExitStaysClean) {
   fake_->subscribe_result = CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
   ApiExit();
   ASSERT_TRUE(WaitFor([&] { return !fake_->CallsWhileDetached().empty(); }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the failure handled
+  // From then on not one CUPTI call: the CUPTI attached now is the other
+  // tool's, and turning kinds off at the window's end would be turning its off.
+  const size_t calls = fake_->Calls().size();
+  const int queries = fake_->queries.load();
   std::this_thread::sleep_for(std::chrono::milliseconds(700));  // two more periods
   EXPECT_FALSE(KernelsOn());
   EXPECT_EQ(Count("cuptiSubscribe_v2:cutrace"), 2u);  // tried once, then no more windows
   EXPECT_EQ(Count("cuptiActivityRegisterCallbacks"), 1u);
+  session_->Finalize("exit");
+  std::vector<std::string> after = fake_->Calls();
+  EXPECT_EQ(after.size(), calls) << after.back();
+  EXPECT_EQ(fake_->queries.load(), queries);
+  ExpectCompleteFiles();
+}
+
+TEST_F(DetachTest, TheExitTakesAPendingDetachBack) {
+  ScopedEnv env({{"CUTRACE_MODE", "continuous"}, {"CUTRACE_WINDOW", "10ms"}, {"CUTRACE_PERIOD", "1h"}});
+  ASSERT_TRUE(StartDetaching().ok());
+  ASSERT_TRUE(WaitFor([&] { return DetachAsked(1); }));
+  const int flushes = fake_->flushes.load();
+  session_->Finalize("exit");
+  // Still attached, so the exit flushes as usual; the domains are off again
+  // and nothing was detached, not even by an API exit after it.
+  EXPECT_EQ(Count(DomainCall(0, CUPTI_CB_DOMAIN_DRIVER_API)), 1u);
+  EXPECT_EQ(Count(DomainCall(0, CUPTI_CB_DOMAIN_RUNTIME_API)), 1u);
+  EXPECT_EQ(fake_->flushes.load(), flushes + 1);
+  ApiExit();
+  EXPECT_EQ(Count("cuptiFinalize"), 0u);
+  ExpectCompleteFiles();
+}
+
+TEST_F(DetachTest, AnApiExitWhileTheDetachIsAskedForDoesNotDetach) {
+  // Another thread's call ends while RequestDetach turns the callbacks on:
+  // the request is not published yet, so it detaches nothing; the next
+  // exit does.
+  std::atomic<int> inside{0};
+  fake_->on_enable_domain = [&](uint32_t enable, CUpti_CallbackDomain) {
+    if (enable == 1) {
+      ApiExit();
+      inside.fetch_add(1);
+    }
+  };
+  ScopedEnv env({{"CUTRACE_MODE", "continuous"}, {"CUTRACE_WINDOW", "10ms"}, {"CUTRACE_PERIOD", "1h"}});
+  ASSERT_TRUE(StartDetaching().ok());
+  ASSERT_TRUE(WaitFor([&] { return DetachAsked(1) && inside.load() == 2; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the request published
+  EXPECT_FALSE(fake_->detached());
+  EXPECT_EQ(Count("cuptiFinalize"), 0u);
+  ApiExit();
+  EXPECT_TRUE(fake_->detached());
+  session_->Finalize("exit");
+  ExpectCompleteFiles();
+}
+
+TEST_F(DetachTest, AModuleUnloadBetweenWindowsGetsLaunchNamesFromTheNextWindow) {
+  ScopedEnv env({{"CUTRACE_MODE", "continuous"}, {"CUTRACE_WINDOW", "100ms"}, {"CUTRACE_PERIOD", "400ms"}});
+  ASSERT_TRUE(StartDetaching().ok());
+  ASSERT_TRUE(WaitFor([&] { return DetachAsked(1); }));
+  const int flushes = fake_->flushes.load();
+  // An unload with a detach asked for: no flush (the window's came first).
+  fake_->CallApi(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuModuleUnload, CUPTI_API_ENTER);
+  EXPECT_EQ(fake_->flushes.load(), flushes);
+  ApiExit();  // the unload's own exit detaches
+  EXPECT_TRUE(fake_->detached());
+  // The next window attaches again with the launch callbacks on.
+  ASSERT_TRUE(WaitFor([&] { return KernelsOn(); }));
+  const std::string launch = "cuptiEnableCallback:1:" + std::to_string(CUPTI_CB_DOMAIN_DRIVER_API) + ":" +
+                             std::to_string(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel);
+  EXPECT_GE(Count(launch), 1u);
   session_->Finalize("exit");
   ExpectCompleteFiles();
 }
@@ -376,6 +443,9 @@ TEST_P(StaysAttachedTest, WhereDetachingCannotWork) {
   ScopedEnv env(vars);
   ASSERT_TRUE(StartSession(std::move(c)).ok());
   ASSERT_TRUE(WaitFor([&] { return fake_->IndexOf("cuptiActivityFlushAll") >= 0 && !KernelsOn(); }));
+  if (GetParam() == 3) {
+    ASSERT_TRUE(WaitFor([&] { return Count(DomainCall(1, CUPTI_CB_DOMAIN_DRIVER_API)) == 1; }));
+  }
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   ApiExit();
   EXPECT_FALSE(fake_->detached());
