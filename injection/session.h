@@ -87,6 +87,8 @@ class Session {
   // The program's client installed its own timestamp callback (while cutrace yields).
   void NoteProgramClock() { program_clock_.store(true, std::memory_order_release); }
   bool yielded() const { return yielded_.load(std::memory_order_acquire); }
+  // Continuous mode asked CUPTI to detach at the next API exit (tests).
+  bool detach_pending() const { return attach_.load(std::memory_order_acquire) == kDetachPending; }
 
   // The session CUPTI's callbacks reach (the one most recently started).
   static Session* Active();

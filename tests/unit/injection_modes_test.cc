@@ -237,6 +237,8 @@ class DetachTest : public ModesSessionTest {
   // The window closed and asked for a detach at the next API exit (the
   // `n`th time): the runtime domain's callbacks are on.
   bool DetachAsked(size_t n) { return Count(DomainCall(1, CUPTI_CB_DOMAIN_RUNTIME_API)) >= n; }
+  // ... and the request published (after those calls): the next exit detaches.
+  bool DetachPending(size_t n) { return DetachAsked(n) && session_->detach_pending(); }
   // A session in continuous mode with CUTRACE_DETACH=1.
   Status StartDetaching() {
     Config c = MakeConfig();
@@ -263,7 +265,7 @@ class DetachTest : public ModesSessionTest {
 TEST_F(DetachTest, DetachesAtTheNextApiExitAndAttachesAgainForTheNextWindow) {
   ScopedEnv env({{"CUTRACE_MODE", "continuous"}, {"CUTRACE_WINDOW", "300ms"}, {"CUTRACE_PERIOD", "1s"}});
   ASSERT_TRUE(StartDetaching().ok());
-  ASSERT_TRUE(WaitFor([&] { return DetachAsked(1); }));
+  ASSERT_TRUE(WaitFor([&] { return DetachPending(1); }));
   EXPECT_EQ(Count(DomainCall(1, CUPTI_CB_DOMAIN_DRIVER_API)), 1u);
   // Not at an entry (CUPTI wants the exit), and not before asked.
   fake_->CallApi(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_API_ENTER);
@@ -299,7 +301,7 @@ TEST_F(DetachTest, DetachesAtTheNextApiExitAndAttachesAgainForTheNextWindow) {
   // That window records; then it closes and CUPTI detaches again.
   auto name = std::make_unique<std::string>("_Z6secondv");
   DeliverBuffer([&](BufferWriter& w) { w.Add(Kernel(name->c_str(), 5000, 6000, 1)); });
-  ASSERT_TRUE(WaitFor([&] { return DetachAsked(2); }));
+  ASSERT_TRUE(WaitFor([&] { return DetachPending(2); }));
   ApiExit();
   EXPECT_TRUE(fake_->detached());
   // The exit, detached: no CUPTI call at all (each would attach it again).
@@ -340,7 +342,7 @@ TEST_F(DetachTest, NoCudaCallBeforeTheNextWindowLeavesCuptiAttached) {
 TEST_F(DetachTest, AFailedAttachStopsTheWindowsAndTheExitStaysClean) {
   ScopedEnv env({{"CUTRACE_MODE", "continuous"}, {"CUTRACE_WINDOW", "10ms"}, {"CUTRACE_PERIOD", "300ms"}});
   ASSERT_TRUE(StartDetaching().ok());
-  ASSERT_TRUE(WaitFor([&] { return DetachAsked(1); }));
+  ASSERT_TRUE(WaitFor([&] { return DetachPending(1); }));
   // Another tool took CUPTI while cutrace was detached.
   fake_->subscribe_result = CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
   ApiExit();
@@ -390,8 +392,7 @@ TEST_F(DetachTest, AnApiExitWhileTheDetachIsAskedForDoesNotDetach) {
   };
   ScopedEnv env({{"CUTRACE_MODE", "continuous"}, {"CUTRACE_WINDOW", "10ms"}, {"CUTRACE_PERIOD", "1h"}});
   ASSERT_TRUE(StartDetaching().ok());
-  ASSERT_TRUE(WaitFor([&] { return DetachAsked(1) && inside.load() == 2; }));
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the request published
+  ASSERT_TRUE(WaitFor([&] { return DetachPending(1) && inside.load() == 2; }));
   EXPECT_FALSE(fake_->detached());
   EXPECT_EQ(Count("cuptiFinalize"), 0u);
   ApiExit();
@@ -403,7 +404,7 @@ TEST_F(DetachTest, AnApiExitWhileTheDetachIsAskedForDoesNotDetach) {
 TEST_F(DetachTest, AModuleUnloadBetweenWindowsGetsLaunchNamesFromTheNextWindow) {
   ScopedEnv env({{"CUTRACE_MODE", "continuous"}, {"CUTRACE_WINDOW", "100ms"}, {"CUTRACE_PERIOD", "400ms"}});
   ASSERT_TRUE(StartDetaching().ok());
-  ASSERT_TRUE(WaitFor([&] { return DetachAsked(1); }));
+  ASSERT_TRUE(WaitFor([&] { return DetachPending(1); }));
   const int flushes = fake_->flushes.load();
   // An unload with a detach asked for: no flush (the window's came first).
   fake_->CallApi(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuModuleUnload, CUPTI_API_ENTER);
