@@ -232,7 +232,7 @@ modes() {
   t=$(step_timeout 90)
   if ((t == 0)); then record modes "NOT RUN" "no time left"; return; fi
   timeout -k 10 "$t" python3 "$tests/modes.py" --cutrace "$cutrace" --bin-dir "$bundle/bin" \
-    --work "$work/cases/modes" --json-out "$work/cases/modes.json" \
+    ${MODES_DETACH:+--detach} --work "$work/cases/modes" --json-out "$work/cases/modes.json" \
     > "$work/logs/modes.log" 2>&1
   rc=$?
   grep -vE '^PASS  ' "$work/logs/modes.log" | head -40
@@ -243,14 +243,15 @@ modes() {
 # with a 1 s window every 60 s, bare, trace with rotation under a disk cap, a
 # flight-recorder dump), about 2 x MODES_LONG_S + 100 seconds of GPU time
 # (MODES_LONG_S=120: ~5.5 min). Opt-in, as it outlasts the default budget:
-# SUITE_STEPS="modes_long" or SUITE_LONG=1.
+# SUITE_STEPS="modes_long" or SUITE_LONG=1. MODES_DETACH=1 runs both modes
+# steps' continuous runs with CUTRACE_DETACH=1.
 modes_long() {
   section "production modes, minutes-long runs"
   local t rc s=${MODES_LONG_S:-120}
   t=$(step_timeout $((s * 3 + 150)))
   if ((t == 0)); then record modes_long "NOT RUN" "no time left"; return; fi
   timeout -k 10 "$t" python3 "$tests/modes.py" --cutrace "$cutrace" --bin-dir "$bundle/bin" \
-    --long-s "$s" --side-s "${MODES_SIDE_S:-30}" --work "$work/cases/modes_long" --json-out "$work/cases/modes_long.json" \
+    ${MODES_DETACH:+--detach} --long-s "$s" --side-s "${MODES_SIDE_S:-30}" --work "$work/cases/modes_long" --json-out "$work/cases/modes_long.json" \
     > "$work/logs/modes_long.log" 2>&1
   rc=$?
   grep -vE '^PASS  ' "$work/logs/modes_long.log" | head -40

@@ -143,6 +143,8 @@ def main() -> int:
     p.add_argument("--us-per-launch", type=float, default=4.0,
                    help="bare launch cost used to size the long runs")
     p.add_argument("--long-summary", action="store_true", help="with --long-s: a summary-mode run too")
+    p.add_argument("--detach", action="store_true",
+                   help="every continuous-mode run with CUTRACE_DETACH=1 (CUPTI detached between windows)")
     p.add_argument("--side-s", type=int, default=30,
                    help="with --long-s: length of the rotation, flight-recorder and between-window runs")
     args = p.parse_args()
@@ -165,6 +167,8 @@ def main() -> int:
         e["CUDA_INJECTION64_PATH"] = lib
         e["CUTRACE_OUTPUT"] = str(out) + "/"
         e.update(extra)
+        if args.detach and extra.get("CUTRACE_MODE") == "continuous":
+            e["CUTRACE_DETACH"] = "1"
         return e
 
     variants = {
