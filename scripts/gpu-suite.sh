@@ -67,6 +67,7 @@ versions() {
        "toolkit $(/usr/local/cuda/bin/nvcc --version 2>/dev/null | sed -n 's/.*release \([0-9.]*\).*/\1/p')"
   echo "cupti:  $(find -H /usr/local/cuda/targets/x86_64-linux/lib/ -maxdepth 1 -name 'libcupti.so*' -printf '%f ' 2>/dev/null)(API version: see the demo trace's info)"
   echo "os:     $(sed -n 's/^PRETTY_NAME=//p' /etc/os-release 2>/dev/null | tr -d '"'), glibc $(ldd --version 2>/dev/null | head -1 | awk '{print $NF}')"
+  echo "cpu:    $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), $(nproc) cores"
   local f nf
   echo "libcutrace_injection.so needs: $(ldd "$bundle/lib/libcutrace_injection.so" 2>&1 | awk '{print $1}' | tr '\n' ' ')"
   [[ -d $bundle/lib/deps ]] && echo "carried libraries: $(find "$bundle/lib/deps" -type f -printf '%f ')"
@@ -279,6 +280,26 @@ continuous_probe() {
   esac
 }
 
+# bench/analysis_speed.sh on this machine's CPU (issue 7: `cutrace summary`
+# events/s on one core, memory by distinct names, import vs json.load).
+# Figures; opt-in (~2 min): SUITE_STEPS="analysis_speed".
+analysis_speed() {
+  section "analysis speed (bench/analysis_speed.sh)"
+  local t rc
+  t=$(step_timeout 240)
+  if ((t == 0)); then record analysis_speed "NOT RUN" "no time left"; return; fi
+  if [[ ! -x $bundle/bin/gen_trace ]]; then record analysis_speed FAIL "no bin/gen_trace in the bundle"; return; fi
+  timeout -k 10 "$t" bash "$bundle/bench/analysis_speed.sh" "$bundle" 10000000 "$work/speed" \
+    > "$work/logs/analysis_speed.log" 2>&1
+  rc=$?
+  tail -20 "$work/logs/analysis_speed.log"
+  case $rc in
+    0) record analysis_speed FIGURE "$(grep '^FIGURE' "$work/logs/analysis_speed.log" | head -1 | cut -c1-200)" ;;
+    124|137) record analysis_speed FAIL "timed out after ${t}s" ;;
+    *) record analysis_speed FAIL "exit $rc" ;;
+  esac
+}
+
 verdict() {
   section "verdict"
   python3 - "$results" "$work/cases" "$work/overhead.json" "$out/figures.json" <<'PY' | tee "$out/verdict.txt"
@@ -360,7 +381,7 @@ PY
 # inside a small device budget: versions demo_profile overhead validate_cases
 # torch_loop counters modes failopen_matrix failopen_load failopen_asan
 # failopen_detach, and the
-# opt-in modes_long and continuous_probe.
+# opt-in modes_long, continuous_probe and analysis_speed.
 want() { [[ -z ${SUITE_STEPS:-} || " $SUITE_STEPS " == *" $1 "* ]]; }
 
 main() {
@@ -378,6 +399,7 @@ main() {
   want failopen_detach && failopen_group detach 150
   if [[ " ${SUITE_STEPS:-} " == *" modes_long "* || ${SUITE_LONG:-0} == 1 ]]; then modes_long; fi
   if [[ " ${SUITE_STEPS:-} " == *" continuous_probe "* ]]; then continuous_probe; fi
+  if [[ " ${SUITE_STEPS:-} " == *" analysis_speed "* ]]; then analysis_speed; fi
   verdict
   printf '\nsuite took %ds\n' $((SECONDS - start))
 }

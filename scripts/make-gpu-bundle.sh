@@ -48,6 +48,12 @@ cp -p "$build/lib/libcutrace_injection.so" "$bundle/lib/"
 # The overhead floor (bench/cupti_floor.cc) and the benchmarks that use it.
 mkdir -p "$bundle/bench"
 cp -p "$root"/bench/*.py "$bundle/bench/"
+# The analysis-speed benchmark (issue 7): its trace generator and script, so
+# the summary's events/s is also measured on the GPU machine's CPU.
+if [[ -x $build/bin/gen_trace ]]; then
+  cp -p "$build/bin/gen_trace" "$bundle/bin/"
+  cp -p "$root/bench/analysis_speed.sh" "$bundle/bench/"
+fi
 if [[ -f $build/lib/libcutrace_floor.so ]]; then
   cp -p "$build/lib/libcutrace_floor.so" "$bundle/lib/"
 else
