@@ -259,45 +259,54 @@ modes_long() {
   record_rc modes_long "$rc" "$t" "$work/logs/modes_long.log" "$(sed -n 's/^FIGURE modes long: //p' "$work/logs/modes_long.log")"
 }
 
+# figure_step NAME TITLE WANT_S PATTERN CMD...: an opt-in step that prints
+# figures rather than a verdict: CMD runs under the step's timeout into
+# logs/NAME.log ("{deadline}" in CMD becomes that timeout less 30 s, for a
+# script that stops starting rounds in time), its report is shown, and the
+# row records the first line matching PATTERN (grep -E), or the log's name.
+figure_step() {
+  local name=$1 title=$2 want=$3 pattern=$4 t rc arg cmd=()
+  shift 4
+  section "$title"
+  t=$(step_timeout "$want")
+  if ((t == 0)); then record "$name" "NOT RUN" "no time left"; return; fi
+  for arg in "$@"; do cmd+=("${arg//\{deadline\}/$((t > 60 ? t - 30 : t / 2))}"); done
+  timeout -k 10 "$t" "${cmd[@]}" > "$work/logs/$name.log" 2>&1
+  rc=$?
+  if grep -q '^===' "$work/logs/$name.log"; then
+    sed -n '/^===/,$p' "$work/logs/$name.log" | cut -c1-400 | tail -60
+  else
+    tail -20 "$work/logs/$name.log"
+  fi
+  local note
+  note=$(grep -m1 -E "$pattern" "$work/logs/$name.log" | sed 's/^FIGURE *//; s/   */ /g' | cut -c1-200)
+  case $rc in
+    0) record "$name" FIGURE "${note:-see logs/$name.log}" ;;
+    77) record "$name" SKIP "no GPU" ;;
+    124|137) record "$name" FAIL "timed out after ${t}s" ;;
+    *) record "$name" FAIL "exit $rc: $(tail -1 "$work/logs/$name.log")" ;;
+  esac
+}
+
 # bench/continuous_probe.py: where continuous mode's cost falls in a launch
 # storm (inside windows, at their edges, between them), with CUPTI detached
 # between windows (CUTRACE_DETACH=1) and not. Figures; opt-in (~4 min):
 # SUITE_STEPS="continuous_probe" (PROBE_ROUNDS, default 6).
 continuous_probe() {
-  section "continuous mode: where the cost falls (bench/continuous_probe.py)"
-  local t rc
-  t=$(step_timeout 300)
-  if ((t == 0)); then record continuous_probe "NOT RUN" "no time left"; return; fi
-  timeout -k 10 "$t" python3 "$bundle/bench/continuous_probe.py" --cutrace "$cutrace" --bin-dir "$bundle/bin" \
-    --rounds "${PROBE_ROUNDS:-6}" ${OVERHEAD_CPUS:+--cpus "$OVERHEAD_CPUS"} --deadline-s $((t > 60 ? t - 30 : t / 2)) \
-    --work "$work/probe" > "$work/logs/continuous_probe.log" 2>&1
-  rc=$?
-  sed -n '/^=== continuous probe/,$p' "$work/logs/continuous_probe.log" | cut -c1-400
-  case $rc in
-    0) record continuous_probe FIGURE "see logs/continuous_probe.log" ;;
-    77) record continuous_probe SKIP "no GPU" ;;
-    *) record continuous_probe FAIL "exit $rc" ;;
-  esac
+  figure_step continuous_probe "continuous mode: where the cost falls (bench/continuous_probe.py)" 300 \
+    '^continuous 16ms/1s, CUTRACE_DETACH=1: ' \
+    python3 "$bundle/bench/continuous_probe.py" --cutrace "$cutrace" --bin-dir "$bundle/bin" \
+    --rounds "${PROBE_ROUNDS:-6}" ${OVERHEAD_CPUS:+--cpus "$OVERHEAD_CPUS"} --deadline-s "{deadline}" \
+    --work "$work/probe"
 }
 
 # bench/analysis_speed.sh on this machine's CPU (issue 7: `cutrace summary`
 # events/s on one core, memory by distinct names, import vs json.load).
 # Figures; opt-in (~2 min): SUITE_STEPS="analysis_speed".
 analysis_speed() {
-  section "analysis speed (bench/analysis_speed.sh)"
-  local t rc
-  t=$(step_timeout 240)
-  if ((t == 0)); then record analysis_speed "NOT RUN" "no time left"; return; fi
   if [[ ! -x $bundle/bin/gen_trace ]]; then record analysis_speed FAIL "no bin/gen_trace in the bundle"; return; fi
-  timeout -k 10 "$t" bash "$bundle/bench/analysis_speed.sh" "$bundle" 10000000 "$work/speed" \
-    > "$work/logs/analysis_speed.log" 2>&1
-  rc=$?
-  tail -20 "$work/logs/analysis_speed.log"
-  case $rc in
-    0) record analysis_speed FIGURE "$(grep '^FIGURE' "$work/logs/analysis_speed.log" | head -1 | cut -c1-200)" ;;
-    124|137) record analysis_speed FAIL "timed out after ${t}s" ;;
-    *) record analysis_speed FAIL "exit $rc" ;;
-  esac
+  figure_step analysis_speed "analysis speed (bench/analysis_speed.sh)" 240 '^FIGURE +summary wall \(median' \
+    bash "$bundle/bench/analysis_speed.sh" "$bundle" 10000000 "$work/speed"
 }
 
 verdict() {
