@@ -15,7 +15,6 @@ the edges' or a steady one between windows. Figures, not pass/fail.
 """
 from __future__ import annotations
 
-import argparse
 import csv
 import json
 import re
@@ -26,7 +25,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from overhead import SKIP, clean_env, has_gpu, run  # noqa: E402
+from overhead import SKIP, bench_parser, clean_env, has_gpu, run  # noqa: E402
 
 EDGE = re.compile(r"window (opens|closes) at (\d+) ns \(monotonic\): activity (on|off) (\d+) us(?:, flush (\d+) us)?")
 PLACES = ("in a window", "near an edge", "between windows")
@@ -104,16 +103,10 @@ def buckets(timeline: list[int], every: int, bucket_ns: int) -> list[float]:
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--cutrace", required=True)
-    p.add_argument("--bin-dir", required=True)
-    p.add_argument("--rounds", type=int, default=3)
+    p = bench_parser(__doc__, "/tmp/cutrace-probe")
     p.add_argument("--n", type=int, default=1000000)
     p.add_argument("--every", type=int, default=500)
     p.add_argument("--margin-ms", type=float, default=30)
-    p.add_argument("--deadline-s", type=float, default=0)
-    p.add_argument("--cpus", default="")
-    p.add_argument("--work", default="/tmp/cutrace-probe")
     args = p.parse_args()
     if not has_gpu():
         print("skipped: no GPU")

@@ -518,12 +518,24 @@ def storm_and_torch(title: str, storm, torch_part, refs: dict[str, str]) -> tupl
     return lines + [""] + tlines, {"storm": fig, "torch": tfig}
 
 
-def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def bench_parser(doc: str, work: str) -> argparse.ArgumentParser:
+    """The arguments every benchmark here takes: the binaries, the rounds, the
+    deadline, the cores and the work folder."""
+    p = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     p.add_argument("--cutrace", required=True)
     p.add_argument("--bin-dir", required=True)
-    p.add_argument("--floor", required=True)
     p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--deadline-s", type=float, default=0,
+                   help="stop starting rounds that would end later than this many seconds from "
+                        "the start (0: no deadline); the parts report the rounds they did")
+    p.add_argument("--cpus", default="", help="taskset -c list for every run (e.g. 2-5)")
+    p.add_argument("--work", default=work)
+    return p
+
+
+def main() -> int:
+    p = bench_parser(__doc__, "/tmp/cutrace-overhead")
+    p.add_argument("--floor", required=True)
     p.add_argument("--n", type=int, default=200000)
     p.add_argument("--long-n", type=int, default=1000000)
     p.add_argument("--long-period-ms", type=int, default=1000)
@@ -533,11 +545,6 @@ def main() -> int:
     p.add_argument("--torch-rounds", type=int, default=2)
     p.add_argument("--parts", default="storm,options,continuous,torch",
                    help="comma list of storm, options, continuous, torch, torch_sync, kinds, breakdown")
-    p.add_argument("--deadline-s", type=float, default=0,
-                   help="stop starting rounds that would end later than this many seconds from "
-                        "the start (0: no deadline); the parts report the rounds they did")
-    p.add_argument("--cpus", default="", help="taskset -c list for every run (e.g. 2-5)")
-    p.add_argument("--work", default="/tmp/cutrace-overhead")
     p.add_argument("--json-out", default=None)
     args = p.parse_args()
     if not has_gpu():
