@@ -142,6 +142,9 @@ class Session {
   bool SettleAttachForExit();
   // The API domains' callbacks off, cutrace's own callbacks back on.
   void DomainsOff();
+  // Waits (boundedly) for a detach under way, takes back one asked for and
+  // not yet made; the state after. Caller holds attach_mu_.
+  int SettleDetach();
   // A module unload's flush is under way or stuck: no detach.
   bool DetachBlocked() const;
   // The callbacks cutrace keeps on its subscriber: module unloads, and

@@ -215,19 +215,20 @@ void Session::DetachNow() {
       "windows with the traced kinds off", api_->ResultString(r).c_str());
 }
 
+int Session::SettleDetach() {
+  // A detach under way on an application thread ends soon (cuptiFinalize):
+  // wait for it, boundedly. A request no API exit took yet (no CUDA call
+  // since the window closed) is taken back: nothing was detached.
+  for (int i = 0; i < 2000 && attach_.load(std::memory_order_acquire) == kDetaching; ++i) ::usleep(500);
+  int expected = kDetachPending;
+  if (attach_.compare_exchange_strong(expected, kAttached, std::memory_order_seq_cst)) DomainsOff();
+  return attach_.load(std::memory_order_acquire);
+}
+
 bool Session::Reattach() {
   // Control thread; the caller holds attach_mu_.
   if (attach_final_) return false;
-  // A detach under way on an application thread ends soon (cuptiFinalize):
-  // wait for it, boundedly.
-  for (int i = 0; i < 2000 && attach_.load(std::memory_order_acquire) == kDetaching; ++i) ::usleep(500);
-  int expected = kDetachPending;
-  if (attach_.compare_exchange_strong(expected, kAttached, std::memory_order_seq_cst)) {
-    // No CUDA call since the window closed: nothing was detached.
-    DomainsOff();
-    return true;
-  }
-  const int state = attach_.load(std::memory_order_acquire);
+  const int state = SettleDetach();
   if (state == kAttached) return true;
   if (state != kDetached) {
     Log(LogLevel::kWarn, "continuous mode: CUPTI is still detaching; this window records nothing");
@@ -261,10 +262,7 @@ bool Session::Reattach() {
         other.empty() ? "" : ", other client: ", other.c_str());
     return false;
   }
-  if (api_->SetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM) != CUPTI_SUCCESS) {
-    Log(LogLevel::kDebug, "cuptiSetThreadIdType(SYSTEM) failed after attaching again");
-  }
-  ApplyActivitySettings();
+  ApplyActivitySettings();  // the thread-id type among them
   // Correlation ids may start again: names kept by id from before would
   // land on the new calls (the launches come after EnableOwnCallbacks).
   launch_names_.Forget();
@@ -279,12 +277,9 @@ bool Session::SettleAttachForExit() {
   std::lock_guard<std::mutex> lock(attach_mu_);
   attach_final_ = true;
   detach_.store(false, std::memory_order_release);
-  for (int i = 0; i < 2000 && attach_.load(std::memory_order_acquire) == kDetaching; ++i) ::usleep(500);
-  int expected = kDetachPending;
-  if (attach_.compare_exchange_strong(expected, kAttached, std::memory_order_seq_cst)) DomainsOff();
   // Detached, or a detach that did not end in time: no CUPTI call from the
   // exit (one could wait on the cuptiFinalize under way, or attach CUPTI again).
-  return attach_.load(std::memory_order_acquire) != kAttached;
+  return SettleDetach() != kAttached;
 }
 
 }  // namespace cutrace::injection
