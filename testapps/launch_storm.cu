@@ -38,17 +38,17 @@ int main(int argc, char** argv) {
   // With --timeline, the same loop in steps of `every` launches, each step's
   // end time kept (CLOCK_MONOTONIC): where in the loop a profiler's cost falls
   // (bench/continuous_probe.py lays continuous mode's window edges over it).
+  // Without it, one step of n.
+  const long step = every > 0 ? every : n;
   std::vector<int64_t> timeline;
-  if (every == 0) {
-    for (long i = 0; i < n; ++i) tiny_kernel<<<1, kThreads, 0, stream>>>(data, kThreads);
-  } else {
+  if (every > 0) {
     timeline.reserve(static_cast<size_t>(n / every + 2));
     timeline.push_back(t0);
-    for (long i = 0; i < n;) {
-      const long end = std::min(n, i + every);
-      for (; i < end; ++i) tiny_kernel<<<1, kThreads, 0, stream>>>(data, kThreads);
-      timeline.push_back(ct::NowNs());
-    }
+  }
+  for (long i = 0; i < n;) {
+    const long end = std::min(n, i + step);
+    for (; i < end; ++i) tiny_kernel<<<1, kThreads, 0, stream>>>(data, kThreads);
+    if (every > 0) timeline.push_back(ct::NowNs());
   }
   CT_CHECK_LAUNCH();
   const int64_t t1 = ct::NowNs();
