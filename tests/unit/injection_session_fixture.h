@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -72,6 +73,21 @@ inline CUpti_ActivityMarker2 Marker(uint32_t flags, uint32_t id, uint64_t t, con
   m.domain = domain;
   return m;
 }
+
+// Sets environment variables for one test (the session reads CUTRACE_MODE
+// and the production variables from the process environment).
+class ScopedEnv {
+ public:
+  ScopedEnv(std::map<std::string, std::string> vars) : vars_(std::move(vars)) {
+    for (auto& [k, v] : vars_) ::setenv(k.c_str(), v.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    for (auto& [k, v] : vars_) ::unsetenv(k.c_str());
+  }
+
+ private:
+  std::map<std::string, std::string> vars_;
+};
 
 class InjectionSessionTest : public ::testing::Test {
  protected:

@@ -1,0 +1,267 @@
+// Continuous mode with CUPTI detached between windows (CUTRACE_DETACH=1,
+// injection/session_modes.cc) without a GPU: a Session against the fake
+// CUPTI, whose cuptiFinalize drops everything and whose calls made while
+// detached are kept apart, driven by the controller's real clock.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "collector/trace_loader.h"
+#include "tests/unit/injection_session_fixture.h"
+
+namespace cutrace::injection {
+namespace {
+
+// Continuous mode detaches CUPTI between windows (CUTRACE_DETACH): kinds once
+// enabled on a live context keep costing every launch after they are off.
+class DetachTest : public InjectionSessionTest {
+ protected:
+  template <typename Pred>
+  static bool WaitFor(Pred pred) {
+    for (int i = 0; i < 1000; ++i) {  // 10 s at most
+      if (pred()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return pred();
+  }
+  static std::string DomainCall(int enable, CUpti_CallbackDomain domain) {
+    return "cuptiEnableDomain:" + std::to_string(enable) + ":" + std::to_string(static_cast<int>(domain));
+  }
+  size_t Count(const std::string& call) {
+    std::vector<std::string> calls = fake_->Calls();
+    return static_cast<size_t>(std::count(calls.begin(), calls.end(), call));
+  }
+  // The window closed and asked for a detach at the next API exit (the
+  // `n`th time): the runtime domain's callbacks are on.
+  bool DetachAsked(size_t n) { return Count(DomainCall(1, CUPTI_CB_DOMAIN_RUNTIME_API)) >= n; }
+  // ... and the request published (after those calls): the next exit detaches.
+  bool DetachPending(size_t n) { return DetachAsked(n) && session_->detach_pending(); }
+  // A session in continuous mode with CUTRACE_DETACH=1.
+  Status StartDetaching() {
+    Config c = MakeConfig();
+    c.detach_between_windows = true;
+    return StartSession(std::move(c));
+  }
+  bool KernelsOn() { return fake_->KindsOn().count(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) == 1; }
+  void ApiExit() {
+    fake_->CallApi(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_API_EXIT);
+  }
+  // Every file the session left is a complete trace.
+  void ExpectCompleteFiles() {
+    std::vector<std::string> files = Files();
+    ASSERT_FALSE(files.empty());
+    for (const std::string& f : files) {
+      auto t = LoadTrace(dir_ + "/" + f);
+      ASSERT_TRUE(t.ok()) << f << ": " << t.status().message();
+      EXPECT_TRUE(t->clean_shutdown()) << f;
+    }
+  }
+};
+
+// Windows long enough (300 ms) that polling every 10 ms never misses one.
+TEST_F(DetachTest, DetachesAtTheNextApiExitAndAttachesAgainForTheNextWindow) {
+  ScopedEnv env({{"CUTRACE_MODE", "continuous"}, {"CUTRACE_WINDOW", "300ms"}, {"CUTRACE_PERIOD", "1s"}});
+  ASSERT_TRUE(StartDetaching().ok());
+  ASSERT_TRUE(WaitFor([&] { return DetachPending(1); }));
+  EXPECT_EQ(Count(DomainCall(1, CUPTI_CB_DOMAIN_DRIVER_API)), 1u);
+  // Not at an entry (CUPTI wants the exit), and not before asked.
+  fake_->CallApi(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_API_ENTER);
+  EXPECT_FALSE(fake_->detached());
+  ApiExit();
+  EXPECT_TRUE(fake_->detached());
+  EXPECT_EQ(Count("cuptiFinalize"), 1u);
+  ApiExit();  // a second exit finds nothing to do
+  EXPECT_EQ(Count("cuptiFinalize"), 1u);
+  // The next window, a second later, attaches again: the subscriber first,
+  // then the clock and the buffer callbacks, then the kinds.
+  ASSERT_TRUE(WaitFor([&] { return KernelsOn(); }));
+  std::vector<std::string> again = fake_->CallsWhileDetached();
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0], "cuptiSubscribe_v2:cutrace");
+  const int finalize = fake_->IndexOf("cuptiFinalize");
+  std::vector<std::string> calls = fake_->Calls();
+  auto after = [&](const std::string& prefix) {
+    for (size_t i = static_cast<size_t>(finalize) + 1; i < calls.size(); ++i)
+      if (calls[i].rfind(prefix, 0) == 0) return static_cast<int>(i);
+    return -1;
+  };
+  const int subscribe = after("cuptiSubscribe_v2"), clock = after("cuptiActivityRegisterTimestampCallback"),
+            buffers = after("cuptiActivityRegisterCallbacks"),
+            kernels = after("cuptiActivityEnable:" + std::to_string(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)),
+            unload = after("cuptiEnableCallback:1:" + std::to_string(CUPTI_CB_DOMAIN_DRIVER_API) + ":" +
+                           std::to_string(CUPTI_DRIVER_TRACE_CBID_cuModuleUnload));
+  EXPECT_LT(subscribe, clock);
+  EXPECT_LT(clock, buffers);
+  EXPECT_LT(buffers, kernels);
+  EXPECT_GT(unload, subscribe);  // the module-unload flush is back too
+  ASSERT_NE(fake_->completed, nullptr);
+  // That window records; then it closes and CUPTI detaches again.
+  auto name = std::make_unique<std::string>("_Z6secondv");
+  DeliverBuffer([&](BufferWriter& w) { w.Add(Kernel(name->c_str(), 5000, 6000, 1)); });
+  ASSERT_TRUE(WaitFor([&] { return DetachPending(2); }));
+  ApiExit();
+  EXPECT_TRUE(fake_->detached());
+  // The exit, detached: no CUPTI call at all (each would attach it again).
+  session_->Finalize("exit");
+  EXPECT_TRUE(fake_->detached());
+  EXPECT_EQ(fake_->CallsWhileDetached().size(), 1u);
+  ExpectCompleteFiles();
+  bool seen = false;
+  for (const std::string& f : Files()) {
+    auto t = LoadTrace(dir_ + "/" + f);
+    ASSERT_TRUE(t.ok());
+    bool here = false;
+    for (const auto& k : t->records.kernels) here |= t->strings.Display(k.name_id) == "second()";
+    if (!here) continue;
+    seen = true;
+    // Its statistics count the one detach before it.
+    ASSERT_TRUE(t->statistics.has_value());
+    EXPECT_EQ(t->statistics->cupti_detaches(), 1u);
+  }
+  EXPECT_TRUE(seen) << "the second window's kernel is in no chunk";
+}
+
+TEST_F(DetachTest, NoCudaCallBeforeTheNextWindowLeavesCuptiAttached) {
+  ScopedEnv env({{"CUTRACE_MODE", "continuous"}, {"CUTRACE_WINDOW", "100ms"}, {"CUTRACE_PERIOD", "300ms"}});
+  ASSERT_TRUE(StartDetaching().ok());
+  ASSERT_TRUE(WaitFor([&] { return DetachAsked(1) && !KernelsOn(); }));
+  // The next window takes the request back: the domains off, kinds on.
+  ASSERT_TRUE(WaitFor([&] { return KernelsOn(); }));
+  EXPECT_EQ(Count("cuptiFinalize"), 0u);
+  EXPECT_EQ(Count(DomainCall(0, CUPTI_CB_DOMAIN_RUNTIME_API)), 1u);
+  EXPECT_EQ(Count(DomainCall(0, CUPTI_CB_DOMAIN_DRIVER_API)), 1u);
+  EXPECT_EQ(Count("cuptiSubscribe_v2:cutrace"), 1u);  // never subscribed again
+  session_->Finalize("exit");
+  EXPECT_EQ(Count("cuptiFinalize"), 0u);
+  ExpectCompleteFiles();
+}
+
+TEST_F(DetachTest, AFailedAttachStopsTheWindowsAndTheExitStaysClean) {
+  ScopedEnv env({{"CUTRACE_MODE", "continuous"}, {"CUTRACE_WINDOW", "10ms"}, {"CUTRACE_PERIOD", "300ms"}});
+  ASSERT_TRUE(StartDetaching().ok());
+  ASSERT_TRUE(WaitFor([&] { return DetachPending(1); }));
+  // Another tool took CUPTI while cutrace was detached.
+  fake_->subscribe_result = CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+  ApiExit();
+  ASSERT_TRUE(WaitFor([&] { return !fake_->CallsWhileDetached().empty(); }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the failure handled
+  // From then on not one CUPTI call: the CUPTI attached now is the other
+  // tool's, and turning kinds off at the window's end would be turning its off.
+  const size_t calls = fake_->Calls().size();
+  const int queries = fake_->queries.load();
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));  // two more periods
+  EXPECT_FALSE(KernelsOn());
+  EXPECT_EQ(Count("cuptiSubscribe_v2:cutrace"), 2u);  // tried once, then no more windows
+  EXPECT_EQ(Count("cuptiActivityRegisterCallbacks"), 1u);
+  session_->Finalize("exit");
+  std::vector<std::string> after = fake_->Calls();
+  EXPECT_EQ(after.size(), calls) << after.back();
+  EXPECT_EQ(fake_->queries.load(), queries);
+  ExpectCompleteFiles();
+}
+
+TEST_F(DetachTest, TheExitTakesAPendingDetachBack) {
+  ScopedEnv env({{"CUTRACE_MODE", "continuous"}, {"CUTRACE_WINDOW", "10ms"}, {"CUTRACE_PERIOD", "1h"}});
+  ASSERT_TRUE(StartDetaching().ok());
+  ASSERT_TRUE(WaitFor([&] { return DetachAsked(1); }));
+  const int flushes = fake_->flushes.load();
+  session_->Finalize("exit");
+  // Still attached, so the exit flushes as usual; the domains are off again
+  // and nothing was detached, not even by an API exit after it.
+  EXPECT_EQ(Count(DomainCall(0, CUPTI_CB_DOMAIN_DRIVER_API)), 1u);
+  EXPECT_EQ(Count(DomainCall(0, CUPTI_CB_DOMAIN_RUNTIME_API)), 1u);
+  EXPECT_EQ(fake_->flushes.load(), flushes + 1);
+  ApiExit();
+  EXPECT_EQ(Count("cuptiFinalize"), 0u);
+  ExpectCompleteFiles();
+}
+
+TEST_F(DetachTest, AnApiExitWhileTheDetachIsAskedForDoesNotDetach) {
+  // Another thread's call ends while RequestDetach turns the callbacks on:
+  // the request is not published yet, so it detaches nothing; the next
+  // exit does.
+  std::atomic<int> inside{0};
+  fake_->on_enable_domain = [&](uint32_t enable, CUpti_CallbackDomain) {
+    if (enable == 1) {
+      ApiExit();
+      inside.fetch_add(1);
+    }
+  };
+  ScopedEnv env({{"CUTRACE_MODE", "continuous"}, {"CUTRACE_WINDOW", "10ms"}, {"CUTRACE_PERIOD", "1h"}});
+  ASSERT_TRUE(StartDetaching().ok());
+  ASSERT_TRUE(WaitFor([&] { return DetachPending(1) && inside.load() == 2; }));
+  EXPECT_FALSE(fake_->detached());
+  EXPECT_EQ(Count("cuptiFinalize"), 0u);
+  ApiExit();
+  EXPECT_TRUE(fake_->detached());
+  session_->Finalize("exit");
+  ExpectCompleteFiles();
+}
+
+TEST_F(DetachTest, AModuleUnloadBetweenWindowsGetsLaunchNamesFromTheNextWindow) {
+  ScopedEnv env({{"CUTRACE_MODE", "continuous"}, {"CUTRACE_WINDOW", "100ms"}, {"CUTRACE_PERIOD", "400ms"}});
+  ASSERT_TRUE(StartDetaching().ok());
+  ASSERT_TRUE(WaitFor([&] { return DetachPending(1); }));
+  const int flushes = fake_->flushes.load();
+  // An unload with a detach asked for: no flush (the window's came first).
+  fake_->CallApi(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuModuleUnload, CUPTI_API_ENTER);
+  EXPECT_EQ(fake_->flushes.load(), flushes);
+  ApiExit();  // the unload's own exit detaches
+  EXPECT_TRUE(fake_->detached());
+  // The next window attaches again with the launch callbacks on.
+  ASSERT_TRUE(WaitFor([&] { return KernelsOn(); }));
+  const std::string launch = "cuptiEnableCallback:1:" + std::to_string(CUPTI_CB_DOMAIN_DRIVER_API) + ":" +
+                             std::to_string(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel);
+  EXPECT_GE(Count(launch), 1u);
+  session_->Finalize("exit");
+  ExpectCompleteFiles();
+}
+
+// Where cuptiFinalize would take more than cutrace's own state with it, or
+// CUPTI's clock would be read between windows, CUPTI stays attached.
+class StaysAttachedTest : public DetachTest, public ::testing::WithParamInterface<int> {};
+
+TEST_P(StaysAttachedTest, WhereDetachingCannotWork) {
+  std::map<std::string, std::string> vars = {
+      {"CUTRACE_MODE", "continuous"}, {"CUTRACE_WINDOW", "10ms"}, {"CUTRACE_PERIOD", "1h"}};
+  Config c = MakeConfig();
+  c.detach_between_windows = true;
+  switch (GetParam()) {
+    case 0: c.detach_between_windows = false; break;  // CUTRACE_DETACH=0, the default
+    case 1:  // torch.profiler's Kineto in the process (then CUPTI's clock, too)
+      fake_->program_client = true;
+      fake_->moving_timestamps = true;
+      break;
+    case 2:  // CUPTI's clock (which the control thread then reads)
+      c.timestamp_callback = false;
+      fake_->moving_timestamps = true;
+      break;
+    default: fake_->has_enable_domain = false; break;
+  }
+  ScopedEnv env(vars);
+  ASSERT_TRUE(StartSession(std::move(c)).ok());
+  ASSERT_TRUE(WaitFor([&] { return fake_->IndexOf("cuptiActivityFlushAll") >= 0 && !KernelsOn(); }));
+  if (GetParam() == 3) {
+    ASSERT_TRUE(WaitFor([&] { return Count(DomainCall(1, CUPTI_CB_DOMAIN_DRIVER_API)) == 1; }));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ApiExit();
+  EXPECT_FALSE(fake_->detached());
+  EXPECT_EQ(Count("cuptiFinalize"), 0u);
+  // cuptiEnableDomain only where it was tried and CUPTI refused it; the
+  // module-unload callback is back on then.
+  EXPECT_EQ(Count(DomainCall(1, CUPTI_CB_DOMAIN_DRIVER_API)), GetParam() == 3 ? 1u : 0u);
+  session_->Finalize("exit");
+  ExpectCompleteFiles();
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, StaysAttachedTest, ::testing::Values(0, 1, 2, 3));
+
+}  // namespace
+}  // namespace cutrace::injection
