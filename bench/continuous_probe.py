@@ -16,16 +16,14 @@ the edges' or a steady one between windows. Figures, not pass/fail.
 from __future__ import annotations
 
 import csv
-import json
 import re
 import shutil
 import statistics
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from overhead import SKIP, bench_parser, clean_env, has_gpu, run  # noqa: E402
+from overhead import SKIP, Bench, Variant, bench_parser, clean_env, has_gpu, run  # noqa: E402
 
 EDGE = re.compile(r"window (opens|closes) at (\d+) ns \(monotonic\): activity (on|off) (\d+) us(?:, flush (\d+) us)?")
 PLACES = ("in a window", "near an edge", "between windows")
@@ -113,62 +111,48 @@ def main() -> int:
         return SKIP
     work = Path(args.work)
     shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
+    bench = Bench(args)  # makes the work folder
     truth = work / "truth.json"
     app = [str(Path(args.bin_dir) / "ct_launch_storm"), "--n", str(args.n), "--timeline", str(args.every),
            "--truth", str(truth)]
-    every_s = {"CUTRACE_WINDOW": "16ms", "CUTRACE_PERIOD": "1s"}
-    variants = [("bare", None, {}),
-                ("continuous 16ms/1s, CUTRACE_DETACH=1", "continuous", {**every_s, "CUTRACE_DETACH": "1"}),
-                ("continuous 16ms/1s, CUTRACE_DETACH=0", "continuous", {**every_s, "CUTRACE_DETACH": "0"}),
-                ("trace", "trace", {})]
-    deadline = time.monotonic() + args.deadline_s if args.deadline_s > 0 else 0
-    results: dict[str, list[dict]] = {name: [] for name, _, _ in variants}
-    for r in range(args.rounds):
-        if deadline and time.monotonic() > deadline - 60:
-            print(f"  deadline: {r} rounds")
-            break
-        k = r % len(variants)
-        for name, mode, extra in variants[k:] + variants[:k]:
-            env = clean_env()
-            env.update(extra)
-            cmd = app
-            if mode:
-                out = work / "out"
-                shutil.rmtree(out, ignore_errors=True)
-                env["CUTRACE_LOG"] = "debug"
-                cmd = [args.cutrace, "run", "--no-summary", "--output", str(out), "--mode", mode, "--", *app]
-            if args.cpus:
-                cmd = ["taskset", "-c", args.cpus, *cmd]
-            truth.unlink(missing_ok=True)
-            res = run(cmd, env, 300)
-            if res.returncode != 0 or not truth.exists():
-                print(f"  {name}: exit {res.returncode}: {res.stderr.strip()[-300:]}")
-                continue
-            d = json.loads(truth.read_text())["launch"]
-            windows, costs = parse_edges(res.stderr)
-            x = {"us": d["us_per_launch"], "timeline": d["timeline_ns"], "windows": windows,
-                 "costs": costs, "detach_us": [int(v) for v in DETACH.findall(res.stderr)],
-                 "attach_us": [int(v) for v in ATTACH.findall(res.stderr)]}
-            if mode == "continuous" and not results[name]:
-                x["chunks"] = chunk_correlations(args.cutrace, work / "out", work / "csv")
-            results[name].append(x)
-        print(f"  round {r + 1}: " + ", ".join(f"{n} {v[-1]['us']:.3f}" for n, v in results.items() if v),
-              flush=True)
+    every_s = {"CUTRACE_WINDOW": "16ms", "CUTRACE_PERIOD": "1s", "CUTRACE_LOG": "debug"}
+    variants = [Variant("bare", "bare"),
+                Variant("continuous 16ms/1s, CUTRACE_DETACH=1", "cutrace", {**every_s, "CUTRACE_DETACH": "1"},
+                        mode="continuous"),
+                Variant("continuous 16ms/1s, CUTRACE_DETACH=0", "cutrace", {**every_s, "CUTRACE_DETACH": "0"},
+                        mode="continuous"),
+                Variant("trace", "cutrace")]
+
+    def after_run(v: Variant, r, out: Path, data: dict) -> None:
+        """The window edges and detach lines of a continuous run's debug log;
+        the first run's chunks, while its folder is there."""
+        data["windows"], data["costs"] = parse_edges(r.stderr)
+        data["detach_us"] = [int(x) for x in DETACH.findall(r.stderr)]
+        data["attach_us"] = [int(x) for x in ATTACH.findall(r.stderr)]
+        if v.mode == "continuous" and not v.extra:
+            data["chunk_lines"] = chunk_correlations(args.cutrace, out, work / "csv")
+
+    bench.after_run = after_run
+    try:
+        bench.interleave(variants, app, truth, lambda d: float(d["launch"]["us_per_launch"]), 300)
+    except RuntimeError as e:
+        print(f"FAIL continuous probe: {e}")
+        return 1
+    results = {v.name: v.extra for v in variants}
 
     margin = int(args.margin_ms * 1e6)
     bare = results["bare"]
     print(f"\n=== continuous probe: {args.n} launches, a step every {args.every}, margin {args.margin_ms} ms")
-    for name, _, _ in variants:
-        runs = results[name]
+    for name, runs in results.items():
         if not runs:
             continue
-        print(f"{name}: us/launch median {statistics.median(x['us'] for x in runs):.3f} over {len(runs)} runs")
+        print(f"{name}: us/launch median {statistics.median(x['launch']['us_per_launch'] for x in runs):.3f} "
+              f"over {len(runs)} runs")
         for i, x in enumerate(runs):
-            places = by_place(x["timeline"], args.every, x["windows"], margin)
+            places = by_place(x["launch"]["timeline_ns"], args.every, x["windows"], margin)
             ref = None
             if i < len(bare):
-                b = by_place(bare[i]["timeline"], args.every, [], margin)[PLACES[2]]
+                b = by_place(bare[i]["launch"]["timeline_ns"], args.every, [], margin)[PLACES[2]]
                 ref = b[1] / b[0] / 1e3 if b[0] else None
             bits = []
             for pl in PLACES:
@@ -191,12 +175,13 @@ def main() -> int:
             base = f" (bare in this round {ref:.3f} us)" if ref else ""
             print(f"  run {i + 1}: " + "; ".join(bits) + sw + base)
         x = runs[0]
-        for line in x.get("chunks", []):
+        for line in x.get("chunk_lines", []):
             print("  first run's chunk " + line)
-        b = buckets(x["timeline"], args.every, 100_000_000)
+        timeline = x["launch"]["timeline_ns"]
+        b = buckets(timeline, args.every, 100_000_000)
         print("  first run, us/launch per 100 ms: " + " ".join(f"{v:.2f}" for v in b))
         if x["windows"]:
-            t0 = x["timeline"][0]
+            t0 = timeline[0]
             print("  its windows (ms from the loop's start): " + " ".join(
                 f"[{(a - t0) / 1e6:.0f},{(z - t0) / 1e6:.0f}]" for a, z in x["windows"] if z < 1 << 61))
     return 0

@@ -117,7 +117,10 @@ class Bench:
     def __init__(self, args):
         self.args = args
         self.cutrace = str(Path(args.cutrace).resolve())
-        self.floor = str(Path(args.floor).resolve())
+        self.floor = str(Path(args.floor).resolve()) if getattr(args, "floor", None) else ""
+        # after_run(variant, completed process, output folder, result): more
+        # figures from a run before its folder goes (bench/continuous_probe.py).
+        self.after_run = None
         self.cupti = find_cupti()
         self.work = Path(args.work)
         self.work.mkdir(parents=True, exist_ok=True)
@@ -160,9 +163,9 @@ class Bench:
         if traces and v.kind == "cutrace":
             # The writer thread's evidence: queue high-water mark and drops; and
             # the kernels of every chunk (continuous mode: of every window).
-            r = run([self.cutrace, "info", "--format", "json", *map(str, traces)], clean_env(), 60)
-            if r.returncode == 0:
-                files = json.loads(r.stdout)["files"]
+            info = run([self.cutrace, "info", "--format", "json", *map(str, traces)], clean_env(), 60)
+            if info.returncode == 0:
+                files = json.loads(info.stdout)["files"]
                 stats = files[-1].get("statistics") or {}
                 data["stats"] = {k: int(stats.get(k, 0) or 0) for k in (
                     "queue_peak_batches", "queue_capacity_batches", "records_dropped_queue_full",
@@ -170,6 +173,8 @@ class Bench:
                 data["kernels_traced"] = sum(int((f.get("statistics") or {}).get("kernels", 0) or 0)
                                              for f in files)
                 data["chunks"] = len(files)
+        if self.after_run:
+            self.after_run(v, r, out, data)
         shutil.rmtree(out, ignore_errors=True)
         return data
 
