@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -42,12 +43,19 @@ class DetachTest : public InjectionSessionTest {
   bool DetachAsked(size_t n) { return Count(DomainCall(1, CUPTI_CB_DOMAIN_RUNTIME_API)) >= n; }
   // ... and the request published (after those calls): the next exit detaches.
   bool DetachPending(size_t n) { return DetachAsked(n) && session_->detach_pending(); }
-  // A session in continuous mode with CUTRACE_DETACH=1.
-  Status StartDetaching() {
+  // A session in continuous mode with CUTRACE_DETACH=1, a `window` every `period`.
+  Status StartDetaching(const char* window, const char* period) {
+    env_ = std::make_unique<ScopedEnv>(std::map<std::string, std::string>{
+        {"CUTRACE_MODE", "continuous"}, {"CUTRACE_WINDOW", window}, {"CUTRACE_PERIOD", period}});
     Config c = MakeConfig();
     c.detach_between_windows = true;
     return StartSession(std::move(c));
   }
+  void TearDown() override {
+    InjectionSessionTest::TearDown();
+    env_.reset();
+  }
+  std::unique_ptr<ScopedEnv> env_;
   bool KernelsOn() { return fake_->KindsOn().count(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) == 1; }
   void ApiExit() {
     fake_->CallApi(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_API_EXIT);
@@ -66,8 +74,7 @@ class DetachTest : public InjectionSessionTest {
 
 // Windows long enough (300 ms) that polling every 10 ms never misses one.
 TEST_F(DetachTest, DetachesAtTheNextApiExitAndAttachesAgainForTheNextWindow) {
-  ScopedEnv env({{"CUTRACE_MODE", "continuous"}, {"CUTRACE_WINDOW", "300ms"}, {"CUTRACE_PERIOD", "1s"}});
-  ASSERT_TRUE(StartDetaching().ok());
+  ASSERT_TRUE(StartDetaching("300ms", "1s").ok());
   ASSERT_TRUE(WaitFor([&] { return DetachPending(1); }));
   EXPECT_EQ(Count(DomainCall(1, CUPTI_CB_DOMAIN_DRIVER_API)), 1u);
   // Not at an entry (CUPTI wants the exit), and not before asked.
@@ -128,8 +135,7 @@ TEST_F(DetachTest, DetachesAtTheNextApiExitAndAttachesAgainForTheNextWindow) {
 }
 
 TEST_F(DetachTest, NoCudaCallBeforeTheNextWindowLeavesCuptiAttached) {
-  ScopedEnv env({{"CUTRACE_MODE", "continuous"}, {"CUTRACE_WINDOW", "100ms"}, {"CUTRACE_PERIOD", "300ms"}});
-  ASSERT_TRUE(StartDetaching().ok());
+  ASSERT_TRUE(StartDetaching("100ms", "300ms").ok());
   ASSERT_TRUE(WaitFor([&] { return DetachAsked(1) && !KernelsOn(); }));
   // The next window takes the request back: the domains off, kinds on.
   ASSERT_TRUE(WaitFor([&] { return KernelsOn(); }));
@@ -143,8 +149,7 @@ TEST_F(DetachTest, NoCudaCallBeforeTheNextWindowLeavesCuptiAttached) {
 }
 
 TEST_F(DetachTest, AFailedAttachStopsTheWindowsAndTheExitStaysClean) {
-  ScopedEnv env({{"CUTRACE_MODE", "continuous"}, {"CUTRACE_WINDOW", "10ms"}, {"CUTRACE_PERIOD", "300ms"}});
-  ASSERT_TRUE(StartDetaching().ok());
+  ASSERT_TRUE(StartDetaching("10ms", "300ms").ok());
   ASSERT_TRUE(WaitFor([&] { return DetachPending(1); }));
   // Another tool took CUPTI while cutrace was detached.
   fake_->subscribe_result = CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
@@ -167,8 +172,7 @@ TEST_F(DetachTest, AFailedAttachStopsTheWindowsAndTheExitStaysClean) {
 }
 
 TEST_F(DetachTest, TheExitTakesAPendingDetachBack) {
-  ScopedEnv env({{"CUTRACE_MODE", "continuous"}, {"CUTRACE_WINDOW", "10ms"}, {"CUTRACE_PERIOD", "1h"}});
-  ASSERT_TRUE(StartDetaching().ok());
+  ASSERT_TRUE(StartDetaching("10ms", "1h").ok());
   ASSERT_TRUE(WaitFor([&] { return DetachAsked(1); }));
   const int flushes = fake_->flushes.load();
   session_->Finalize("exit");
@@ -193,8 +197,7 @@ TEST_F(DetachTest, AnApiExitWhileTheDetachIsAskedForDoesNotDetach) {
       inside.fetch_add(1);
     }
   };
-  ScopedEnv env({{"CUTRACE_MODE", "continuous"}, {"CUTRACE_WINDOW", "10ms"}, {"CUTRACE_PERIOD", "1h"}});
-  ASSERT_TRUE(StartDetaching().ok());
+  ASSERT_TRUE(StartDetaching("10ms", "1h").ok());
   ASSERT_TRUE(WaitFor([&] { return DetachPending(1) && inside.load() == 2; }));
   EXPECT_FALSE(fake_->detached());
   EXPECT_EQ(Count("cuptiFinalize"), 0u);
@@ -205,8 +208,7 @@ TEST_F(DetachTest, AnApiExitWhileTheDetachIsAskedForDoesNotDetach) {
 }
 
 TEST_F(DetachTest, AModuleUnloadBetweenWindowsGetsLaunchNamesFromTheNextWindow) {
-  ScopedEnv env({{"CUTRACE_MODE", "continuous"}, {"CUTRACE_WINDOW", "100ms"}, {"CUTRACE_PERIOD", "400ms"}});
-  ASSERT_TRUE(StartDetaching().ok());
+  ASSERT_TRUE(StartDetaching("100ms", "400ms").ok());
   ASSERT_TRUE(WaitFor([&] { return DetachPending(1); }));
   const int flushes = fake_->flushes.load();
   // An unload with a detach asked for: no flush (the window's came first).
