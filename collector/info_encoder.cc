@@ -134,6 +134,7 @@ void EncodeStatistics(const StatsInfo& st, ProtoWriter* w) {
   w->Uint(f::kQueuePeakBatches, st.queue_peak_batches);
   w->Uint(f::kQueueCapacityBatches, st.queue_capacity_batches);
   w->Uint(f::kCuptiDetaches, st.cupti_detaches);
+  w->Uint(f::kBuffersDroppedAtDetach, st.buffers_dropped_at_detach);
 }
 
 void EncodeWarning(std::string_view message, int64_t trace_ns, ProtoWriter* w) {

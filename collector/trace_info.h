@@ -134,6 +134,7 @@ struct StatsInfo {
   uint64_t queue_peak_batches = 0;
   uint64_t queue_capacity_batches = 0;
   uint64_t cupti_detaches = 0;  // continuous mode, CUTRACE_DETACH=1
+  uint64_t buffers_dropped_at_detach = 0;
 };
 
 // The EndOfTrace packet; the writer fills `packets` itself.

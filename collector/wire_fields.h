@@ -258,6 +258,7 @@ inline constexpr uint32_t kKernelsUntimed = 27;
 inline constexpr uint32_t kQueuePeakBatches = 28;
 inline constexpr uint32_t kQueueCapacityBatches = 29;
 inline constexpr uint32_t kCuptiDetaches = 30;
+inline constexpr uint32_t kBuffersDroppedAtDetach = 31;
 }  // namespace Statistics
 
 namespace Warning {

@@ -192,12 +192,16 @@ class Session {
   LaunchNames launch_names_;  // active after the first module unload
 
   // CUPTI's attachment in continuous mode (see DecideDetach).
-  enum Attach : int { kAttached, kDetachPending, kDetaching, kDetached };
+  // kDetaching: DetachNow's forced flush (buffers still parsed); kTearingDown:
+  // inside cuptiFinalize (a buffer that comes back then, or later, is
+  // dropped unread: reading it would attach CUPTI again on that thread).
+  enum Attach : int { kAttached, kDetachPending, kDetaching, kTearingDown, kDetached };
   std::atomic<int> attach_{kAttached};
   std::atomic<bool> detach_{false};  // detaching between windows is on
   std::mutex attach_mu_;             // Reattach against SettleAttachForExit
   bool attach_final_ = false;        // guarded by attach_mu_: exiting, no re-attach
   std::atomic<uint64_t> detaches_{0};
+  std::atomic<uint64_t> buffers_dropped_at_detach_{0};
   bool window_kinds_on_ = true;          // control thread: this window enabled its kinds
   std::atomic<int> unloads_in_flight_{0};  // OnModuleUnload between its check and its flush's end
 

@@ -81,8 +81,10 @@ bool Contains(const CUpti_CallbackId (&ids)[N], CUpti_CallbackId cbid) {
 void CUPTIAPI Session::SubscriberCallback(void* userdata, CUpti_CallbackDomain domain,
                                           CUpti_CallbackId cbid, const void* data) {
   try {
-    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) {
-      // Continuous mode asked to detach at the next API exit (session_modes.cc).
+    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+      // Continuous mode asked to detach at the next runtime API exit
+      // (session_modes.cc): not a driver call's, which may sit inside a
+      // runtime call whose own exit would then run in a CUPTI torn down.
       const auto* cb = static_cast<const CUpti_CallbackData*>(data);
       Session* s = Active();
       if (s != nullptr && cb != nullptr && cb->callbackSite == CUPTI_API_EXIT &&
@@ -217,6 +219,18 @@ void Session::OnCompleted(CUcontext context, uint32_t stream_id, uint8_t* buffer
   // Another client's buffer (its callbacks were replaced by cutrace's): its
   // records are that client's, not cutrace's to take.
   if (!pool_->Owns(buffer)) return;
+  const int attach = attach_.load(std::memory_order_acquire);
+  if (attach == kTearingDown || attach == kDetached) {
+    // From inside cuptiFinalize or after it (DetachNow's flush should have
+    // left CUPTI none): reading the records takes CUPTI calls, which would
+    // attach it again from this thread.
+    pool_->Release(buffer);
+    if (buffers_dropped_at_detach_.fetch_add(1, std::memory_order_relaxed) == 0) {
+      Log(LogLevel::kWarn, "continuous mode: CUPTI returned an activity buffer while detaching; its "
+          "records are dropped (counted in the trace)");
+    }
+    return;
+  }
   stats_.AddBufferCompleted();
 
   RecordBatch batch;
@@ -227,9 +241,9 @@ void Session::OnCompleted(CUcontext context, uint32_t stream_id, uint8_t* buffer
   pool_->Release(buffer);
 
   size_t dropped = 0;
-  // Not while a detach is under way: CUPTI may hand buffers back from inside
-  // cuptiFinalize, and RequestDetach took the count before.
-  if (attach_.load(std::memory_order_acquire) == kAttached &&
+  // Not while a detach is under way (DetachNow's flush): RequestDetach took
+  // the count before.
+  if (attach == kAttached &&
       api_->ActivityGetNumDroppedRecords(context, stream_id, &dropped) == CUPTI_SUCCESS &&
       dropped > 0) {
     stats_.AddDroppedByCupti(dropped);
@@ -283,6 +297,7 @@ StatsInfo Session::CollectStats(const TraceWriter& writer) const {
   s.queue_peak_batches = writer_->peak_queued_batches();
   s.queue_capacity_batches = config_.queue_batches;
   s.cupti_detaches = detaches_.load(std::memory_order_relaxed);
+  s.buffers_dropped_at_detach = buffers_dropped_at_detach_.load(std::memory_order_relaxed);
   s.buffers_requested = pool_->requested();
   s.buffers_refused = pool_->refused();
   s.buffer_bytes = pool_->total_bytes();

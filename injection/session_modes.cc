@@ -161,13 +161,13 @@ void Session::RequestDetach() {
     stats_.AddDroppedByCupti(dropped);
   }
   // cuptiFinalize from the exit of a CUDA API call, where CUPTI advises it:
-  // the program's next call (any thread) detaches. The callbacks go on
+  // the program's next runtime API call (any thread) detaches; a program
+  // that calls only the driver API stays attached. The callbacks go on
   // while still attached (an exit meanwhile finds nothing asked), and only
   // then is the request published: every CUPTI call of this thread comes
   // before it. A program that makes no call until the next window costs
   // nothing meanwhile, and stays attached.
-  CUptiResult r = api_->EnableDomain(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API);
-  if (r == CUPTI_SUCCESS) r = api_->EnableDomain(1, subscriber_, CUPTI_CB_DOMAIN_RUNTIME_API);
+  CUptiResult r = api_->EnableDomain(1, subscriber_, CUPTI_CB_DOMAIN_RUNTIME_API);
   if (r != CUPTI_SUCCESS) {
     DomainsOff();
     detach_.store(false, std::memory_order_release);
@@ -179,47 +179,65 @@ void Session::RequestDetach() {
 }
 
 void Session::DomainsOff() {
-  static_cast<void>(api_->EnableDomain(0, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API));
   static_cast<void>(api_->EnableDomain(0, subscriber_, CUPTI_CB_DOMAIN_RUNTIME_API));
-  EnableOwnCallbacks();  // the domain switch took the module-unload callbacks too
+  EnableOwnCallbacks();  // the domain switch took cutrace's runtime launch callbacks too
 }
 
 void Session::DetachNow() {
-  // An application thread, at an API call's exit (SubscriberCallback).
+  // An application thread, at a runtime API call's exit (SubscriberCallback).
   int expected = kDetachPending;
   if (!attach_.compare_exchange_strong(expected, kDetaching, std::memory_order_seq_cst)) return;
-  if (DetachBlocked()) {
-    // A module unload's flush began before the request was seen: not now
-    // (the next window asks again).
-    DomainsOff();
-    attach_.store(kAttached, std::memory_order_release);
-    return;
-  }
   const uint64_t t0 = MonotonicNs();
-  CUptiResult r = api_->Finalize();
-  if (r == CUPTI_SUCCESS) {
+  // Every buffer back first, from this thread (CUPTI keeps one per thread
+  // that made records): cuptiFinalize must not find one of cutrace's in
+  // CUPTI's hands, which it would neither complete nor forget. DEVICE and
+  // CONTEXT go off too, so nothing asks for a buffer after the flush.
+  DisableKinds(/*all=*/true);
+  CUptiResult r = api_->ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  const uint64_t t_flush = MonotonicNs();
+  const size_t held = pool_->capacity() - pool_->available();
+  const char* why_not = r != CUPTI_SUCCESS ? "the flush failed"
+                        : held != 0        ? "CUPTI still holds activity buffers after a forced flush"
+                        : DetachBlocked()  ? "a module unload's flush is under way"
+                                           : nullptr;
+  if (why_not == nullptr) {
+    attach_.store(kTearingDown, std::memory_order_seq_cst);
+    r = api_->Finalize();
+    if (r != CUPTI_SUCCESS) why_not = "cuptiFinalize failed";
+  }
+  if (why_not == nullptr) {
     subscriber_ = nullptr;  // published by the store below (Reattach reads it after)
     detaches_.fetch_add(1, std::memory_order_relaxed);
     attach_.store(kDetached, std::memory_order_release);
-    Log(LogLevel::kDebug, "CUPTI detached at %llu ns (monotonic): cuptiFinalize %llu us; %zu of %zu "
-        "activity buffers back with cutrace", static_cast<unsigned long long>(t0),
-        static_cast<unsigned long long>((MonotonicNs() - t0) / 1000), pool_->available(),
-        pool_->capacity());
+    Log(LogLevel::kDebug, "CUPTI detached at %llu ns (monotonic): forced flush %llu us, cuptiFinalize "
+        "%llu us; all %zu activity buffers back with cutrace", static_cast<unsigned long long>(t0),
+        static_cast<unsigned long long>((t_flush - t0) / 1000),
+        static_cast<unsigned long long>((MonotonicNs() - t_flush) / 1000), pool_->capacity());
     return;
   }
-  // Still attached: the domains' callbacks off again, cutrace's own back on.
+  // Still attached, with every kind off until the next window: the domains'
+  // callbacks off again, cutrace's own back on. A failed call stops the
+  // detaching for good; the others (a buffer held, an unload) may pass by
+  // the next window, which asks again.
   DomainsOff();
-  detach_.store(false, std::memory_order_release);
+  const bool for_good = r != CUPTI_SUCCESS;
+  if (for_good) detach_.store(false, std::memory_order_release);
   attach_.store(kAttached, std::memory_order_release);
-  Log(LogLevel::kInfo, "continuous mode: cuptiFinalize failed (%s); CUPTI stays attached between "
-      "windows with the traced kinds off", api_->ResultString(r).c_str());
+  Log(for_good ? LogLevel::kInfo : LogLevel::kDebug,
+      "continuous mode: CUPTI stays attached %s (%s%s; %zu of %zu activity buffers with CUPTI)",
+      for_good ? "between windows with the traced kinds off" : "until the next window", why_not,
+      r != CUPTI_SUCCESS ? (": " + api_->ResultString(r)).c_str() : "", held, pool_->capacity());
 }
 
 int Session::SettleDetach() {
   // A detach under way on an application thread ends soon (cuptiFinalize):
   // wait for it, boundedly. A request no API exit took yet (no CUDA call
   // since the window closed) is taken back: nothing was detached.
-  for (int i = 0; i < 2000 && attach_.load(std::memory_order_acquire) == kDetaching; ++i) ::usleep(500);
+  auto busy = [this] {
+    const int a = attach_.load(std::memory_order_acquire);
+    return a == kDetaching || a == kTearingDown;
+  };
+  for (int i = 0; i < 2000 && busy(); ++i) ::usleep(500);
   int expected = kDetachPending;
   if (attach_.compare_exchange_strong(expected, kAttached, std::memory_order_seq_cst)) DomainsOff();
   return attach_.load(std::memory_order_acquire);

@@ -321,6 +321,10 @@ void PrintText(const TraceData& t) {
         PrintKv("windows", s.cupti_detaches() ? fmt::format("{} (CUPTI detached between them {} times)",
                                                            s.windows(), s.cupti_detaches())
                                               : std::to_string(s.windows()));
+        if (s.buffers_dropped_at_detach()) {
+          PrintKv("dropped at detach", fmt::format("{} activity buffers (CUPTI handed them back while "
+                                                   "detaching)", s.buffers_dropped_at_detach()));
+        }
       }
     }
   }

@@ -100,6 +100,7 @@ class CliSummaryModeTest : public testing::CliTest {
     stats.memory_cap_bytes = 64u << 20;
     stats.windows = 3;
     stats.cupti_detaches = 2;
+    stats.buffers_dropped_at_detach = 1;
     ASSERT_TRUE(sum->WriteStatistics(stats).ok());
     ASSERT_TRUE(full->WriteEnd(EndInfo{}).ok());
     ASSERT_TRUE(sum->WriteEnd(EndInfo{}).ok());
@@ -156,6 +157,7 @@ TEST_F(CliSummaryModeTest, InfoShowsIntervalsChunkAndToolMemory) {
   EXPECT_EQ(i["statistics"]["records_handled"], 12);
   EXPECT_EQ(i["statistics"]["memory_cap_bytes"], 64 << 20);
   EXPECT_EQ(i["statistics"]["cupti_detaches"], 2);
+  EXPECT_EQ(i["statistics"]["buffers_dropped_at_detach"], 1);
   int status = 0;
   std::string text = Shell(binary_ + " info " + summary_, &status);
   EXPECT_EQ(status, 0);

@@ -476,6 +476,7 @@ const Row kRows[] = {
     {"Statistics", "queue_peak_batches", wire::Statistics::kQueuePeakBatches},
     {"Statistics", "queue_capacity_batches", wire::Statistics::kQueueCapacityBatches},
     {"Statistics", "cupti_detaches", wire::Statistics::kCuptiDetaches},
+    {"Statistics", "buffers_dropped_at_detach", wire::Statistics::kBuffersDroppedAtDetach},
     {"RotationLimits", "max_file_bytes", wire::RotationLimits::kMaxFileBytes},
     {"RotationLimits", "rotate_interval_ns", wire::RotationLimits::kRotateIntervalNs},
     {"RotationLimits", "max_disk_bytes", wire::RotationLimits::kMaxDiskBytes},

@@ -33,6 +33,8 @@ class FakeCupti : public CuptiApi {
   size_t dropped_per_buffer = 0;
   // Called inside ActivityFlushAll (to deliver buffers as CUPTI would).
   std::function<void()> on_flush;
+  // Called inside Finalize, before it drops anything (CUPTI handing a buffer back then).
+  std::function<void()> on_finalize;
   // Called inside EnableDomain (e.g. another thread's API exit meanwhile).
   std::function<void(uint32_t enable, CUpti_CallbackDomain domain)> on_enable_domain;
   std::map<uint32_t, std::string> runtime_names = {
@@ -87,6 +89,7 @@ class FakeCupti : public CuptiApi {
   // enabled is gone; the next call (any) attaches again.
   CUptiResult Finalize() override {
     Note("cuptiFinalize");
+    if (on_finalize) on_finalize();
     std::lock_guard<std::mutex> lock(mu_);
     detached_ = true;
     ++finalizes;
