@@ -135,7 +135,9 @@ class Session {
   // advises) and attaches again at the next window.
   void DecideDetach(bool counting);
   void RequestDetach();
-  void DetachNow();   // an application thread, in the subscriber callback
+  void DetachNow();
+  void OnGraphCall();          // any thread: a graph instantiated or launched
+  bool EnableGraphCallbacks();   // an application thread, in the subscriber callback
   bool Reattach();    // the control thread, before a window's kinds go on
   // Finalize: no detach from now on; true unless CUPTI is attached (then
   // there is nothing to flush, and no CUPTI call may be made).

@@ -69,6 +69,21 @@ constexpr CUpti_CallbackId kDriverLaunches[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
     CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz};
 
+// Graph instantiations and launches: once CUPTI has seen one with kinds on,
+// detaching corrupts the process (graph_replay on the H200 crashed at the
+// first launch after the second cuptiFinalize, with only kernels traced).
+constexpr CUpti_CallbackId kRuntimeGraphCalls[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiate_v10000, CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiate_v12000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiateWithFlags_v11040,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiateWithParams_v12000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiateWithParams_ptsz_v12000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000};
+constexpr CUpti_CallbackId kDriverGraphCalls[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate, CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags, CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz};
+
 template <size_t N>
 bool Contains(const CUpti_CallbackId (&ids)[N], CUpti_CallbackId cbid) {
   for (CUpti_CallbackId id : ids)
@@ -81,6 +96,10 @@ bool Contains(const CUpti_CallbackId (&ids)[N], CUpti_CallbackId cbid) {
 void CUPTIAPI Session::SubscriberCallback(void* userdata, CUpti_CallbackDomain domain,
                                           CUpti_CallbackId cbid, const void* data) {
   try {
+    if ((domain == CUPTI_CB_DOMAIN_RUNTIME_API && Contains(kRuntimeGraphCalls, cbid)) ||
+        (domain == CUPTI_CB_DOMAIN_DRIVER_API && Contains(kDriverGraphCalls, cbid))) {
+      if (Session* s = Active()) s->OnGraphCall();
+    }
     if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
       // Continuous mode asked to detach at the next runtime API exit
       // (session_modes.cc): not a driver call's, which may sit inside a
@@ -108,6 +127,23 @@ void CUPTIAPI Session::SubscriberCallback(void* userdata, CUpti_CallbackDomain d
     CounterCallback(userdata, domain, cbid, data);
   } catch (...) {
     LogRaw("internal error in a CUPTI callback; cutrace goes on");
+  }
+}
+
+bool Session::EnableGraphCallbacks() {
+  bool ok = true;
+  for (CUpti_CallbackId cbid : kRuntimeGraphCalls)
+    ok &= api_->EnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RUNTIME_API, cbid) == CUPTI_SUCCESS;
+  for (CUpti_CallbackId cbid : kDriverGraphCalls)
+    ok &= api_->EnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, cbid) == CUPTI_SUCCESS;
+  return ok;
+}
+
+void Session::OnGraphCall() {
+  // Any thread, attached: no more detaching, for the rest of the process.
+  if (detach_.exchange(false, std::memory_order_acq_rel)) {
+    Log(LogLevel::kDebug, "continuous mode: the program uses CUDA graphs: CUPTI stays attached between "
+        "windows from now on");
   }
 }
 

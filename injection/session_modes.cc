@@ -127,13 +127,22 @@ void Session::DecideDetach(bool counting) {
   // would be read between windows, attaching CUPTI again). A CUPTI client
   // the program brings is known from its libraries at start
   // (ProgramHasOwnClient); one loaded later is not.
+  // API records: detaching with them on corrupted the heap within a few
+  // detaches in the launch storm on the H200 (CUDA 13.0), kernels alone
+  // never (87 detaches); graphs stop it later (OnGraphCall).
+  const Kinds& k = config_.kinds;
   const char* why_not = !config_.detach_between_windows ? "CUTRACE_DETACH=0"
+                        : k.runtime_api || k.driver_api ? "API records are on (CUTRACE_KINDS)"
                         : counting                      ? "hardware counters are on"
                         : api_->ProgramHasOwnClient()   ? "the program has a CUPTI client of its own"
                         : clock_ != ClockDomain::kMonotonic ? "timestamps are on CUPTI's clock"
                                                             : nullptr;
   if (why_not != nullptr) {
     Log(LogLevel::kDebug, "continuous mode: CUPTI stays attached between windows (%s)", why_not);
+    return;
+  }
+  if (!EnableGraphCallbacks()) {
+    Log(LogLevel::kDebug, "continuous mode: CUPTI stays attached between windows (no graph callbacks)");
     return;
   }
   detach_.store(true, std::memory_order_release);

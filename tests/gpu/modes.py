@@ -144,7 +144,8 @@ def main() -> int:
                    help="bare launch cost used to size the long runs")
     p.add_argument("--long-summary", action="store_true", help="with --long-s: a summary-mode run too")
     p.add_argument("--detach", action="store_true",
-                   help="every continuous-mode run with CUTRACE_DETACH=1 (CUPTI detached between windows)")
+                   help="every continuous-mode run with CUTRACE_DETACH=1 and no API records "
+                   "(CUPTI detached between windows)")
     p.add_argument("--side-s", type=int, default=30,
                    help="with --long-s: length of the rotation, flight-recorder and between-window runs")
     args = p.parse_args()
@@ -168,7 +169,8 @@ def main() -> int:
         e["CUTRACE_OUTPUT"] = str(out) + "/"
         e.update(extra)
         if args.detach and extra.get("CUTRACE_MODE") == "continuous":
-            e["CUTRACE_DETACH"] = "1"
+            e["CUTRACE_DETACH"] = "1"  # with the kinds it detaches with (no API records)
+            e.setdefault("CUTRACE_KINDS", "kernel,memcpy,memset,nvtx,overhead")
         return e
 
     variants = {
