@@ -322,8 +322,8 @@ void PrintText(const TraceData& t) {
                                                            s.windows(), s.cupti_detaches())
                                               : std::to_string(s.windows()));
         if (s.buffers_dropped_at_detach()) {
-          PrintKv("dropped at detach", fmt::format("{} activity buffers (CUPTI handed them back while "
-                                                   "detaching)", s.buffers_dropped_at_detach()));
+          PrintKv("dropped at detach", fmt::format("{} (activity buffers CUPTI handed back while "
+                                                   "detaching, dropped unread)", s.buffers_dropped_at_detach()));
         }
       }
     }
