@@ -29,6 +29,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <span>
 #include <string>
 
 #include "collector/async_writer.h"
@@ -137,7 +138,9 @@ class Session {
   void RequestDetach();
   void DetachNow();
   void OnGraphCall();          // any thread: a graph instantiated or launched
-  bool EnableGraphCallbacks();   // an application thread, in the subscriber callback
+  bool EnableGraphCallbacks();
+  // Turns these callbacks of cutrace's subscriber on; false if any failed.
+  bool EnableApiCallbacks(std::span<const CUpti_CallbackId> runtime, std::span<const CUpti_CallbackId> driver);   // an application thread, in the subscriber callback
   bool Reattach();    // the control thread, before a window's kinds go on
   // Finalize: no detach from now on; true unless CUPTI is attached (then
   // there is nothing to flush, and no CUPTI call may be made).

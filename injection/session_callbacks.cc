@@ -130,14 +130,17 @@ void CUPTIAPI Session::SubscriberCallback(void* userdata, CUpti_CallbackDomain d
   }
 }
 
-bool Session::EnableGraphCallbacks() {
+bool Session::EnableApiCallbacks(std::span<const CUpti_CallbackId> runtime,
+                                 std::span<const CUpti_CallbackId> driver) {
   bool ok = true;
-  for (CUpti_CallbackId cbid : kRuntimeGraphCalls)
+  for (CUpti_CallbackId cbid : runtime)
     ok &= api_->EnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RUNTIME_API, cbid) == CUPTI_SUCCESS;
-  for (CUpti_CallbackId cbid : kDriverGraphCalls)
+  for (CUpti_CallbackId cbid : driver)
     ok &= api_->EnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, cbid) == CUPTI_SUCCESS;
   return ok;
 }
+
+bool Session::EnableGraphCallbacks() { return EnableApiCallbacks(kRuntimeGraphCalls, kDriverGraphCalls); }
 
 void Session::OnGraphCall() {
   // Any thread, attached: no more detaching, for the rest of the process.
@@ -160,14 +163,7 @@ void Session::CaptureLaunchNames() {
       ok ? "" : " (some launch callbacks could not be enabled)");
 }
 
-bool Session::EnableLaunchCallbacks() {
-  bool ok = true;
-  for (CUpti_CallbackId cbid : kRuntimeLaunches)
-    ok &= api_->EnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RUNTIME_API, cbid) == CUPTI_SUCCESS;
-  for (CUpti_CallbackId cbid : kDriverLaunches)
-    ok &= api_->EnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, cbid) == CUPTI_SUCCESS;
-  return ok;
-}
+bool Session::EnableLaunchCallbacks() { return EnableApiCallbacks(kRuntimeLaunches, kDriverLaunches); }
 
 void Session::OnModuleUnload() {
   // Before the driver unloads anything (the API call's entry), the module's
