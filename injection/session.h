@@ -136,11 +136,11 @@ class Session {
   // advises) and attaches again at the next window.
   void DecideDetach(bool counting);
   void RequestDetach();
-  void DetachNow();
-  void OnGraphCall();          // any thread: a graph instantiated or launched
+  void DetachNow();     // an application thread, in the subscriber callback
+  void OnGraphCall();   // any thread: a graph instantiated or launched
   bool EnableGraphCallbacks();
   // Turns these callbacks of cutrace's subscriber on; false if any failed.
-  bool EnableApiCallbacks(std::span<const CUpti_CallbackId> runtime, std::span<const CUpti_CallbackId> driver);   // an application thread, in the subscriber callback
+  bool EnableApiCallbacks(std::span<const CUpti_CallbackId> runtime, std::span<const CUpti_CallbackId> driver);
   bool Reattach();    // the control thread, before a window's kinds go on
   // Finalize: no detach from now on; true unless CUPTI is attached (then
   // there is nothing to flush, and no CUPTI call may be made).

@@ -189,7 +189,7 @@ void Session::RequestDetach() {
 
 void Session::DomainsOff() {
   static_cast<void>(api_->EnableDomain(0, subscriber_, CUPTI_CB_DOMAIN_RUNTIME_API));
-  EnableOwnCallbacks();  // the domain switch took cutrace's runtime launch callbacks too
+  EnableOwnCallbacks();  // the domain switch took cutrace's runtime launch and graph callbacks too
 }
 
 void Session::DetachNow() {
