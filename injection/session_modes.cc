@@ -132,13 +132,17 @@ void Session::DecideDetach(bool counting) {
   // never (87 detaches); graphs stop it later (OnGraphCall).
   const Kinds& k = config_.kinds;
   const char* why_not = !config_.detach_between_windows ? "CUTRACE_DETACH=0"
-                        : k.runtime_api || k.driver_api ? "API records are on (CUTRACE_KINDS)"
+                        : k.runtime_api || k.driver_api ? "API records are on"
                         : counting                      ? "hardware counters are on"
                         : api_->ProgramHasOwnClient()   ? "the program has a CUPTI client of its own"
                         : clock_ != ClockDomain::kMonotonic ? "timestamps are on CUPTI's clock"
                                                             : nullptr;
   if (why_not != nullptr) {
-    Log(LogLevel::kDebug, "continuous mode: CUPTI stays attached between windows (%s)", why_not);
+    // Asked for, and kept from it by the kinds asked for too: said once, with the fix.
+    const bool api = config_.detach_between_windows && (k.runtime_api || k.driver_api);
+    Log(api ? LogLevel::kWarn : LogLevel::kDebug, "continuous mode: CUPTI stays attached between windows "
+        "(%s)%s", why_not, api ? ": CUTRACE_DETACH=1 works without them, e.g. "
+                                 "CUTRACE_KINDS=kernel,memcpy,memset,nvtx,overhead" : "");
     return;
   }
   if (!EnableGraphCallbacks()) {
