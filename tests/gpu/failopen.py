@@ -576,7 +576,15 @@ for _name, _argv, _app, _min in (
         # one detach before the first window that saw the graph, no more.
         ("detach_graph_replay", ["{bin}/ct_graph_replay", "--replays", "20000"], "graph_replay", (0, 1)),
         ("detach_sigterm", ["{bin}/ct_signal_self", "--kernels", "200000", "--signal", "TERM"],
-         "signal_self", 1)):
+         "signal_self", 1),
+        # Not run detached on a GPU yet (2026-12-01): copies beside kernels,
+        # contexts destroyed and made again, a fork, a program mostly asleep.
+        ("detach_overlap", ["{bin}/ct_overlap", "--kernels", "40", "--copies", "40"], "overlap", 1),
+        ("detach_device_reset", ["{bin}/ct_device_reset", "--before", "20000", "--after", "20000",
+                                 "--resets", "3"], "device_reset", 1),
+        ("detach_fork", ["{bin}/ct_fork", "--before", "20000", "--after", "20000", "--child-n", "100000"],
+         "fork", 1),
+        ("detach_idle_gaps", ["{bin}/ct_idle_gaps", "--iterations", "20", "--sleep-ms", "50"], "idle_gaps", 1)):
     CASES.append(Case(_name, "detach", f"ct_{_app}, continuous mode detaching CUPTI between windows",
                       "program unchanged; every window's chunk complete; CUPTI detached and "
                       "attached again", _argv, app=_app, env=DETACH_ENV, trace="any",
