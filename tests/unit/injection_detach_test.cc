@@ -376,7 +376,17 @@ TEST_P(StaysAttachedTest, WhereDetachingCannotWork) {
     }
   }
   ScopedEnv env(vars);
-  ASSERT_TRUE(StartSession(std::move(c)).ok());
+  ::testing::internal::CaptureStderr();
+  const bool started = StartSession(std::move(c)).ok();
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(started) << said;
+  // Only API records (a choice the user can change) get a line, with the fix.
+  const size_t line = said.find("CUPTI stays attached between windows (API records are on)");
+  EXPECT_EQ(line != std::string::npos, GetParam() == 4) << said;
+  if (GetParam() == 4) {
+    EXPECT_NE(said.find("CUTRACE_KINDS=kernel,memcpy,memset,nvtx,overhead", line), std::string::npos) << said;
+    EXPECT_EQ(said.find("stays attached", said.find('\n', line)), std::string::npos) << said;  // once
+  }
   ASSERT_TRUE(WaitFor([&] { return fake_->IndexOf("cuptiActivityFlushAll") >= 0 && !KernelsOn(); }));
   if (GetParam() == 3) {
     ASSERT_TRUE(WaitFor([&] { return Count(DomainCall(1, CUPTI_CB_DOMAIN_RUNTIME_API)) == 1; }));
