@@ -209,7 +209,9 @@ void Session::DetachNow() {
   CUptiResult r = api_->ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   const uint64_t t_flush = MonotonicNs();
   const size_t held = pool_->capacity() - pool_->available();
+  // A graph since the request (OnGraphCall) turned the detaching off.
   const char* why_not = r != CUPTI_SUCCESS ? "the flush failed"
+                        : !detach_.load(std::memory_order_acquire) ? "the program uses CUDA graphs"
                         : held != 0        ? "CUPTI still holds activity buffers after a forced flush"
                         : DetachBlocked()  ? "a module unload's flush is under way"
                                            : nullptr;

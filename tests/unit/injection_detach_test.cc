@@ -350,6 +350,20 @@ TEST_F(DetachTest, AGraphStopsTheDetachingForTheRestOfTheProcess) {
   ExpectCompleteFiles();
 }
 
+TEST_F(DetachTest, AGraphWhileADetachIsPendingKeepsCuptiAttached) {
+  ASSERT_TRUE(StartDetaching("100ms", "1h").ok());
+  ASSERT_TRUE(WaitFor([&] { return DetachPending(1); }));
+  // The graph call's own exit is the next runtime exit: no detach there.
+  fake_->CallApi(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, CUPTI_API_ENTER);
+  fake_->CallApi(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, CUPTI_API_EXIT);
+  ApiExit();
+  EXPECT_FALSE(fake_->detached());
+  EXPECT_EQ(Count("cuptiFinalize"), 0u);
+  EXPECT_FALSE(session_->detach_pending());
+  session_->Finalize("exit");
+  ExpectCompleteFiles();
+}
+
 // Where cuptiFinalize would take more than cutrace's own state with it, or
 // CUPTI's clock would be read between windows, CUPTI stays attached.
 class StaysAttachedTest : public DetachTest, public ::testing::WithParamInterface<int> {};
