@@ -137,6 +137,7 @@ class Session {
   void DecideDetach(bool counting);
   void RequestDetach();
   void DetachNow();     // an application thread, in the subscriber callback
+  void DetachOrStay();  // DetachNow's work, once the request is taken
   void OnGraphCall();   // any thread: a graph instantiated or launched
   bool EnableGraphCallbacks();
   // Turns these callbacks of cutrace's subscriber on; false if any failed.
@@ -200,6 +201,7 @@ class Session {
   // kDetaching: DetachNow's forced flush (buffers still parsed); kTearingDown:
   // inside cuptiFinalize (a buffer that comes back then, or later, is
   // dropped unread: reading it would attach CUPTI again on that thread).
+  // In this order: from kDetaching on, OnRequested gives CUPTI no buffer.
   enum Attach : int { kAttached, kDetachPending, kDetaching, kTearingDown, kDetached };
   std::atomic<int> attach_{kAttached};
   std::atomic<bool> detach_{false};  // detaching between windows is on

@@ -223,6 +223,15 @@ void Session::OnRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
     return;
   }
   uint8_t* p = pool_->Acquire();
+  if (p != nullptr && attach_.load(std::memory_order_seq_cst) >= kDetaching) {
+    // A detach under way or done (every kind is off): none to CUPTI now.
+    // Taken, then the state read, as DetachNow sets the state and then
+    // counts the buffers out: one of the two sees the other.
+    pool_->Release(p);
+    *buffer = nullptr;
+    *size = 0;
+    return;
+  }
   *buffer = p;
   *size = p != nullptr ? pool_->buffer_size() : 0;
   if (p == nullptr) {
@@ -269,8 +278,6 @@ void Session::OnCompleted(CUcontext context, uint32_t stream_id, uint8_t* buffer
   writer_->TryTakeSpare(&batch);  // reuse capacity; an empty batch works too
   std::vector<DeviceInfo> devices;
   processor_->Process(buffer, valid_size, &batch, &devices);
-  // Every record is converted: the buffer can go back at once.
-  pool_->Release(buffer);
 
   size_t dropped = 0;
   // Not while a detach is under way (DetachNow's flush): RequestDetach took
@@ -286,6 +293,10 @@ void Session::OnCompleted(CUcontext context, uint32_t stream_id, uint8_t* buffer
             "or CUTRACE_BUFFER_SIZE",
             dropped);
   }
+  // Every record is converted and CUPTI asked: the buffer goes back only
+  // now, since a detach waits for every buffer (DetachNow), so none starts
+  // while this callback still calls CUPTI.
+  pool_->Release(buffer);
   if (!devices.empty()) PostDevices(devices);
   if (!batch.empty()) {
     size_t n = batch.size();

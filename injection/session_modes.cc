@@ -200,6 +200,27 @@ void Session::DetachNow() {
   // An application thread, at a runtime API call's exit (SubscriberCallback).
   int expected = kDetachPending;
   if (!attach_.compare_exchange_strong(expected, kDetaching, std::memory_order_seq_cst)) return;
+  try {
+    DetachOrStay();
+  } catch (...) {
+    // Whatever threw (an allocation in a log line), the state must not
+    // stay "detaching": every later window and the exit would wait on it.
+    if (attach_.load(std::memory_order_acquire) == kDetaching) {
+      detach_.store(false, std::memory_order_release);
+      attach_.store(kAttached, std::memory_order_release);
+    }
+    LogRaw("internal error while detaching CUPTI; it stays attached");
+  }
+}
+
+void Session::DetachOrStay() {
+  // Not while another client has the activity API, nor under a module
+  // unload's flush (which may never return): both before the flush below.
+  if (yielded() || DetachBlocked()) {
+    DomainsOff();
+    attach_.store(kAttached, std::memory_order_release);
+    return;
+  }
   const uint64_t t0 = MonotonicNs();
   // Every buffer back first, from this thread (CUPTI keeps one per thread
   // that made records): cuptiFinalize must not find one of cutrace's in
@@ -218,12 +239,15 @@ void Session::DetachNow() {
   if (why_not == nullptr) {
     attach_.store(kTearingDown, std::memory_order_seq_cst);
     r = api_->Finalize();
-    if (r != CUPTI_SUCCESS) why_not = "cuptiFinalize failed";
+    if (r != CUPTI_SUCCESS) {
+      why_not = "cuptiFinalize failed";
+    } else {
+      subscriber_ = nullptr;  // published by the store below (Reattach reads it after)
+      detaches_.fetch_add(1, std::memory_order_relaxed);
+      attach_.store(kDetached, std::memory_order_release);
+    }
   }
   if (why_not == nullptr) {
-    subscriber_ = nullptr;  // published by the store below (Reattach reads it after)
-    detaches_.fetch_add(1, std::memory_order_relaxed);
-    attach_.store(kDetached, std::memory_order_release);
     Log(LogLevel::kDebug, "CUPTI detached at %llu ns (monotonic): forced flush %llu us, cuptiFinalize "
         "%llu us; all %zu activity buffers back with cutrace", static_cast<unsigned long long>(t0),
         static_cast<unsigned long long>((t_flush - t0) / 1000),
@@ -248,13 +272,19 @@ int Session::SettleDetach() {
   // A detach under way on an application thread ends soon (cuptiFinalize):
   // wait for it, boundedly. A request no API exit took yet (no CUDA call
   // since the window closed) is taken back: nothing was detached.
+  // The take-back first: waiting first could miss an API exit that takes
+  // the request between the two. Nothing asks again meanwhile (the caller
+  // holds attach_mu_, which RequestDetach takes).
+  int expected = kDetachPending;
+  if (attach_.compare_exchange_strong(expected, kAttached, std::memory_order_seq_cst)) {
+    DomainsOff();
+    return kAttached;
+  }
   auto busy = [this] {
     const int a = attach_.load(std::memory_order_acquire);
     return a == kDetaching || a == kTearingDown;
   };
   for (int i = 0; i < 2000 && busy(); ++i) ::usleep(500);
-  int expected = kDetachPending;
-  if (attach_.compare_exchange_strong(expected, kAttached, std::memory_order_seq_cst)) DomainsOff();
   return attach_.load(std::memory_order_acquire);
 }
 

@@ -293,12 +293,23 @@ TEST_F(DetachTest, ABufferCuptiStillHoldsAfterTheFlushKeepsItAttachedUntilItCome
 TEST_F(DetachTest, ABufferHandedBackInsideCuptiFinalizeIsDroppedUnreadAndCounted) {
   ASSERT_TRUE(StartDetaching("100ms", "400ms").ok());
   ASSERT_TRUE(WaitFor([&] { return DetachPending(1); }));
+  // A buffer CUPTI had and gave back already, which it hands back again
+  // while tearing down (nothing cutrace does lets CUPTI hold one then, and
+  // it gets none during a detach: CuptiGetsNoBufferOnceADetachIsUnderWay).
+  uint8_t* stale = nullptr;
+  size_t size = 0, max_records = 0;
+  fake_->requested(&stale, &size, &max_records);
+  ASSERT_NE(stale, nullptr);
   auto name = std::make_unique<std::string>("_Z4latev");
+  BufferWriter w(stale, size);
+  w.Add(Kernel(name->c_str(), 5000, 6000, 1));
+  const size_t used = w.used();
+  fake_->completed(nullptr, 0, stale, size, 0);  // back, empty
   int calls_inside = -1, queries_inside = -1;
+  CUpti_BuffersCallbackCompleteFunc completed = fake_->completed;
   fake_->on_finalize = [&] {
-    // As if CUPTI found one more buffer to hand back while tearing down.
     const int queries = fake_->queries.load();
-    DeliverBuffer([&](BufferWriter& w) { w.Add(Kernel(name->c_str(), 5000, 6000, 1)); });
+    completed(nullptr, 0, stale, size, used);
     calls_inside = static_cast<int>(fake_->Calls().size());
     queries_inside = fake_->queries.load() - queries;
   };
@@ -360,6 +371,26 @@ TEST_F(DetachTest, AGraphWhileADetachIsPendingKeepsCuptiAttached) {
   EXPECT_FALSE(fake_->detached());
   EXPECT_EQ(Count("cuptiFinalize"), 0u);
   EXPECT_FALSE(session_->detach_pending());
+  session_->Finalize("exit");
+  ExpectCompleteFiles();
+}
+
+TEST_F(DetachTest, CuptiGetsNoBufferOnceADetachIsUnderWay) {
+  ASSERT_TRUE(StartDetaching("100ms", "1h").ok());
+  ASSERT_TRUE(WaitFor([&] { return DetachPending(1); }));
+  // CUPTI asks for a buffer in the middle of the detach's flush (a kernel
+  // of the window ending late): refused, so cuptiFinalize finds none out.
+  uint8_t* got = reinterpret_cast<uint8_t*>(1);
+  size_t size = 99, max_records = 0;
+  ::testing::internal::CaptureStderr();
+  fake_->on_flush = [&] { fake_->requested(&got, &size, &max_records); };
+  ApiExit();
+  fake_->on_flush = nullptr;
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(got, nullptr);
+  EXPECT_EQ(size, 0u);
+  EXPECT_TRUE(fake_->detached());
+  EXPECT_EQ(said.find("activity buffers are in use"), std::string::npos) << said;  // not the pool's fault
   session_->Finalize("exit");
   ExpectCompleteFiles();
 }
