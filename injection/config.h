@@ -59,8 +59,9 @@ struct Config {
   // off, since cutrace records neither; on only to measure what they cost.
   bool latency_timestamps = false;
   // Continuous mode (CUTRACE_DETACH=1): CUPTI detaches (cuptiFinalize)
-  // between windows and attaches again for the next one. Off by default
-  // until the GPU suite has run it (docs/production.md); off keeps CUPTI
+  // between windows and attaches again for the next one. Experimental and
+  // off by default: only without API records and CUDA graphs, where it
+  // crashed programs on the H200 (docs/production.md); off keeps CUPTI
   // attached with the kinds off, which still costs every launch.
   bool detach_between_windows = false;
   size_t queue_batches = 256;

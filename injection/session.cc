@@ -198,12 +198,7 @@ void Session::EnableOwnCallbacks() {
         "may be stale", api_->ResultString(r).c_str());
   }
   if (launch_names_.active()) EnableLaunchCallbacks();
-  // Continuous mode detaching: graphs stop it (OnGraphCall). Without the
-  // callbacks it could not know, so it does not detach at all.
-  if (detach_.load(std::memory_order_acquire) && !EnableGraphCallbacks()) {
-    detach_.store(false, std::memory_order_release);
-    Log(LogLevel::kDebug, "continuous mode: no graph callbacks: CUPTI stays attached between windows");
-  }
+  WatchForGraphs();  // continuous mode detaching (session_modes.cc)
 }
 
 void Session::ConfigureActivity() {

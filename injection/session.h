@@ -132,13 +132,15 @@ class Session {
   // Continuous mode between windows (CUTRACE_DETACH, session_modes.cc):
   // kinds once enabled on a live context keep costing every launch after
   // they are disabled (~1.3 us on the H200, CUDA 13.0), so CUPTI detaches
-  // (cuptiFinalize, at the exit of the program's next CUDA call, as CUPTI
+  // (cuptiFinalize, at the exit of the program's next runtime API call, as CUPTI
   // advises) and attaches again at the next window.
   void DecideDetach(bool counting);
   void RequestDetach();
   void DetachNow();     // an application thread, in the subscriber callback
   void DetachOrStay();  // DetachNow's work, once the request is taken
   void OnGraphCall();   // any thread: a graph instantiated or launched
+  // Detaching on: the graph calls' callbacks on, or detaching off without them.
+  void WatchForGraphs();
   bool EnableGraphCallbacks();
   // Turns these callbacks of cutrace's subscriber on; false if any failed.
   bool EnableApiCallbacks(std::span<const CUpti_CallbackId> runtime, std::span<const CUpti_CallbackId> driver);

@@ -140,16 +140,6 @@ bool Session::EnableApiCallbacks(std::span<const CUpti_CallbackId> runtime,
   return ok;
 }
 
-bool Session::EnableGraphCallbacks() { return EnableApiCallbacks(kRuntimeGraphCalls, kDriverGraphCalls); }
-
-void Session::OnGraphCall() {
-  // Any thread, attached: no more detaching, for the rest of the process.
-  if (detach_.exchange(false, std::memory_order_acq_rel)) {
-    Log(LogLevel::kDebug, "continuous mode: the program uses CUDA graphs: CUPTI stays attached between "
-        "windows from now on");
-  }
-}
-
 void Session::OnLaunch(const CUpti_CallbackData* cb) {
   if (cb == nullptr || cb->callbackSite != CUPTI_API_ENTER || cb->symbolName == nullptr) return;
   if (!launch_names_.active()) return;
@@ -164,6 +154,8 @@ void Session::CaptureLaunchNames() {
 }
 
 bool Session::EnableLaunchCallbacks() { return EnableApiCallbacks(kRuntimeLaunches, kDriverLaunches); }
+
+bool Session::EnableGraphCallbacks() { return EnableApiCallbacks(kRuntimeGraphCalls, kDriverGraphCalls); }
 
 void Session::OnModuleUnload() {
   // Before the driver unloads anything (the API call's entry), the module's

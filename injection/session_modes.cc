@@ -130,26 +130,40 @@ void Session::DecideDetach(bool counting) {
   // API records: detaching with them on corrupted the heap within a few
   // detaches in the launch storm on the H200 (CUDA 13.0), kernels alone
   // never (87 detaches); graphs stop it later (OnGraphCall).
-  const Kinds& k = config_.kinds;
+  const bool api_records = config_.kinds.runtime_api || config_.kinds.driver_api;
   const char* why_not = !config_.detach_between_windows ? "CUTRACE_DETACH=0"
-                        : k.runtime_api || k.driver_api ? "API records are on"
+                        : api_records                   ? "API records are on"
                         : counting                      ? "hardware counters are on"
                         : api_->ProgramHasOwnClient()   ? "the program has a CUPTI client of its own"
                         : clock_ != ClockDomain::kMonotonic ? "timestamps are on CUPTI's clock"
                                                             : nullptr;
   if (why_not != nullptr) {
     // Asked for, and kept from it by the kinds asked for too: said once, with the fix.
-    const bool api = config_.detach_between_windows && (k.runtime_api || k.driver_api);
+    const bool api = config_.detach_between_windows && api_records;
     Log(api ? LogLevel::kWarn : LogLevel::kDebug, "continuous mode: CUPTI stays attached between windows "
         "(%s)%s", why_not, api ? ": CUTRACE_DETACH=1 works without them, e.g. "
                                  "CUTRACE_KINDS=kernel,memcpy,memset,nvtx,overhead" : "");
     return;
   }
-  if (!EnableGraphCallbacks()) {
-    Log(LogLevel::kDebug, "continuous mode: CUPTI stays attached between windows (no graph callbacks)");
-    return;
-  }
   detach_.store(true, std::memory_order_release);
+  WatchForGraphs();
+}
+
+void Session::WatchForGraphs() {
+  // Graphs stop the detaching (OnGraphCall): without their callbacks
+  // cutrace could not know, so it does not detach at all.
+  if (detach_.load(std::memory_order_acquire) && !EnableGraphCallbacks()) {
+    detach_.store(false, std::memory_order_release);
+    Log(LogLevel::kDebug, "continuous mode: no graph callbacks: CUPTI stays attached between windows");
+  }
+}
+
+void Session::OnGraphCall() {
+  // Any thread, attached: no more detaching, for the rest of the process.
+  if (detach_.exchange(false, std::memory_order_acq_rel)) {
+    Log(LogLevel::kDebug, "continuous mode: the program uses CUDA graphs: CUPTI stays attached between "
+        "windows from now on");
+  }
 }
 
 bool Session::DetachBlocked() const {
