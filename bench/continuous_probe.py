@@ -27,7 +27,7 @@ from overhead import DETACH_ENV, SKIP, Bench, Variant, bench_parser, clean_env, 
 
 EDGE = re.compile(r"window (opens|closes) at (\d+) ns \(monotonic\): activity (on|off) (\d+) us(?:, flush (\d+) us)?")
 PLACES = ("in a window", "near an edge", "between windows")
-DETACH = re.compile(r"CUPTI detached at \d+ ns \(monotonic\): cuptiFinalize (\d+) us")
+DETACH = re.compile(r"CUPTI detached at \d+ ns \(monotonic\): forced flush (\d+) us, cuptiFinalize (\d+) us")
 ATTACH = re.compile(r"CUPTI attached again: (\d+) us")
 
 
@@ -127,7 +127,9 @@ def main() -> int:
         """The window edges and detach lines of a continuous run's debug log;
         the first run's chunks, while its folder is there."""
         data["windows"], data["costs"] = parse_edges(r.stderr)
-        data["detach_us"] = [int(x) for x in DETACH.findall(r.stderr)]
+        found = DETACH.findall(r.stderr)
+        data["detach_flush_us"] = [int(f) for f, _ in found]
+        data["detach_us"] = [int(d) for _, d in found]
         data["attach_us"] = [int(x) for x in ATTACH.findall(r.stderr)]
         if v.mode == "continuous" and not v.extra:
             data["chunk_lines"] = chunk_correlations(args.cutrace, out, work / "csv")
@@ -169,7 +171,9 @@ def main() -> int:
                       f"off {statistics.median(c['off']) if c['off'] else '-'} us, "
                       f"flush {statistics.median(c['flush']) if c['flush'] else '-'} us (medians)")
             if x["detach_us"]:
-                sw += (f"; detached {len(x['detach_us'])}x (cuptiFinalize median {statistics.median(x['detach_us'])} us), "
+                sw += (f"; detached {len(x['detach_us'])}x (forced flush median "
+                       f"{statistics.median(x['detach_flush_us'])} us, cuptiFinalize median "
+                       f"{statistics.median(x['detach_us'])} us), "
                        f"attached again {len(x['attach_us'])}x (median "
                        f"{statistics.median(x['attach_us']) if x['attach_us'] else '-'} us)")
             base = f" (bare in this round {ref:.3f} us)" if ref else ""

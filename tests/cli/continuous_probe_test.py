@@ -29,14 +29,16 @@ def main() -> int:
         "cutrace: window opens at 1000000000 ns (monotonic): activity on 210 us",
         "cutrace: some other line",
         "cutrace: window closes at 1016000000 ns (monotonic): activity off 240 us, flush 900 us",
-        "cutrace: CUPTI detached at 1017000000 ns (monotonic): cuptiFinalize 350 us",
+        "cutrace: CUPTI detached at 1017000000 ns (monotonic): forced flush 120 us, cuptiFinalize 350 us; "
+        "all 32 activity buffers back with cutrace",
         "cutrace: window opens at 2000000000 ns (monotonic): activity on 180 us",
         "cutrace: CUPTI attached again: 4200 us",
     ])
     windows, costs = p.parse_edges(log)
     expect("windows", windows == [(1_000_000_000, 1_016_000_000), (2_000_000_000, 1 << 62)], f"{windows}")
     expect("switching costs", costs == {"on": [210, 180], "off": [240], "flush": [900]}, f"{costs}")
-    expect("detach and attach lines", p.DETACH.findall(log) == ["350"] and p.ATTACH.findall(log) == ["4200"],
+    expect("detach and attach lines",
+           p.DETACH.findall(log) == [("120", "350")] and p.ATTACH.findall(log) == ["4200"],
            f"{p.DETACH.findall(log)} {p.ATTACH.findall(log)}")
 
     # 2. A timeline at 4 us/launch between windows and 6 us inside the one
