@@ -71,6 +71,7 @@ CUPTI_DIRS = ("/usr/local/cuda/targets/x86_64-linux/lib", "/usr/local/cuda/extra
 # kinds it detaches with (injection/session_modes.cc, DecideDetach).
 DETACH_ENV = {"CUTRACE_DETACH": "1", "CUTRACE_KINDS": "kernel,memcpy,memset,nvtx,overhead"}
 
+
 def has_gpu() -> bool:
     if not Path("/dev/nvidia0").exists():
         return False
@@ -249,8 +250,8 @@ class Bench:
         env = {"CUTRACE_WINDOW": f"{max(10, period_ms // 60)}ms", "CUTRACE_PERIOD": f"{period_ms}ms"}
         # A second bare variant in the same rotation: the bare-to-bare difference
         # is the noise any average below it drowns in.
-        # CUPTI detached between windows (CUTRACE_DETACH=1) beside the
-        # default, until the GPU suite has shown it and it becomes the default.
+        # CUPTI detached between windows (CUTRACE_DETACH=1, without API
+        # records: experimental, off by default) beside the default.
         vs = [Variant("bare", "bare"), Variant("cutrace continuous", "cutrace", env, mode="continuous"),
               Variant("cutrace continuous, CUTRACE_DETACH=1, no API records", "cutrace", {**env, **DETACH_ENV},
                       mode="continuous"),
