@@ -231,6 +231,11 @@ const ActivityProcessor::ApiName& ActivityProcessor::ResolveApi(CUpti_ActivityKi
   return entry;
 }
 
+void ActivityProcessor::OnRecordingStopped() {
+  std::lock_guard<std::mutex> lock(mu_);
+  markers_.OnRecordingStopped();
+}
+
 void ActivityProcessor::CountUnclosedRanges() {
   std::lock_guard<std::mutex> lock(mu_);
   markers_.CountUnclosed(stats_);

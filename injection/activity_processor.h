@@ -68,7 +68,11 @@ class ActivityProcessor {
   void Process(uint8_t* buffer, size_t valid_bytes, RecordBatch* batch,
                std::vector<DeviceInfo>* devices);
 
-  // At shutdown: counts NVTX ranges that never ended.
+  // Recording stopped, every record before the stop processed (continuous
+  // mode's window end): the NVTX ranges open now are cut (marker_pairer.h).
+  void OnRecordingStopped();
+
+  // At shutdown: counts NVTX ranges that never ended (but cut ones).
   void CountUnclosedRanges();
 
  private:

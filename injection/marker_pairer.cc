@@ -38,8 +38,13 @@ void MarkerPairer::OnStart(const MarkerEvent& e, ActivityStats* stats) {
   }
   auto [it, inserted] = open_.try_emplace(e.id, open);
   if (!inserted) {
-    // CUPTI reused an id we still hold open: the old range never ended.
-    stats->AddInvalid(RecordFamily::kRange, InvalidReason::kUnclosed);
+    // CUPTI reused an id we still hold open: the old range never ended (a
+    // cut one may have ended unseen).
+    if (it->second.cut_stops > 0) {
+      --cut_;
+    } else {
+      stats->AddInvalid(RecordFamily::kRange, InvalidReason::kUnclosed);
+    }
     if (it->second.on_stack) RemoveFromStack(e.id, it->second);
     it->second = open;
   }
@@ -71,11 +76,17 @@ void MarkerPairer::OnEnd(const MarkerEvent& e, std::vector<RangeRecord>* out,
                          ActivityStats* stats) {
   auto it = open_.find(e.id);
   if (it == open_.end()) {
-    stats->AddInvalid(RecordFamily::kRange, InvalidReason::kEndWithoutStart);
+    // After a stop, its start may have come while recording was off.
+    if (!stopped_once_) stats->AddInvalid(RecordFamily::kRange, InvalidReason::kEndWithoutStart);
     return;
   }
   Open open = it->second;
   bool innermost = open.on_stack && RemoveFromStack(e.id, open);
+  if (open.cut_stops > 0) {
+    --cut_;
+    // Off its stack since the stop: push/pop if it was pushed and ends on its thread.
+    innermost = open.pushed;
+  }
   open_.erase(it);  // after RemoveFromStack, which adjusts other open entries
 
   RangeRecord r;
@@ -86,7 +97,7 @@ void MarkerPairer::OnEnd(const MarkerEvent& e, std::vector<RangeRecord>* out,
   r.name_id = open.name_id;
   r.domain_id = open.domain_id;
   r.color = open.color;
-  if (open.on_stack && innermost && e.thread_id == open.thread_id) {
+  if ((open.on_stack || open.pushed) && innermost && e.thread_id == open.thread_id) {
     r.kind = RangeKind::kPushPop;
     r.depth = open.depth;
   } else {
@@ -137,8 +148,28 @@ void MarkerPairer::OnMarkerData(uint32_t id, uint32_t color, std::vector<RangeRe
   }
 }
 
+void MarkerPairer::OnRecordingStopped() {
+  stopped_once_ = true;
+  stacks_.clear();
+  for (auto it = open_.begin(); it != open_.end();) {
+    Open& open = it->second;
+    if (open.cut_stops == 0) {
+      ++cut_;
+      open.pushed = open.on_stack;
+      open.on_stack = false;
+    }
+    if (++open.cut_stops > kCutStopsKept) {
+      --cut_;
+      it = open_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
 void MarkerPairer::CountUnclosed(ActivityStats* stats) const {
-  if (!open_.empty()) stats->AddInvalid(RecordFamily::kRange, InvalidReason::kUnclosed, open_.size());
+  const size_t unclosed = open_.size() - cut_;
+  if (unclosed > 0) stats->AddInvalid(RecordFamily::kRange, InvalidReason::kUnclosed, unclosed);
 }
 
 }  // namespace cutrace::injection

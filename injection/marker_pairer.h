@@ -13,6 +13,16 @@
 // range that was nested LIFO on one thread is indistinguishable from a
 // push/pop one and is reported as push/pop.
 //
+// Recording that stops and starts again (continuous mode's windows, a
+// capture) cuts ranges: one open when recording stops may end unseen, and
+// one that ends in a window may have started unseen before it. So at a stop
+// the open ranges leave their stacks (the depths of the next window's ranges
+// count only what that window saw open) but stay paired by id, so an end in
+// a later window still makes the range, at its own depth; one still open
+// after kCutStopsKept more stops is dropped, which bounds what a day of
+// windows keeps. Neither a cut range nor, once recording has stopped, an
+// end without a start is counted invalid.
+//
 // Threads: not thread-safe; the ActivityProcessor serializes calls.
 #pragma once
 
@@ -51,8 +61,15 @@ class MarkerPairer {
 
   size_t open_count() const { return open_.size(); }
 
-  // Counts every range still open as unclosed (at shutdown).
+  // Recording stopped (every record before the stop has been fed): the open
+  // ranges are cut (see above).
+  void OnRecordingStopped();
+
+  // Counts every range still open as unclosed (at shutdown), but the cut ones.
   void CountUnclosed(ActivityStats* stats) const;
+
+  // Stops a cut range is kept through, waiting for its end.
+  static constexpr uint32_t kCutStopsKept = 4;
 
  private:
   struct Open {
@@ -63,6 +80,8 @@ class MarkerPairer {
     uint32_t depth = 0;
     uint32_t color = 0;
     bool on_stack = false;  // thread-scoped: pushed on its (thread, domain) stack
+    bool pushed = false;    // was on a stack when recording stopped (push/pop so far)
+    uint32_t cut_stops = 0;  // recording stops since it started (0: not cut)
   };
   struct StackKey {
     uint64_t thread_id;
@@ -82,6 +101,8 @@ class MarkerPairer {
   bool RemoveFromStack(uint32_t id, const Open& open);
 
   size_t max_open_;
+  bool stopped_once_ = false;  // recording has stopped at least once
+  size_t cut_ = 0;             // entries of open_ with cut_stops > 0
   std::unordered_map<uint32_t, Open> open_;
   std::unordered_map<StackKey, std::vector<uint32_t>, StackKeyHash> stacks_;
 };

@@ -28,6 +28,8 @@ void Session::StartProduction() {
     if (r != CUPTI_SUCCESS) {
       Log(LogLevel::kDebug, "cuptiActivityFlushAll at a window's end: %s", api_->ResultString(r).c_str());
     }
+    // The window's records are in: NVTX ranges still open are cut by its end.
+    processor_->OnRecordingStopped();
   };
   cb.window_closed = [this] { RequestDetach(); };
   cb.now = [this]() -> int64_t {

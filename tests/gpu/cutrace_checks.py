@@ -131,6 +131,10 @@ def check_info(info: dict, label: str = "") -> list[Check]:
               f"buffers_refused={refused}")
     if absent:
         detail += f" (absent, read as 0: {', '.join(absent)})"
+    if invalid and isinstance(stats.get("invalid"), list):
+        # Which family and why, as cutrace info names them.
+        detail += " (" + ", ".join(f"{i.get('kind')}/{i.get('reason')} {i.get('count')}"
+                                   for i in stats["invalid"] if isinstance(i, dict)) + ")"
     checks.append(Check(prefix + "zero drops", cupti == 0 and queue == 0 and invalid == 0, detail,
                         {"records_dropped_by_cupti": cupti, "records_dropped_queue_full": queue,
                          "invalid": invalid, "buffers_refused": refused}))

@@ -183,6 +183,37 @@ TEST_F(DetachTest, DetachesAtTheNextApiExitAndAttachesAgainForTheNextWindow) {
   EXPECT_TRUE(seen) << "the second window's kernel is in no chunk";
 }
 
+// nvtx_nested detached on the H200: the ranges open when a window ended were
+// counted unclosed at an exit inside a later window. They are cut by the
+// window's end, not invalid.
+TEST_F(DetachTest, ARangeOpenAtAWindowsEndIsNotCountedUnclosed) {
+  ASSERT_TRUE(StartDetaching("300ms", "600ms").ok());
+  DeliverBuffer([&](BufferWriter& w) {
+    w.Add(Marker(CUPTI_ACTIVITY_FLAG_MARKER_START, 1, 100, "outer", nullptr));
+    w.Add(Marker(CUPTI_ACTIVITY_FLAG_MARKER_START, 2, 200, "inner", nullptr));
+    w.Add(Marker(CUPTI_ACTIVITY_FLAG_MARKER_END, 2, 300, nullptr, nullptr));
+  });
+  ASSERT_TRUE(WaitFor([&] { return DetachPending(1); }));
+  ApiExit();
+  ASSERT_TRUE(fake_->detached());
+  // The exit inside the next window, whose chunk the exit ends (with the
+  // statistics, unclosed ranges among them).
+  ASSERT_TRUE(WaitFor([&] { return KernelsOn(); }));
+  session_->Finalize("exit");
+  ExpectCompleteFiles();
+  std::vector<std::string> files = Files();
+  uint64_t ranges = 0, invalid = 0;
+  for (const std::string& f : files) {
+    auto t = LoadTrace(dir_ + "/" + f);
+    ASSERT_TRUE(t.ok());
+    ranges += t->records.ranges.size();
+    if (!t->statistics.has_value()) continue;
+    for (const auto& i : t->statistics->invalid()) invalid += i.count();
+  }
+  EXPECT_EQ(ranges, 1u);  // inner
+  EXPECT_EQ(invalid, 0u);
+}
+
 TEST_F(DetachTest, NoCudaCallBeforeTheNextWindowLeavesCuptiAttached) {
   ASSERT_TRUE(StartDetaching("100ms", "300ms").ok());
   ASSERT_TRUE(WaitFor([&] { return DetachAsked(1) && !KernelsOn(); }));

@@ -165,6 +165,66 @@ TEST_F(MarkerPairerTest, BadSequencesAreCounted) {
   EXPECT_EQ(stats_.records(RecordFamily::kRange), 0u);
 }
 
+// Continuous mode: outer > middle open when a window ends; middle ends in the
+// gap, outer in the next window, beside that window's own nest.
+TEST_F(MarkerPairerTest, RangesCutByAWindowsEndPairLaterAndAreNotInvalid) {
+  Start(1, 10, kT1, 101);  // outer
+  Start(2, 20, kT1, 102);  // middle
+  pairer_.OnRecordingStopped();
+  // The next window: a new nest at depth 0, the end of the middle's sibling
+  // started in the gap (id 3), then the outer's end.
+  Start(4, 100, kT1, 104);
+  Start(5, 110, kT1, 105);
+  End(5, 120, kT1);
+  End(4, 130, kT1);
+  End(3, 140, kT1);  // started unseen, while recording was off
+  End(1, 150, kT1);
+  auto m = ById();
+  ASSERT_EQ(m.size(), 3u);
+  EXPECT_EQ(m[4].depth, 0u);  // the cut ranges are off the stack
+  EXPECT_EQ(m[5].depth, 1u);
+  EXPECT_EQ(m[1].start_ns, 10u);  // paired across the gap, at its own depth
+  EXPECT_EQ(m[1].end_ns, 150u);
+  EXPECT_EQ(m[1].depth, 0u);
+  EXPECT_EQ(m[1].kind, RangeKind::kPushPop);
+  // The middle never ended (it did, unseen): not unclosed, nor is the end
+  // without a start invalid.
+  pairer_.CountUnclosed(&stats_);
+  EXPECT_EQ(stats_.invalid(RecordFamily::kRange, InvalidReason::kEndWithoutStart), 0u);
+  EXPECT_EQ(stats_.invalid(RecordFamily::kRange, InvalidReason::kUnclosed), 0u);
+  // One opened after the stop and never ended still is.
+  Start(6, 200, kT1, 106);
+  pairer_.CountUnclosed(&stats_);
+  EXPECT_EQ(stats_.invalid(RecordFamily::kRange, InvalidReason::kUnclosed), 1u);
+}
+
+TEST_F(MarkerPairerTest, CutRangesAreDroppedAfterSomeStops) {
+  Start(1, 10, kT1, 101);
+  for (uint32_t i = 0; i < MarkerPairer::kCutStopsKept; ++i) pairer_.OnRecordingStopped();
+  EXPECT_EQ(pairer_.open_count(), 1u);  // kept through kCutStopsKept stops
+  pairer_.OnRecordingStopped();
+  EXPECT_EQ(pairer_.open_count(), 0u);  // a day of windows keeps no more than that
+  End(1, 20, kT1);
+  EXPECT_TRUE(out_.empty());
+  pairer_.CountUnclosed(&stats_);
+  EXPECT_EQ(stats_.invalid(RecordFamily::kRange, InvalidReason::kEndWithoutStart), 0u);
+  EXPECT_EQ(stats_.invalid(RecordFamily::kRange, InvalidReason::kUnclosed), 0u);
+}
+
+TEST_F(MarkerPairerTest, AReusedIdOfACutRangeIsNotInvalid) {
+  Start(7, 10, kT1, 101);
+  pairer_.OnRecordingStopped();
+  Start(7, 100, kT1, 102);  // CUPTI numbered from 1 again (a new CUPTI instance)
+  End(7, 110, kT1);
+  auto m = ById();
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[7].start_ns, 100u);
+  EXPECT_EQ(m[7].name_id, 102u);
+  pairer_.CountUnclosed(&stats_);
+  EXPECT_EQ(stats_.invalid(RecordFamily::kRange, InvalidReason::kUnclosed), 0u);
+  EXPECT_EQ(pairer_.open_count(), 0u);
+}
+
 TEST(MarkerPairerLimitTest, TooManyOpenRangesAreRefused) {
   MarkerPairer pairer(/*max_open=*/2);
   ActivityStats stats;
