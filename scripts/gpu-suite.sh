@@ -230,7 +230,7 @@ counters() {
 modes() {
   section "production modes (summary, continuous, disk cap, flight recorder)"
   local t rc
-  t=$(step_timeout 90)
+  t=$(step_timeout 120)
   if ((t == 0)); then record modes "NOT RUN" "no time left"; return; fi
   timeout -k 10 "$t" python3 "$tests/modes.py" --cutrace "$cutrace" --bin-dir "$bundle/bin" \
     ${MODES_DETACH:+--detach} --work "$work/cases/modes" --json-out "$work/cases/modes.json" \
@@ -252,7 +252,7 @@ modes_long() {
   t=$(step_timeout $((s * 3 + 150)))
   if ((t == 0)); then record modes_long "NOT RUN" "no time left"; return; fi
   timeout -k 10 "$t" python3 "$tests/modes.py" --cutrace "$cutrace" --bin-dir "$bundle/bin" \
-    ${MODES_DETACH:+--detach} --long-s "$s" --side-s "${MODES_SIDE_S:-30}" --work "$work/cases/modes_long" --json-out "$work/cases/modes_long.json" \
+    ${MODES_DETACH:+--detach} ${OVERHEAD_CPUS:+--cpus "$OVERHEAD_CPUS"} --long-s "$s" --side-s "${MODES_SIDE_S:-30}" --work "$work/cases/modes_long" --json-out "$work/cases/modes_long.json" \
     > "$work/logs/modes_long.log" 2>&1
   rc=$?
   grep -vE '^PASS  ' "$work/logs/modes_long.log" | head -40

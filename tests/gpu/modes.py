@@ -4,7 +4,7 @@
   modes.py [--cutrace BIN] [--bin-dir DIR] [--n 1500000] [--rounds 2] [--json-out F]
 
 The issue asks for minutes-long runs; this runs ct_launch_storm for about 6 s
-per run (the suite gives the step ~90 s of GPU time), with the windows scaled
+per run (the suite gives the step ~120 s of GPU time), with the windows scaled
 to match (continuous: 1 s window every 5 s instead of every 60 s):
 
  1. overhead: bare vs --mode summary (1 s intervals) vs --mode continuous
@@ -148,7 +148,10 @@ def main() -> int:
                    "(CUPTI detached between windows)")
     p.add_argument("--side-s", type=int, default=30,
                    help="with --long-s: length of the rotation, flight-recorder and between-window runs")
+    p.add_argument("--cpus", default=None,
+                   help="with --long-s: run the launch storm pinned to these CPUs (taskset -c)")
     args = p.parse_args()
+    args.pin = ["taskset", "-c", args.cpus] if args.cpus else []
     if not v.has_gpu():
         print("skipped: no GPU")
         return v.SKIP
@@ -393,15 +396,27 @@ def long_plan(args, cutrace: str, app: str, work: Path, truth: Path, base_env: d
                       len(window) > 0 and window <= dumped,
                       f"{len(window & dumped)} of {len(window)} (dump holds {len(dumped)})")
 
+    # The bracketing bare runs and the continuous one keep a timeline (the
+    # time every ~10 ms of launches): the continuous run's cost inside its
+    # windows and at their edges is then measured against its own steady
+    # rate between windows, in the same process, apart from the process-to-
+    # process spread that the ratios to bare carry.
+    every = max(1, int(0.01 / rate))
+    timelines: dict[str, list[int]] = {}
     runs: dict[str, dict] = {}
     for name, n, env, tick in plan:
         budget = max(60.0, 3 * n * rate * 1.6)
+        cmd = [app, "--n", str(n), "--truth", str(truth)]
+        if name in ("bare-1", "continuous", "bare-2"):
+            cmd += ["--timeline", str(every)]
         try:
-            r = run_app([app, "--n", str(n), "--truth", str(truth)], env, truth, budget, on_tick=tick)
+            r = run_app(args.pin + cmd, env, truth, budget, on_tick=tick)
         except RuntimeError as e:
             check(f"long {name} run", False, str(e))
             return finish(figures, args.json_out)
         launch = r["truth"]["launch"]
+        if "timeline_ns" in launch:
+            timelines[name] = launch["timeline_ns"]
         runs[name] = {"n": n, "us_per_launch": float(launch["us_per_launch"]),
                       "wall_s": round(r["wall_s"], 1), "rss": rss_figure(r["rss"]),
                       "stderr": r["stderr"].strip().splitlines()[-3:]}
@@ -440,6 +455,8 @@ def long_plan(args, cutrace: str, app: str, work: Path, truth: Path, base_env: d
         how = (f"x{judged} per unit of CPU speed (bare runs differ by {100 * pspread:.2f}%); "
                f"wall clock alone {how}")
     check("long: continuous (1 s every 60 s) costs under 1% on average", judged < 1.01, how)
+    if all(k in timelines for k in ("bare-1", "continuous", "bare-2")):
+        figures["in_run"] = in_run_figures(timelines, every)
     # Flat memory: over the second half of each traced run RSS grows by at
     # most 16 MiB (the pool and queue are allocated up front or capped).
     for k in runs:
@@ -467,6 +484,38 @@ def long_plan(args, cutrace: str, app: str, work: Path, truth: Path, base_env: d
           len(wk) >= want_windows and all(i["clean_shutdown"] and i["events"]["kernels"] > 0 for i in wk),
           f"{len(wk)} chunks (want {want_windows}): " + ", ".join(str(i["events"]["kernels"]) for i in wk))
     return finish(figures, args.json_out)
+
+
+def steps_excess(timeline_ns: list[int]) -> tuple[float, float]:
+    """A timeline's steady step (the median, ns) and the share of the run's
+    time spent beyond it (the steps' sum over n x the median, less 1)."""
+    steps = [b - a for a, b in zip(timeline_ns, timeline_ns[1:])]
+    steady = statistics.median(steps)
+    return steady, sum(steps) / (steady * len(steps)) - 1
+
+
+def in_run_figures(timelines: dict[str, list[int]], every: int) -> dict:
+    """The continuous run's time beyond its own steady rate (its windows, their
+    edges, its jitter) less the bare runs' (their jitter alone): what the
+    windows cost, measured within one process; and the steady rates' ratio
+    (between windows against bare, across processes)."""
+    fig = {"every": every}
+    for k, t in timelines.items():
+        steady, excess = steps_excess(t)
+        fig[k] = {"steady_us_per_launch": round(steady / every / 1e3, 4), "excess_pct": round(excess * 100, 3),
+                  "steps": len(t) - 1}
+    jitter = (fig["bare-1"]["excess_pct"] + fig["bare-2"]["excess_pct"]) / 2
+    bare_steady = (fig["bare-1"]["steady_us_per_launch"] + fig["bare-2"]["steady_us_per_launch"]) / 2
+    fig["windows_pct"] = round(fig["continuous"]["excess_pct"] - jitter, 3)
+    fig["steady_ratio"] = round(fig["continuous"]["steady_us_per_launch"] / bare_steady, 4)
+    fig["bare_steady_spread_pct"] = round(abs(fig["bare-1"]["steady_us_per_launch"] -
+                                              fig["bare-2"]["steady_us_per_launch"]) / bare_steady * 100, 3)
+    print(f"FIGURE modes long in-run: continuous spends {fig['continuous']['excess_pct']:.3f}% of its "
+          f"time beyond its own steady rate, the bare runs {fig['bare-1']['excess_pct']:.3f}% and "
+          f"{fig['bare-2']['excess_pct']:.3f}% (their jitter): windows and edges {fig['windows_pct']:+.3f}%; "
+          f"steady rate between windows x{fig['steady_ratio']:.4f} bare's (the bare runs' steady rates "
+          f"{fig['bare_steady_spread_pct']:.2f}% apart; steps of {every} launches)", flush=True)
+    return fig
 
 
 def finish(figures: dict, json_out: str | None) -> int:
