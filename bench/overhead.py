@@ -41,6 +41,12 @@ ratios are of those overheads (cutrace's over the floor's, over torch.profiler's
              trace, cutrace with sync records (CUTRACE_KINDS=all) and
              (PyTorch) torch.profiler.
 
+The storm and continuous parts also report the launching thread's CPU time,
+the same per unit of the process's CPU speed, and, where the CPU's
+instruction counter is exposed to the process (perf_event_open; not on the
+H200 machines, 2026-12-02, nor this project's VMs), its user-space
+instructions per launch, which the host's speed does not move.
+
 Targets (../shared/DESIGN.md): trace overhead <= 1.10 x the floor's and
 <= 0.5 x torch.profiler's; continuous < 1% on average; GEMMs within noise.
 A benchmark, not a test: it prints figures (FIGURE lines and one table) and
@@ -441,7 +447,10 @@ def continuous_report(vs: list[Variant], env: dict[str, str]) -> tuple[list[str]
     lines, fig = table(f"{title} ({env})", "us/launch", vs, {})
     clines, cfig = cpu_table(title, "us/launch", vs, "cpu_us_per_launch", {})
     slines, sfig = speed_table(title, "us/launch", vs, {})
+    ilines, ifig = instructions_table(title, vs, {})
     fig["cpu"], fig["per_cpu_speed"] = cfig, sfig
+    if ifig:
+        fig["instructions"] = ifig
     bares = [v for v in vs if v.kind == "bare"]
     # Against both bare variants pooled; their own difference is the noise.
     bare = statistics.median(bares[0].values + bares[1].values)
@@ -471,7 +480,7 @@ def continuous_report(vs: list[Variant], env: dict[str, str]) -> tuple[list[str]
                          "chunks per run")
     # The figure line's: the default variant's.
     fig["average_overhead_pct"] = fig["average_overhead_pct_by_variant"]["cutrace continuous"]
-    return lines + clines + slines, fig
+    return lines + clines + slines + ilines, fig
 
 
 def derived_table(title: str, unit: str, vs: list[Variant], value, refs: dict[str, str]):
@@ -496,6 +505,15 @@ def field(d: dict, key: str) -> float | None:
 def cpu_table(title: str, unit: str, vs: list[Variant], key: str, refs: dict[str, str]):
     """The variants by the launching thread's CPU time (`key`)."""
     return derived_table(title + ", launching thread's CPU time", unit, vs, lambda d: field(d, key), refs)
+
+
+def instructions_table(title: str, vs: list[Variant], refs: dict[str, str]):
+    """The variants by the launching thread's user-space instructions per
+    launch (ct_launch_storm counts them where the CPU's counter is exposed):
+    the same work gives the same count, so this one holds still where time
+    moves with the host's speed. ([], {}) without the counter."""
+    return derived_table(title + ", launching thread's instructions", "instructions/launch", vs,
+                         lambda d: field(d, "instructions_per_launch"), refs)
 
 
 def speed_table(title: str, unit: str, vs: list[Variant], refs: dict[str, str],
@@ -573,9 +591,12 @@ def main() -> int:
                 clines, cfig = cpu_table("launch storm", "us/launch", vs, "cpu_us_per_launch",
                                          {"floor": "floor"})
                 slines, sfig = speed_table("launch storm", "us/launch", vs, {"floor": "floor"})
-                lines += clines + slines
+                ilines, ifig = instructions_table("launch storm", vs, {"floor": "floor"})
+                lines += clines + slines + ilines
                 fig["cpu"] = cfig
                 fig["per_cpu_speed"] = sfig
+                if ifig:
+                    fig["instructions"] = ifig
                 kernels = [d.get("floor", {}).get("kernels", 0) for d in vs[1].extra]
                 fig["floor_kernels_seen"] = kernels
                 tb = [d["trace_bytes"] for d in vs[2].extra]

@@ -33,6 +33,8 @@ int main(int argc, char** argv) {
   CT_CHECK_LAUNCH();
   CT_CHECK(cudaStreamSynchronize(stream));
 
+  const ct::ThreadInstructions instructions;
+  const int64_t i0 = instructions.Read();
   const int64_t c0 = ct::ThreadCpuNs();
   const int64_t t0 = ct::NowNs();
   // With --timeline, the same loop in steps of `every` launches, each step's
@@ -53,6 +55,7 @@ int main(int argc, char** argv) {
   CT_CHECK_LAUNCH();
   const int64_t t1 = ct::NowNs();
   const int64_t c1 = ct::ThreadCpuNs();
+  const int64_t i1 = instructions.Read();
   CT_CHECK(cudaStreamSynchronize(stream));
   const int64_t t2 = ct::NowNs();
   const int64_t calibration_after = ct::CpuCalibrationNs();
@@ -72,6 +75,11 @@ int main(int argc, char** argv) {
                      // figures taken apart from it.
                      {"cpu_calibration_ns_before", calibration_before},
                      {"cpu_calibration_ns_after", calibration_after}};
+  if (i0 >= 0 && i1 >= i0) {
+    // The launching thread's user-space instructions per launch: what
+    // CUPTI's callbacks add to the launch path, free of the host's speed.
+    truth["launch"]["instructions_per_launch"] = static_cast<double>(i1 - i0) / static_cast<double>(n);
+  }
   if (every > 0) {
     truth["launch"]["timeline_every"] = every;
     truth["launch"]["timeline_ns"] = timeline;

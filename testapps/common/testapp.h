@@ -12,6 +12,9 @@
 #pragma once
 
 #include <cuda_runtime.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -166,6 +169,38 @@ inline int64_t ThreadCpuNs() {
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
+
+// The calling thread's user-space instructions retired, counted by the CPU
+// (perf_event_open): unlike time, the same work gives the same count from
+// one process to the next, whatever the host's speed does meanwhile. Where
+// the machine exposes no such counter (many VMs), ok() is false.
+class ThreadInstructions {
+ public:
+  ThreadInstructions() {
+    perf_event_attr a{};
+    a.type = PERF_TYPE_HARDWARE;
+    a.size = sizeof(a);
+    a.config = PERF_COUNT_HW_INSTRUCTIONS;
+    a.exclude_kernel = 1;
+    a.exclude_hv = 1;
+    fd_ = static_cast<int>(syscall(SYS_perf_event_open, &a, 0, -1, -1, 0));
+  }
+  ~ThreadInstructions() {
+    if (fd_ >= 0) close(fd_);
+  }
+  ThreadInstructions(const ThreadInstructions&) = delete;
+  ThreadInstructions& operator=(const ThreadInstructions&) = delete;
+  bool ok() const { return fd_ >= 0; }
+  // Instructions so far, or -1.
+  int64_t Read() const {
+    uint64_t v = 0;
+    if (fd_ < 0 || read(fd_, &v, sizeof(v)) != static_cast<ssize_t>(sizeof(v))) return -1;
+    return static_cast<int64_t>(v);
+  }
+
+ private:
+  int fd_ = -1;
+};
 
 // Busy-waits on the GPU for about `ns` nanoseconds, reading the global timer,
 // so a kernel's duration is known without knowing the SM clock.

@@ -164,6 +164,43 @@ def main() -> int:
     share = fig.get("window_launch_share", {}).get("cutrace continuous, CUTRACE_DETACH=1, no API records", [])
     expect("continuous: the windows' share", share and abs(share[0] - 0.017) < 1e-9, f"{share}")
 
+    expect("continuous: no instructions table without the counter",
+           not any("instructions" in x for x in lines) and "instructions" not in fig, "")
+
+    # 7. Instructions per launch (where the CPU's counter is exposed): the
+    #    table's ratio is the counts', whatever the runs' times did.
+    for v in vs:
+        for i, d in enumerate(v.extra):
+            d["launch"]["instructions_per_launch"] = 20000.0 * (1.004 if "DETACH" in v.name else
+                                                                1.0 if v.kind == "bare" else 1.2)
+    lines, fig = o.continuous_report(vs, {"CUTRACE_WINDOW": "16ms"})
+    ins = fig.get("instructions", {})
+    expect("instructions: the detached variant's ratio",
+           abs(ins.get("cutrace continuous, CUTRACE_DETACH=1, no API records", {}).get("x_bare", 0) - 1.004) < 1e-6,
+           f"{ins}")
+    expect("instructions: a table of its own", any("launching thread's instructions" in x for x in lines),
+           "\n".join(lines))
+    del vs[1].extra[0]["launch"]["instructions_per_launch"]
+    expect("instructions: needs every run's count", o.instructions_table("x", vs, {}) == ([], {}), "")
+
+    # 8. tests/gpu/modes.py's in-run figure: a continuous run that spends
+    #    20% beyond its steady rate, beside bare runs with 5% of jitter,
+    #    spent 15% in its windows; the steady rates' ratio is 1.03.
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "gpu"))
+    import modes  # noqa: E402
+
+    def timeline(step: int, slow: int, every: int) -> list[int]:
+        t, out = 0, [0]
+        for i in range(1000):
+            t += step + (slow if i % every == 0 else 0)
+            out.append(t)
+        return out
+    # 1000 steps; every 10th is twice as long (continuous) or half again (bare).
+    fig = modes.in_run_figures({"bare-1": timeline(10000, 5000, 10), "bare-2": timeline(10000, 5000, 10),
+                                "continuous": timeline(10300, 20600, 10)}, 10)
+    expect("modes in-run: windows' share", abs(fig["windows_pct"] - 15.0) < 1e-6, f"{fig}")
+    expect("modes in-run: steady ratio", abs(fig["steady_ratio"] - 1.03) < 1e-6, f"{fig}")
+
     for f in failures:
         print(f"FAIL {f}")
     print(f"{'FAIL' if failures else 'PASS'} overhead.py logic: {len(failures)} failures")

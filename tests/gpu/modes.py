@@ -403,6 +403,10 @@ def long_plan(args, cutrace: str, app: str, work: Path, truth: Path, base_env: d
     # process spread that the ratios to bare carry.
     every = max(1, int(0.01 / rate))
     timelines: dict[str, list[int]] = {}
+    # The launching thread's user-space instructions per launch, where the
+    # CPU's counter is exposed: the same from one process to the next for
+    # the same work, so the runs compare without the host's speed in it.
+    instructions: dict[str, float] = {}
     runs: dict[str, dict] = {}
     for name, n, env, tick in plan:
         budget = max(60.0, 3 * n * rate * 1.6)
@@ -417,6 +421,8 @@ def long_plan(args, cutrace: str, app: str, work: Path, truth: Path, base_env: d
         launch = r["truth"]["launch"]
         if "timeline_ns" in launch:
             timelines[name] = launch["timeline_ns"]
+        if "instructions_per_launch" in launch:
+            instructions[name] = float(launch["instructions_per_launch"])
         runs[name] = {"n": n, "us_per_launch": float(launch["us_per_launch"]),
                       "wall_s": round(r["wall_s"], 1), "rss": rss_figure(r["rss"]),
                       "stderr": r["stderr"].strip().splitlines()[-3:]}
@@ -457,6 +463,16 @@ def long_plan(args, cutrace: str, app: str, work: Path, truth: Path, base_env: d
     check("long: continuous (1 s every 60 s) costs under 1% on average", judged < 1.01, how)
     if all(k in timelines for k in ("bare-1", "continuous", "bare-2")):
         figures["in_run"] = in_run_figures(timelines, every)
+    if "bare-1" in instructions and "bare-2" in instructions:
+        ib = (instructions["bare-1"] + instructions["bare-2"]) / 2
+        figures["instructions_per_launch"] = instructions
+        figures["instructions_x_bare"] = {k: round(x / ib, 5) for k, x in instructions.items()}
+        print("FIGURE modes long instructions: the launching thread's user-space instructions per "
+              f"launch, bare {instructions['bare-1']:.1f} and {instructions['bare-2']:.1f}; " +
+              ", ".join(f"{k} {x:.1f} (x{x / ib:.4f})" for k, x in instructions.items()
+                        if not k.startswith("bare")), flush=True)
+    else:
+        print("FIGURE modes long instructions: no instruction counter on this machine", flush=True)
     # Flat memory: over the second half of each traced run RSS grows by at
     # most 16 MiB (the pool and queue are allocated up front or capped).
     for k in runs:
