@@ -13,8 +13,8 @@
 // range that was nested LIFO on one thread is indistinguishable from a
 // push/pop one and is reported as push/pop.
 //
-// Recording that stops and starts again (continuous mode's windows, a
-// capture) cuts ranges: one open when recording stops may end unseen, and
+// Recording that stops and starts again (continuous mode's windows, its
+// on-demand captures among them) cuts ranges: one open when recording stops may end unseen, and
 // one that ends in a window may have started unseen before it. So at a stop
 // the open ranges leave their stacks (the depths of the next window's ranges
 // count only what that window saw open) but stay paired by id, so an end in
