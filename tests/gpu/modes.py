@@ -34,7 +34,13 @@ opt-in step modes_long), ct_launch_storm sized from its bare rate:
 reporting each mode's us/launch against the two bare runs that bracket the
 continuous one, RSS over time (flat: growth over the second half), disk use
 against the cap, and a flight-recorder dump (SIGUSR2 once the third window
-closed) that must hold every kernel of that window.
+closed) that must hold every kernel of that window. The bracketing bare runs
+and the continuous one also keep a timeline (ct_launch_storm --timeline,
+about 10 ms a step): the continuous run's time beyond its own median step,
+less the bare runs' (their jitter), is what its windows and their edges cost
+within one process; and where the CPU's instruction counter is exposed, the
+launching thread's instructions per launch compare the runs without the
+host's speed in them. --cpus pins the storm.
 
 Exit 0 when every check passed, 1 when one failed, 77 without a GPU.
 python3 stdlib only.
