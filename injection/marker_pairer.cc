@@ -1,6 +1,7 @@
 #include "injection/marker_pairer.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include <cupti.h>
 
@@ -40,11 +41,7 @@ void MarkerPairer::OnStart(const MarkerEvent& e, ActivityStats* stats) {
   if (!inserted) {
     // CUPTI reused an id we still hold open: the old range never ended (a
     // cut one may have ended unseen).
-    if (it->second.cut_stops > 0) {
-      --cut_;
-    } else {
-      stats->AddInvalid(RecordFamily::kRange, InvalidReason::kUnclosed);
-    }
+    if (it->second.cut_stops == 0) stats->AddInvalid(RecordFamily::kRange, InvalidReason::kUnclosed);
     if (it->second.on_stack) RemoveFromStack(e.id, it->second);
     it->second = open;
   }
@@ -82,11 +79,8 @@ void MarkerPairer::OnEnd(const MarkerEvent& e, std::vector<RangeRecord>* out,
   }
   Open open = it->second;
   bool innermost = open.on_stack && RemoveFromStack(e.id, open);
-  if (open.cut_stops > 0) {
-    --cut_;
-    // Off its stack since the stop: push/pop if it was pushed and ends on its thread.
-    innermost = open.pushed;
-  }
+  // Off its stack since the stop: push/pop if it was pushed and ends on its thread.
+  if (open.cut_stops > 0) innermost = open.pushed;
   open_.erase(it);  // after RemoveFromStack, which adjusts other open entries
 
   RangeRecord r;
@@ -154,21 +148,17 @@ void MarkerPairer::OnRecordingStopped() {
   for (auto it = open_.begin(); it != open_.end();) {
     Open& open = it->second;
     if (open.cut_stops == 0) {
-      ++cut_;
       open.pushed = open.on_stack;
       open.on_stack = false;
     }
-    if (++open.cut_stops > kCutStopsKept) {
-      --cut_;
-      it = open_.erase(it);
-    } else {
-      ++it;
-    }
+    it = ++open.cut_stops > kCutStopsKept ? open_.erase(it) : std::next(it);
   }
 }
 
 void MarkerPairer::CountUnclosed(ActivityStats* stats) const {
-  const size_t unclosed = open_.size() - cut_;
+  // Once, at shutdown: a count over what is still open.
+  const size_t unclosed = static_cast<size_t>(
+      std::count_if(open_.begin(), open_.end(), [](const auto& o) { return o.second.cut_stops == 0; }));
   if (unclosed > 0) stats->AddInvalid(RecordFamily::kRange, InvalidReason::kUnclosed, unclosed);
 }
 

@@ -102,7 +102,6 @@ class MarkerPairer {
 
   size_t max_open_;
   bool stopped_once_ = false;  // recording has stopped at least once
-  size_t cut_ = 0;             // entries of open_ with cut_stops > 0
   std::unordered_map<uint32_t, Open> open_;
   std::unordered_map<StackKey, std::vector<uint32_t>, StackKeyHash> stacks_;
 };
