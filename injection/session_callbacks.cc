@@ -96,9 +96,12 @@ bool Contains(const CUpti_CallbackId (&ids)[N], CUpti_CallbackId cbid) {
 void CUPTIAPI Session::SubscriberCallback(void* userdata, CUpti_CallbackDomain domain,
                                           CUpti_CallbackId cbid, const void* data) {
   try {
-    if ((domain == CUPTI_CB_DOMAIN_RUNTIME_API && Contains(kRuntimeGraphCalls, cbid)) ||
-        (domain == CUPTI_CB_DOMAIN_DRIVER_API && Contains(kDriverGraphCalls, cbid))) {
-      if (Session* s = Active()) s->OnGraphCall();
+    // Graph calls matter only while detaching is on (their callbacks are on
+    // only then): the lists are not searched on every other call.
+    if (Session* s = Active(); s != nullptr && s->detach_.load(std::memory_order_relaxed) &&
+        ((domain == CUPTI_CB_DOMAIN_RUNTIME_API && Contains(kRuntimeGraphCalls, cbid)) ||
+         (domain == CUPTI_CB_DOMAIN_DRIVER_API && Contains(kDriverGraphCalls, cbid)))) {
+      s->OnGraphCall();
     }
     if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
       // Continuous mode asked to detach at the next runtime API exit
