@@ -173,7 +173,7 @@ inline int64_t ThreadCpuNs() {
 // The calling thread's user-space instructions retired, counted by the CPU
 // (perf_event_open): unlike time, the same work gives the same count from
 // one process to the next, whatever the host's speed does meanwhile. Where
-// the machine exposes no such counter (many VMs), ok() is false.
+// the machine exposes no such counter (many VMs), Read() gives -1.
 class ThreadInstructions {
  public:
   ThreadInstructions() {
@@ -190,7 +190,6 @@ class ThreadInstructions {
   }
   ThreadInstructions(const ThreadInstructions&) = delete;
   ThreadInstructions& operator=(const ThreadInstructions&) = delete;
-  bool ok() const { return fd_ >= 0; }
   // Instructions so far, or -1.
   int64_t Read() const {
     uint64_t v = 0;

@@ -43,7 +43,7 @@ from typing import Callable
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import cutrace_checks as cc  # noqa: E402
-from validate import (Result, clean_env, cutrace_json, has_gpu,  # noqa: E402
+from validate import (DETACH_KINDS, Result, clean_env, cutrace_json, has_gpu,  # noqa: E402
                       install_stop_handlers, run)
 
 SKIP = 77
@@ -559,7 +559,7 @@ CASES: list[Case] = [
 # re-attach must restore (threads, NVTX, module unloads and the launch names
 # they switch on, graphs), at a signal and at a fork.
 DETACH_ENV = {"CUTRACE_MODE": "continuous", "CUTRACE_WINDOW": "10ms", "CUTRACE_PERIOD": "100ms",
-              "CUTRACE_DETACH": "1", "CUTRACE_KINDS": "kernel,memcpy,memset,nvtx,overhead"}
+              "CUTRACE_DETACH": "1", "CUTRACE_KINDS": DETACH_KINDS}
 for _name, _argv, _app, _detaches in (
         ("detach_launch_storm", ["{bin}/ct_launch_storm", "--n", "300000"], "launch_storm", (2,)),
         ("detach_multi_thread", ["{bin}/ct_multi_thread", "--threads", "4", "--kernels", "50000"],
@@ -575,8 +575,8 @@ for _name, _argv, _app, _detaches in (
         ("detach_graph_replay", ["{bin}/ct_graph_replay", "--replays", "20000"], "graph_replay", (0, 1)),
         ("detach_sigterm", ["{bin}/ct_signal_self", "--kernels", "200000", "--signal", "TERM"],
          "signal_self", (1,)),
-        # Not run detached on a GPU yet (2026-12-01): copies beside kernels,
-        # contexts destroyed and made again, a fork, a program mostly asleep.
+        # Copies beside kernels, contexts destroyed and made again, a fork, a
+        # program mostly asleep (first run detached on the H200 2026-12-02).
         ("detach_overlap", ["{bin}/ct_overlap", "--kernels", "40", "--copies", "40"], "overlap", (1,)),
         ("detach_device_reset", ["{bin}/ct_device_reset", "--before", "20000", "--after", "20000",
                                  "--resets", "3"], "device_reset", (1,)),

@@ -179,7 +179,7 @@ def main() -> int:
         e.update(extra)
         if args.detach and extra.get("CUTRACE_MODE") == "continuous":
             e["CUTRACE_DETACH"] = "1"  # with the kinds it detaches with (no API records)
-            e.setdefault("CUTRACE_KINDS", "kernel,memcpy,memset,nvtx,overhead")
+            e.setdefault("CUTRACE_KINDS", v.DETACH_KINDS)
         return e
 
     variants = {
@@ -409,10 +409,6 @@ def long_plan(args, cutrace: str, app: str, work: Path, truth: Path, base_env: d
     # process spread that the ratios to bare carry.
     every = max(1, int(0.01 / rate))
     timelines: dict[str, list[int]] = {}
-    # The launching thread's user-space instructions per launch, where the
-    # CPU's counter is exposed: the same from one process to the next for
-    # the same work, so the runs compare without the host's speed in it.
-    instructions: dict[str, float] = {}
     runs: dict[str, dict] = {}
     for name, n, env, tick in plan:
         budget = max(60.0, 3 * n * rate * 1.6)
@@ -427,11 +423,14 @@ def long_plan(args, cutrace: str, app: str, work: Path, truth: Path, base_env: d
         launch = r["truth"]["launch"]
         if "timeline_ns" in launch:
             timelines[name] = launch["timeline_ns"]
-        if "instructions_per_launch" in launch:
-            instructions[name] = float(launch["instructions_per_launch"])
         runs[name] = {"n": n, "us_per_launch": float(launch["us_per_launch"]),
                       "wall_s": round(r["wall_s"], 1), "rss": rss_figure(r["rss"]),
                       "stderr": r["stderr"].strip().splitlines()[-3:]}
+        if "instructions_per_launch" in launch:
+            # The launching thread's user-space instructions, where the CPU's
+            # counter is exposed: the same work gives the same count from one
+            # process to the next, so the runs compare without the host's speed.
+            runs[name]["instructions_per_launch"] = float(launch["instructions_per_launch"])
         if launch.get("cpu_calibration_ns_before") and launch.get("cpu_calibration_ns_after"):
             # The process's CPU speed (ct_launch_storm's calibration loop).
             runs[name]["cpu_calibration_ns"] = (launch["cpu_calibration_ns_before"] +
@@ -469,9 +468,9 @@ def long_plan(args, cutrace: str, app: str, work: Path, truth: Path, base_env: d
     check("long: continuous (1 s every 60 s) costs under 1% on average", judged < 1.01, how)
     if all(k in timelines for k in ("bare-1", "continuous", "bare-2")):
         figures["in_run"] = in_run_figures(timelines, every)
+    instructions = {k: x["instructions_per_launch"] for k, x in runs.items() if "instructions_per_launch" in x}
     if "bare-1" in instructions and "bare-2" in instructions:
         ib = (instructions["bare-1"] + instructions["bare-2"]) / 2
-        figures["instructions_per_launch"] = instructions
         figures["instructions_x_bare"] = {k: round(x / ib, 5) for k, x in instructions.items()}
         print("FIGURE modes long instructions: the launching thread's user-space instructions per "
               f"launch, bare {instructions['bare-1']:.1f} and {instructions['bare-2']:.1f}; " +

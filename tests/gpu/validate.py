@@ -63,6 +63,9 @@ CASES: dict[str, Case] = {
 }
 
 TOOL_ENV = ("CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH", "LD_PRELOAD")
+# The kinds continuous mode detaches CUPTI with (CUTRACE_DETACH=1): no API
+# records (injection/session_modes.cc, DecideDetach).
+DETACH_KINDS = "kernel,memcpy,memset,nvtx,overhead"
 
 
 def has_gpu() -> bool:
