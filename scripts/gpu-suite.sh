@@ -300,6 +300,18 @@ continuous_probe() {
     --work "$work/probe"
 }
 
+# bench/concurrent_pairs.py: continuous mode's average against a bare storm
+# run at the same time on other cores (host speed changes hit both alike),
+# with a bare-and-bare control pair. Figures; opt-in (~6 min at 3 rounds):
+# SUITE_STEPS="concurrent_pairs" (PAIRS_ROUNDS, default 3; PAIRS_N launches).
+concurrent_pairs() {
+  figure_step concurrent_pairs "continuous mode beside a bare run (bench/concurrent_pairs.py)" 560 \
+    '^FIGURE continuous, CUTRACE_DETACH=1' \
+    python3 "$bundle/bench/concurrent_pairs.py" --cutrace "$cutrace" --bin-dir "$bundle/bin" \
+    --rounds "${PAIRS_ROUNDS:-3}" ${PAIRS_N:+--n "$PAIRS_N"} --deadline-s "{deadline}" \
+    --work "$work/pairs" --json-out "$work/cases/concurrent_pairs.json"
+}
+
 # bench/analysis_speed.sh on this machine's CPU (issue 7: `cutrace summary`
 # events/s on one core, memory by distinct names, import vs json.load).
 # Figures; opt-in (~2 min): SUITE_STEPS="analysis_speed".
@@ -390,7 +402,7 @@ PY
 # inside a small device budget: versions demo_profile overhead validate_cases
 # torch_loop counters modes failopen_matrix failopen_load failopen_asan
 # failopen_detach, and the
-# opt-in modes_long, continuous_probe and analysis_speed.
+# opt-in modes_long, continuous_probe, concurrent_pairs and analysis_speed.
 want() { [[ -z ${SUITE_STEPS:-} || " $SUITE_STEPS " == *" $1 "* ]]; }
 
 main() {
@@ -408,6 +420,7 @@ main() {
   want failopen_detach && failopen_group detach 200
   if [[ " ${SUITE_STEPS:-} " == *" modes_long "* || ${SUITE_LONG:-0} == 1 ]]; then modes_long; fi
   if [[ " ${SUITE_STEPS:-} " == *" continuous_probe "* ]]; then continuous_probe; fi
+  if [[ " ${SUITE_STEPS:-} " == *" concurrent_pairs "* ]]; then concurrent_pairs; fi
   if [[ " ${SUITE_STEPS:-} " == *" analysis_speed "* ]]; then analysis_speed; fi
   verdict
   printf '\nsuite took %ds\n' $((SECONDS - start))
