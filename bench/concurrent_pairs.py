@@ -48,7 +48,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from continuous_probe import parse_edges  # noqa: E402
-from overhead import DETACH_ENV, SKIP, Bench, Variant, bench_parser, has_gpu  # noqa: E402
+from overhead import SKIP, Bench, Variant, bench_parser, has_gpu  # noqa: E402
 
 
 def cumulative(timeline: list[int], every: int):
@@ -114,9 +114,10 @@ def main() -> int:
     p.add_argument("--margin-ms", type=float, default=30)
     p.add_argument("--cpus-a", default="2-4")
     p.add_argument("--cpus-b", default="5-7")
-    p.add_argument("--pairs", default="control,detach,attached",
-                   help="comma list of control (bare, bare), detach (continuous, CUTRACE_DETACH=1, "
-                        "no API records), attached (continuous, defaults), trace (default mode)")
+    p.add_argument("--pairs", default="control,default,attached",
+                   help="comma list of control (bare, bare), default (continuous mode's defaults: "
+                        "no API records, CUPTI detached between windows), attached (continuous with "
+                        "API records and CUTRACE_DETACH=0, as before 2026-12-02), trace (default mode)")
     p.add_argument("--json-out", default=None)
     args = p.parse_args()
     if not has_gpu():
@@ -129,9 +130,10 @@ def main() -> int:
                 "CUTRACE_LOG": "debug"}
     known = {
         "control": Variant("bare (again)", "bare"),
-        "detach": Variant("continuous, CUTRACE_DETACH=1, no API records", "cutrace", {**windowed, **DETACH_ENV},
-                          mode="continuous"),
-        "attached": Variant("continuous, defaults (stays attached)", "cutrace", windowed, mode="continuous"),
+        "default": Variant("continuous, defaults (detached between windows)", "cutrace", windowed,
+                           mode="continuous"),
+        "attached": Variant("continuous, API records, CUTRACE_DETACH=0 (stays attached)", "cutrace",
+                            {**windowed, "CUTRACE_DETACH": "0", "CUTRACE_KINDS": "default"}, mode="continuous"),
         "trace": Variant("trace (default mode)", "cutrace"),
     }
     names = [x.strip() for x in args.pairs.split(",") if x.strip()]

@@ -151,6 +151,7 @@ Config ParseConfig(const EnvGetter& env) {
     std::string error;
     if (auto kinds = ParseKinds(*v, &error)) {
       c.kinds = *kinds;
+      c.kinds_given = true;
     } else {
       problems.push_back("CUTRACE_KINDS=" + *v + ": " + error + "; recording the default kinds");
     }
@@ -173,9 +174,16 @@ Config ParseConfig(const EnvGetter& env) {
       problems.push_back("CUTRACE_PER_THREAD_BUFFERS=" + *v + ": must be 0 or 1; using CUPTI's default");
     }
   }
+  if (auto v = env("CUTRACE_DETACH")) {
+    if (auto b = ParseBool(*v); b && !Trim(*v).empty()) {
+      c.detach_between_windows = *b;
+    } else {
+      problems.push_back("CUTRACE_DETACH=" + *v + ": must be 0 or 1; using the default (continuous mode "
+                         "detaches where it can)");
+    }
+  }
   for (auto [name, field] : {std::pair{"CUTRACE_TIMESTAMP_CALLBACK", &c.timestamp_callback},
-                             std::pair{"CUTRACE_LATENCY_TIMESTAMPS", &c.latency_timestamps},
-                             std::pair{"CUTRACE_DETACH", &c.detach_between_windows}}) {
+                             std::pair{"CUTRACE_LATENCY_TIMESTAMPS", &c.latency_timestamps}}) {
     auto v = env(name);
     if (!v) continue;
     if (auto b = ParseBool(*v); b && !Trim(*v).empty()) {

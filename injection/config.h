@@ -48,6 +48,9 @@ struct Config {
   std::string output = ".";
   uint32_t file_mode = 0600;
   Kinds kinds;
+  // CUTRACE_KINDS was given (and read): continuous mode then records what it
+  // names; without it continuous mode leaves out API records (ApplyModeDefaults).
+  bool kinds_given = false;
   size_t buffer_bytes = 2u << 20;
   size_t buffer_count = 32;
   std::optional<bool> per_thread_buffers;  // unset: leave CUPTI's default
@@ -58,12 +61,13 @@ struct Config {
   // CUPTI's queued/submitted kernel timestamps (cuptiActivityEnableLatencyTimestamps):
   // off, since cutrace records neither; on only to measure what they cost.
   bool latency_timestamps = false;
-  // Continuous mode (CUTRACE_DETACH=1): CUPTI detaches (cuptiFinalize)
-  // between windows and attaches again for the next one. Experimental and
-  // off by default: only without API records and CUDA graphs, where it
-  // crashed programs on the H200 (docs/production.md); off keeps CUPTI
-  // attached with the kinds off, which still costs every launch.
-  bool detach_between_windows = false;
+  // Continuous mode (CUTRACE_DETACH): CUPTI detaches (cuptiFinalize)
+  // between windows and attaches again for the next one. Unset: on in
+  // continuous mode wherever it can work (without API records, CUDA graphs,
+  // counters or another CUPTI client; Session::DecideDetach), since CUPTI
+  // attached with the kinds off still costs every launch (~12% on the
+  // H200's launch storm, docs/production.md). 0 keeps CUPTI attached.
+  std::optional<bool> detach_between_windows;
   size_t queue_batches = 256;
   uint32_t flush_timeout_ms = 5000;
   std::string cupti_path;    // empty: the default search

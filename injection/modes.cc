@@ -225,6 +225,14 @@ ProductionConfig ParseProductionConfig(const EnvGetter& env) {
   return c;
 }
 
+bool ApplyModeDefaults(const ProductionConfig& production, Config* config) {
+  if (production.mode != Mode::kContinuous || config->kinds_given) return false;
+  if (!config->kinds.runtime_api && !config->kinds.driver_api) return false;
+  config->kinds.runtime_api = false;
+  config->kinds.driver_api = false;
+  return true;
+}
+
 MemoryBudget ApplyMemoryCap(const ProductionConfig& p, Config* config,
                             std::vector<std::string>* problems) {
   MemoryBudget b;

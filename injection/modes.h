@@ -73,6 +73,13 @@ std::optional<uint64_t> ParseDurationNs(std::string_view text);
 // "SIGUSR2", "USR2", "12"; "none"/"0" is 0. nullopt on junk.
 std::optional<int> ParseSignal(std::string_view text);
 
+// What a mode changes in the defaults of `config`: continuous mode records
+// no API records unless CUTRACE_KINDS asks (config->kinds_given), so that
+// CUPTI can detach between windows (Config::detach_between_windows): with
+// them it must stay attached, and on CUDA 13 an attached CUPTI costs every
+// launch between windows too. True when it changed the kinds.
+bool ApplyModeDefaults(const ProductionConfig& production, Config* config);
+
 // How CUTRACE_MAX_MEMORY is shared: the buffer pool keeps at most a quarter
 // (fewer buffers, never fewer than 2), the flight recorder at most half, the
 // writer queue the rest. Applied to `config` (buffer_count) and returned for

@@ -15,6 +15,10 @@ void Session::StartProduction() {
   ProductionConfig production = ParseProductionConfig(env_);
   for (const std::string& p : production.problems) Log(LogLevel::kWarn, "%s", p.c_str());
   if (!production.active()) return;
+  if (ApplyModeDefaults(production, &config_)) {
+    Log(LogLevel::kInfo, "continuous mode: no API records (CUTRACE_KINDS names them to record them), "
+        "so that CUPTI can detach between windows");
+  }
   std::vector<std::string> problems;
   MemoryBudget budget = ApplyMemoryCap(production, &config_, &problems);
   for (const std::string& p : problems) Log(LogLevel::kInfo, "%s", p.c_str());
@@ -132,19 +136,25 @@ void Session::DecideDetach(bool counting) {
   // API records: detaching with them on corrupted the heap within a few
   // detaches in the launch storm on the H200 (CUDA 13.0), kernels alone
   // never (87 detaches); graphs stop it later (OnGraphCall).
+  // Unset, CUTRACE_DETACH means "where it can" (config.h).
+  const bool wanted = config_.detach_between_windows.value_or(true);
   const bool api_records = config_.kinds.runtime_api || config_.kinds.driver_api;
-  const char* why_not = !config_.detach_between_windows ? "CUTRACE_DETACH=0"
+  const char* why_not = !wanted                         ? "CUTRACE_DETACH=0"
                         : api_records                   ? "API records are on"
                         : counting                      ? "hardware counters are on"
                         : api_->ProgramHasOwnClient()   ? "the program has a CUPTI client of its own"
                         : clock_ != ClockDomain::kMonotonic ? "timestamps are on CUPTI's clock"
                                                             : nullptr;
   if (why_not != nullptr) {
-    // Asked for, and kept from it by the kinds asked for too: said once, with the fix.
-    const bool api = config_.detach_between_windows && api_records;
-    Log(api ? LogLevel::kWarn : LogLevel::kDebug, "continuous mode: CUPTI stays attached between windows "
-        "(%s)%s", why_not, api ? ": CUTRACE_DETACH=1 works without them, e.g. "
-                                 "CUTRACE_KINDS=kernel,memcpy,memset,nvtx,overhead" : "");
+    // Kept from it by the kinds asked for: said once, with the fix; a
+    // warning where CUTRACE_DETACH=1 asked for it, else for CUTRACE_LOG=info.
+    const bool api = wanted && api_records;
+    const bool asked = config_.detach_between_windows.value_or(false);
+    Log(api ? (asked ? LogLevel::kWarn : LogLevel::kInfo) : LogLevel::kDebug,
+        "continuous mode: CUPTI stays attached between windows (%s)%s", why_not,
+        api ? ", which costs every launch between windows too; it detaches without them, e.g. "
+              "CUTRACE_KINDS=kernel,memcpy,memset,nvtx,overhead"
+            : "");
     return;
   }
   detach_.store(true, std::memory_order_release);

@@ -303,12 +303,13 @@ continuous_probe() {
 # bench/concurrent_pairs.py: continuous mode's average against a bare storm
 # run at the same time on other cores (host speed changes hit both alike),
 # with a bare-and-bare control pair. Figures; opt-in (~6 min at 3 rounds):
-# SUITE_STEPS="concurrent_pairs" (PAIRS_ROUNDS, default 3; PAIRS_N launches).
+# SUITE_STEPS="concurrent_pairs" (PAIRS_ROUNDS, default 3; PAIRS_N launches;
+# PAIRS, the pairs: default control,default,attached).
 concurrent_pairs() {
   figure_step concurrent_pairs "continuous mode beside a bare run (bench/concurrent_pairs.py)" 560 \
-    '^FIGURE continuous, CUTRACE_DETACH=1' \
+    '^FIGURE continuous, defaults' \
     python3 "$bundle/bench/concurrent_pairs.py" --cutrace "$cutrace" --bin-dir "$bundle/bin" \
-    --rounds "${PAIRS_ROUNDS:-3}" ${PAIRS_N:+--n "$PAIRS_N"} --deadline-s "{deadline}" \
+    --rounds "${PAIRS_ROUNDS:-3}" ${PAIRS_N:+--n "$PAIRS_N"} ${PAIRS:+--pairs "$PAIRS"} --deadline-s "{deadline}" \
     --work "$work/pairs" --json-out "$work/cases/concurrent_pairs.json"
 }
 

@@ -553,13 +553,15 @@ CASES: list[Case] = [
          extra=drops_exact),
 ]
 
-# Continuous mode with CUPTI detached between windows (CUTRACE_DETACH=1): a
+# Continuous mode with CUPTI detached between windows, as it is by default
+# (no CUTRACE_DETACH, no CUTRACE_KINDS: no API records, so it detaches): a
 # 10 ms window every 100 ms, so a run of a second or two detaches and
 # attaches CUPTI again several times, in the testapps that stress what a
 # re-attach must restore (threads, NVTX, module unloads and the launch names
-# they switch on, graphs), at a signal and at a fork.
-DETACH_ENV = {"CUTRACE_MODE": "continuous", "CUTRACE_WINDOW": "10ms", "CUTRACE_PERIOD": "100ms",
-              "CUTRACE_DETACH": "1", "CUTRACE_KINDS": DETACH_KINDS}
+# they switch on, graphs), at a signal and at a fork. DETACH_ASKED_ENV is the
+# same asked for in so many words (CUTRACE_DETACH=1 and its kinds).
+DETACH_ENV = {"CUTRACE_MODE": "continuous", "CUTRACE_WINDOW": "10ms", "CUTRACE_PERIOD": "100ms"}
+DETACH_ASKED_ENV = {**DETACH_ENV, "CUTRACE_DETACH": "1", "CUTRACE_KINDS": DETACH_KINDS}
 for _name, _argv, _app, _detaches in (
         ("detach_launch_storm", ["{bin}/ct_launch_storm", "--n", "300000"], "launch_storm", (2,)),
         ("detach_multi_thread", ["{bin}/ct_multi_thread", "--threads", "4", "--kernels", "50000"],
@@ -591,8 +593,20 @@ CASES.append(Case("detach_api_records", "detach",
                   "ct_launch_storm, continuous mode with CUTRACE_DETACH=1 and API records on",
                   "program unchanged; CUPTI stays attached (detaching with API records corrupted "
                   "the heap), and one line says so", ["{bin}/ct_launch_storm", "--n", "300000"],
-                  app="launch_storm", env={**DETACH_ENV, "CUTRACE_KINDS": "default"}, trace="any",
+                  app="launch_storm", env={**DETACH_ASKED_ENV, "CUTRACE_KINDS": "default"}, trace="any",
                   max_lines=1, extra=windows_detached(0, 0), timeout=120))
+CASES.append(Case("detach_api_records_default", "detach",
+                  "ct_launch_storm, continuous mode with API records asked for (CUTRACE_KINDS=default), "
+                  "CUTRACE_DETACH unset",
+                  "program unchanged; CUPTI stays attached, silently (a line at CUTRACE_LOG=info only)",
+                  ["{bin}/ct_launch_storm", "--n", "300000"], app="launch_storm",
+                  env={**DETACH_ENV, "CUTRACE_KINDS": "default"}, trace="any", max_lines=0,
+                  extra=windows_detached(0, 0), timeout=120))
+CASES.append(Case("detach_asked", "detach",
+                  "ct_launch_storm, continuous mode with CUTRACE_DETACH=1 and its kinds asked for",
+                  "program unchanged; every window's chunk complete; CUPTI detached and attached again",
+                  ["{bin}/ct_launch_storm", "--n", "300000"], app="launch_storm", env=DETACH_ASKED_ENV,
+                  trace="any", extra=windows_detached(2), timeout=120))
 CASES.append(Case("detach_asan_launch_storm", "detach",
                   "ct_launch_storm, continuous mode detaching, under the ASan+UBSan library",
                   "no sanitizer report; program unchanged; CUPTI detached and attached again",
@@ -602,7 +616,7 @@ CASES.append(Case("detach_torch_profiler_later", "detach",
                   "continuous mode with CUTRACE_DETACH=1 beside torch.profiler, started after CUDA",
                   "torch.profiler still sees every kernel; CUPTI never detached (the program has a "
                   "client of its own)", ["{python}", "{here}/failopen_torch.py", "cuda-first"],
-                  env=DETACH_ENV, trace="any", max_lines=1, compare_stderr=False, needs=("torch",),
+                  env=DETACH_ASKED_ENV, trace="any", max_lines=1, compare_stderr=False, needs=("torch",),
                   timeout=90, extra=lambda *a: torch_profiler_works(*a) + windows_detached(0, 0)(*a)))
 
 # The testapps under the library built with ASan+UBSan.

@@ -34,6 +34,9 @@ TEST(InjectionConfigTest, Defaults) {
   EXPECT_EQ(c.log_level, LogLevel::kWarn);
   EXPECT_TRUE(c.cupti_path.empty());
   EXPECT_TRUE(c.run_manifest.empty());
+  // Unset: continuous mode's own defaults (ApplyModeDefaults, DecideDetach).
+  EXPECT_FALSE(c.detach_between_windows.has_value());
+  EXPECT_FALSE(c.kinds_given);
   // Sync records only when asked for (config.h says why).
   EXPECT_EQ(c.kinds.Names(), (std::vector<std::string>{"kernel", "memcpy", "memset", "nvtx",
                                                         "runtime", "driver", "overhead"}));
@@ -69,7 +72,8 @@ TEST(InjectionConfigTest, GoodValues) {
   EXPECT_FALSE(*c.per_thread_buffers);
   EXPECT_FALSE(c.timestamp_callback);
   EXPECT_TRUE(c.latency_timestamps);
-  EXPECT_TRUE(c.detach_between_windows);
+  EXPECT_EQ(c.detach_between_windows, std::optional<bool>(true));
+  EXPECT_TRUE(c.kinds_given);
   EXPECT_EQ(c.log_level, LogLevel::kDebug);
   EXPECT_EQ(c.cupti_path, "/opt/libcupti.so.13");
   EXPECT_EQ(c.run_manifest, "/tmp/m");
@@ -98,6 +102,7 @@ TEST(InjectionConfigTest, EachBadValueIsOneProblemAndTheDefault) {
       {"CUTRACE_TIMESTAMP_CALLBACK", "never", "0 or 1"},
       {"CUTRACE_LATENCY_TIMESTAMPS", "2", "0 or 1"},
       {"CUTRACE_DETACH", "sometimes", "0 or 1"},
+      {"CUTRACE_DETACH", "", "0 or 1"},
       {"CUTRACE_LOG", "loud", "quiet, error, warn, info or debug"},
       {"CUTRACE_DISABLE", "perhaps", "0 or 1"},
       {"CUTRACE_OUTPUT", "  ", "empty"},
@@ -117,6 +122,8 @@ TEST(InjectionConfigTest, EachBadValueIsOneProblemAndTheDefault) {
     EXPECT_EQ(got.output, defaults.output);
     EXPECT_EQ(got.timestamp_callback, defaults.timestamp_callback);
     EXPECT_EQ(got.latency_timestamps, defaults.latency_timestamps);
+    EXPECT_FALSE(got.detach_between_windows.has_value());  // the mode decides
+    EXPECT_FALSE(got.kinds_given);  // a bad list: the mode's default kinds
     EXPECT_FALSE(got.disabled);
   }
 }

@@ -442,7 +442,7 @@ TEST_P(StaysAttachedTest, WhereDetachingCannotWork) {
       {"CUTRACE_MODE", "continuous"}, {"CUTRACE_WINDOW", "10ms"}, {"CUTRACE_PERIOD", "1h"}};
   Config c = DetachConfig();
   switch (GetParam()) {
-    case 0: c.detach_between_windows = false; break;  // CUTRACE_DETACH=0, the default
+    case 0: c.detach_between_windows = false; break;  // CUTRACE_DETACH=0
     case 1:  // torch.profiler's Kineto in the process (then CUPTI's clock, too)
       fake_->program_client = true;
       fake_->moving_timestamps = true;
@@ -452,9 +452,17 @@ TEST_P(StaysAttachedTest, WhereDetachingCannotWork) {
       fake_->moving_timestamps = true;
       break;
     case 3: fake_->has_enable_domain = false; break;
-    default: {  // API records (detaching with them corrupted the heap on the H200)
+    case 4: {  // API records (detaching with them corrupted the heap on the H200)
       std::string error;
       c.kinds = *ParseKinds("kernel,api", &error);
+      c.kinds_given = true;
+      break;
+    }
+    default: {  // the same, CUTRACE_DETACH unset: no warning (a line at CUTRACE_LOG=info)
+      std::string error;
+      c.kinds = *ParseKinds("kernel,api", &error);
+      c.kinds_given = true;
+      c.detach_between_windows.reset();
       break;
     }
   }
@@ -485,7 +493,35 @@ TEST_P(StaysAttachedTest, WhereDetachingCannotWork) {
   ExpectCompleteFiles();
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, StaysAttachedTest, ::testing::Values(0, 1, 2, 3, 4));
+INSTANTIATE_TEST_SUITE_P(Cases, StaysAttachedTest, ::testing::Values(0, 1, 2, 3, 4, 5));
+
+// Continuous mode with nothing set detaches: its default kinds leave API
+// records out (which the trace's header says), and CUTRACE_DETACH unset
+// means "where it can".
+TEST_F(DetachTest, ContinuousModeDetachesByDefault) {
+  env_ = std::make_unique<ScopedEnv>(std::map<std::string, std::string>{
+      {"CUTRACE_MODE", "continuous"}, {"CUTRACE_WINDOW", "300ms"}, {"CUTRACE_PERIOD", "1h"}});
+  Config c = MakeConfig();
+  ASSERT_FALSE(c.detach_between_windows.has_value());
+  ASSERT_FALSE(c.kinds_given);
+  ::testing::internal::CaptureStderr();
+  const bool started = StartSession(std::move(c)).ok();
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(started) << said;
+  EXPECT_EQ(said.find("stays attached"), std::string::npos) << said;
+  ASSERT_TRUE(WaitFor([&] { return DetachPending(1); }));
+  ApiExit();
+  EXPECT_TRUE(fake_->detached());
+  EXPECT_EQ(Count("cuptiFinalize"), 1u);
+  session_->Finalize("exit");
+  ExpectCompleteFiles();
+  std::vector<std::string> files = Files();
+  ASSERT_FALSE(files.empty());
+  auto t = LoadTrace(dir_ + "/" + files[0]);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(std::vector<std::string>(t->header.enabled_kinds().begin(), t->header.enabled_kinds().end()),
+            (std::vector<std::string>{"kernel", "memcpy", "memset", "nvtx", "overhead"}));
+}
 
 }  // namespace
 }  // namespace cutrace::injection

@@ -132,6 +132,31 @@ TEST(MemoryBudget, SharesTheCap) {
   EXPECT_EQ(u.queue_bytes, 256u << 20);
 }
 
+// Continuous mode records no API records unless CUTRACE_KINDS names them,
+// so that CUPTI can detach between windows; other modes keep every default.
+TEST(ModeDefaults, ContinuousModeLeavesOutApiRecordsUnlessAsked) {
+  ProductionConfig continuous;
+  continuous.mode = Mode::kContinuous;
+  Config c;
+  EXPECT_TRUE(ApplyModeDefaults(continuous, &c));
+  EXPECT_EQ(c.kinds.Names(), (std::vector<std::string>{"kernel", "memcpy", "memset", "nvtx", "overhead"}));
+  EXPECT_FALSE(ApplyModeDefaults(continuous, &c));  // nothing left to change
+  // Asked for by CUTRACE_KINDS: recorded as asked.
+  Config asked = ParseConfig([](const char* name) -> std::optional<std::string> {
+    if (std::string_view(name) == "CUTRACE_KINDS") return std::string("kernel,runtime");
+    return std::nullopt;
+  });
+  EXPECT_FALSE(ApplyModeDefaults(continuous, &asked));
+  EXPECT_EQ(asked.kinds.Names(), (std::vector<std::string>{"kernel", "runtime"}));
+  for (Mode m : {Mode::kTrace, Mode::kSummary}) {
+    ProductionConfig other;
+    other.mode = m;
+    Config d;
+    EXPECT_FALSE(ApplyModeDefaults(other, &d));
+    EXPECT_EQ(d.kinds.Names(), Config().kinds.Names());
+  }
+}
+
 using ModesSessionTest = InjectionSessionTest;
 
 TEST_F(ModesSessionTest, SummaryModeWritesSummaryPacketsInsteadOfEvents) {
@@ -184,7 +209,12 @@ TEST_F(ModesSessionTest, SummaryModeWritesSummaryPacketsInsteadOfEvents) {
 TEST_F(ModesSessionTest, BetweenWindowsOnlyDeviceAndContextRecordsStayOn) {
   ScopedEnv env({{"CUTRACE_MODE", "continuous"}, {"CUTRACE_WINDOW", "10ms"},
                  {"CUTRACE_PERIOD", "1h"}});
-  ASSERT_TRUE(StartSession(MakeConfig()).ok());
+  // Attached (CUTRACE_DETACH=0) with every default kind; the detaching
+  // default is injection_detach_test.cc's.
+  Config config = MakeConfig();
+  config.detach_between_windows = false;
+  config.kinds_given = true;
+  ASSERT_TRUE(StartSession(std::move(config)).ok());
   const std::set<CUpti_ActivityKind> between = {CUPTI_ACTIVITY_KIND_DEVICE,
                                                 CUPTI_ACTIVITY_KIND_CONTEXT};
   // The first window opens at the start and closes 10 ms later, on the
