@@ -385,7 +385,8 @@ void Register(CLI::App& app, int* exit_code) {
                   "Directory or file pattern for traces (%h host, %p pid, %q{VAR}); default: .");
   cmd->add_option("--kinds", options->kinds,
                   "What to record: kernel,memcpy,memset,nvtx,api,sync,overhead, default or all "
-                  "(default: all but sync, whose records cost; the sync API calls are kept)");
+                  "(default: all but sync, whose records cost; the sync API calls are kept; "
+                  "--mode continuous: no api either, so that CUPTI detaches between windows)");
   cmd->add_option("--buffer-size", options->buffer_size, "CUPTI buffer size, 1M..8M (default 2M)");
   cmd->add_option("--mode", options->mode,
                   "trace (every event, default), summary (per-interval aggregates, "
