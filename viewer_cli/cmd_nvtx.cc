@@ -20,7 +20,12 @@ const CommandRegistration kRegistration(
                               size_t top) { return analysis::NvtxFromSummaries(totals, top); },
          .to_json = [](const analysis::NvtxReport& report) { return RangesJson(report); },
          .to_table = [](const analysis::NvtxReport& report,
-                        Format format) { return RangesTable(report, format); }}));
+                        Format format) { return RangesTable(report, format); },
+         .notes = [](const analysis::NvtxReport& report,
+                     analysis::TraceSet traces) -> std::vector<std::string> {
+           if (report.ranges.empty() || !RangesWithoutProjection(traces)) return {};
+           return {kNoProjectionNote};
+         }}));
 
 }  // namespace
 }  // namespace cutrace::cli

@@ -154,6 +154,8 @@ Rendered RenderSummary(const analysis::SummaryReport& s, analysis::TraceSet trac
   r.tables.back().title = "longest gaps per device";
   r.tables.push_back(RangesTable(s.nvtx, format, kNameWidth / 2));
   r.tables.back().title = "top NVTX ranges";
+  if (!s.nvtx.ranges.empty() && RangesWithoutProjection(traces))
+    r.tables.back().title += std::string(" (") + kNoProjectionNote + ")";
   r.tables.push_back(ApiTable(s.api, format));
   r.tables.back().title = fmt::format("top API calls ({} calls, {} total)", s.api.call_count,
                                       FormatDuration(s.api.total_ns));

@@ -1,6 +1,7 @@
 // Loading, per-file/aggregate rendering and printing: see report_common.h.
 #include "viewer_cli/report_common.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/core.h>
@@ -152,6 +153,16 @@ std::string Cells::Percent(double pct) const {
 
 std::string Cells::Real(double value, int decimals) const {
   return fmt::format("{:.{}f}", value, decimals);
+}
+
+bool RangesWithoutProjection(analysis::TraceSet traces) {
+  for (const TraceData* t : traces) {
+    const auto& kinds = t->header.enabled_kinds();
+    if (kinds.empty()) continue;
+    auto has = [&](const char* k) { return std::find(kinds.begin(), kinds.end(), k) != kinds.end(); };
+    if (has("nvtx") && !has("runtime") && !has("driver")) return true;
+  }
+  return false;
 }
 
 std::string Shorten(const std::string& text, size_t max_chars) {

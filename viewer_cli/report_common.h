@@ -82,6 +82,15 @@ class Cells {
   bool human_;
 };
 
+// Whether some trace of the set says (its header's enabled kinds) that it
+// recorded NVTX ranges but no API records, so its ranges have no GPU
+// projection: continuous mode's default (injection/modes.h). Traces that do
+// not list their kinds are not judged.
+bool RangesWithoutProjection(analysis::TraceSet traces);
+inline constexpr const char* kNoProjectionNote =
+    "no GPU projection: the trace has no API records (continuous mode leaves them out unless "
+    "CUTRACE_KINDS names them)";
+
 // Shortens a long name for table form only, keeping its start and its end
 // around a "...": the end of a template name tells as much as its start.
 std::string Shorten(const std::string& text, size_t max_chars);

@@ -34,6 +34,10 @@ struct SimpleReport {
   std::function<Report(const SummaryTotals& totals, size_t top)> from_summaries;
   std::function<nlohmann::json(const Report& report)> to_json;
   std::function<TableSection(const Report& report, Format format)> to_table;
+  // Optional: lines printed above the table in table form (and a "notes"
+  // array in JSON) about what the report could not show for these traces.
+  std::function<std::vector<std::string>(const Report& report, analysis::TraceSet traces)> notes =
+      nullptr;
 };
 
 template <typename Report>
@@ -61,10 +65,15 @@ RegisterFn RegisterSimpleReport(SimpleReport<Report> spec) {
                                                           options->top)
                                        : s.from_events(traces, options->top);
                                Rendered r;
-                               if (format == Format::kJson)
+                               std::vector<std::string> notes;
+                               if (s.notes) notes = s.notes(report, traces);
+                               if (format == Format::kJson) {
                                  r.json[s.json_key] = s.to_json(report);
-                               else
+                                 if (!notes.empty()) r.json["notes"] = notes;
+                               } else {
                                  r.tables.push_back(s.to_table(report, format));
+                                 if (format == Format::kTable) r.lines = notes;
+                               }
                                return r;
                              });
     });

@@ -47,6 +47,7 @@ class CliReportTest : public testing::CliTest {
     header.host = "testhost";
     header.pid = 42;
     header.command_line = {"./app", "--steps", "2"};
+    header.enabled_kinds = kinds_;
     EXPECT_TRUE((*writer)->WriteHeader(header).ok());
     RecordBatch batch;
     auto kernel = [&](const char* n, uint64_t s, uint64_t e, uint32_t stream) {
@@ -92,6 +93,8 @@ class CliReportTest : public testing::CliTest {
   }
 
   Result Run(const std::vector<std::string>& args) { return RunCli(args); }
+
+  std::vector<std::string> kinds_;  // the header's enabled kinds (none listed by default)
 
   json RunJson(const std::vector<std::string>& args) {
     Result r = Run(args);
@@ -220,6 +223,35 @@ TEST_F(CliReportTest, NvtxApiAndSummaryJsonKeys) {
     EXPECT_TRUE(summary.contains(key)) << key;
   EXPECT_EQ(summary["devices"][0]["idle_ns"], 200);
   EXPECT_EQ(summary["overview"][0]["host"], "testhost");
+}
+
+// A trace that lists its kinds without API records (continuous mode's
+// default) has NVTX ranges but no GPU projection: the reports say why.
+TEST_F(CliReportTest, NvtxSaysWhenTheTraceHasNoApiRecords) {
+  const std::string note = "no GPU projection: the trace has no API records";
+  kinds_ = {"kernel", "memcpy", "memset", "nvtx", "overhead"};
+  const std::string bare = WriteTrace("no-api.trace");
+  Result table = Run({"nvtx", bare});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find(note), std::string::npos) << table.out;
+  json nvtx = RunJson({"nvtx", "--format", "json", bare});
+  EXPECT_EQ(Keys(nvtx), (Keyset{"notes", "ranges"}));
+  ASSERT_EQ(nvtx["notes"].size(), 1u);
+  EXPECT_EQ(nvtx["notes"][0].get<std::string>().rfind(note, 0), 0u);
+  Result summary = Run({"summary", bare});
+  ASSERT_EQ(summary.exit_code, 0) << summary.err;
+  EXPECT_NE(summary.out.find("top NVTX ranges (" + note), std::string::npos) << summary.out;
+  // With API records listed, or the kinds not listed at all: no note.
+  kinds_ = {"kernel", "nvtx", "runtime"};
+  const std::string with_api = WriteTrace("api.trace");
+  kinds_.clear();
+  const std::string unlisted = WriteTrace("unlisted.trace");
+  for (const std::string& path : {with_api, unlisted}) {
+    Result r = Run({"nvtx", path});
+    EXPECT_EQ(r.out.find(note), std::string::npos) << path << "\n" << r.out;
+    EXPECT_EQ(Keys(RunJson({"nvtx", "--format", "json", path})), Keyset{"ranges"}) << path;
+    EXPECT_EQ(Run({"summary", path}).out.find(note), std::string::npos) << path;
+  }
 }
 
 TEST_F(CliReportTest, SeveralFilesGiveAggregateAndFiles) {
