@@ -37,9 +37,7 @@ from __future__ import annotations
 
 import bisect
 import json
-import os
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -48,7 +46,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from continuous_probe import parse_edges  # noqa: E402
-from overhead import SKIP, Bench, Variant, bench_parser, has_gpu  # noqa: E402
+from overhead import SKIP, Variant, bench_parser, communicate, start_bench  # noqa: E402
 
 
 def cumulative(timeline: list[int], every: int):
@@ -119,13 +117,11 @@ def main() -> int:
                         "no API records, CUPTI detached between windows), attached (continuous with "
                         "API records and CUTRACE_DETACH=0, as before 2026-12-02), trace (default mode)")
     p.add_argument("--json-out", default=None)
-    args = p.parse_args()
-    if not has_gpu():
-        print("skipped: no GPU")
+    started = start_bench(p)
+    if started is None:
         return SKIP
+    args, bench = started
     work = Path(args.work)
-    shutil.rmtree(work, ignore_errors=True)
-    bench = Bench(args)
     windowed = {"CUTRACE_WINDOW": f"{args.window_ms}ms", "CUTRACE_PERIOD": f"{args.period_s}s",
                 "CUTRACE_LOG": "debug"}
     known = {
@@ -161,12 +157,7 @@ def main() -> int:
         return proc, truth
 
     def finish(proc, truth: Path, name: str, timeout: float) -> tuple[dict, str]:
-        try:
-            _, err = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
-            raise RuntimeError(f"{name}: timed out after {timeout:.0f} s")
+        _, err = communicate(proc, timeout, name)
         if proc.returncode != 0 or not truth.exists():
             raise RuntimeError(f"{name}: exit {proc.returncode}: {err.strip()[-300:]}")
         return json.loads(truth.read_text()), err

@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from overhead import DETACH_ENV, SKIP, Bench, Variant, bench_parser, clean_env, has_gpu, run  # noqa: E402
+from overhead import DETACH_ENV, SKIP, Variant, bench_parser, clean_env, run, start_bench  # noqa: E402
 
 EDGE = re.compile(r"window (opens|closes) at (\d+) ns \(monotonic\): activity (on|off) (\d+) us(?:, flush (\d+) us)?")
 PLACES = ("in a window", "near an edge", "between windows")
@@ -105,13 +105,11 @@ def main() -> int:
     p.add_argument("--n", type=int, default=1000000)
     p.add_argument("--every", type=int, default=500)
     p.add_argument("--margin-ms", type=float, default=30)
-    args = p.parse_args()
-    if not has_gpu():
-        print("skipped: no GPU")
+    started = start_bench(p)
+    if started is None:
         return SKIP
+    args, bench = started
     work = Path(args.work)
-    shutil.rmtree(work, ignore_errors=True)
-    bench = Bench(args)  # makes the work folder
     truth = work / "truth.json"
     app = [str(Path(args.bin_dir) / "ct_launch_storm"), "--n", str(args.n), "--timeline", str(args.every),
            "--truth", str(truth)]

@@ -103,15 +103,21 @@ def clean_env() -> dict[str, str]:
             if not k.startswith(("CUTRACE_", "CUDA_INJECTION64", "NVTX_INJECTION64")) and k != "LD_PRELOAD"}
 
 
-def run(cmd: list[str], env: dict[str, str], timeout: float) -> subprocess.CompletedProcess:
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+def communicate(proc: subprocess.Popen, timeout: float, what: str) -> tuple[str, str]:
+    """proc's stdout and stderr once it ends; past `timeout` seconds its process
+    group (start_new_session) is killed and RuntimeError names `what`."""
     try:
-        out, err = proc.communicate(timeout=timeout)
+        return proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
-        raise RuntimeError(f"{' '.join(cmd[:3])} ... timed out after {timeout}s")
+        raise RuntimeError(f"{what} timed out after {timeout:.0f}s")
+
+
+def run(cmd: list[str], env: dict[str, str], timeout: float) -> subprocess.CompletedProcess:
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    out, err = communicate(proc, timeout, f"{' '.join(cmd[:3])} ...")
     return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
@@ -545,6 +551,17 @@ def storm_and_torch(title: str, storm, torch_part, refs: dict[str, str]) -> tupl
     tlines, tfig = table(f"{title}: PyTorch small ops", "us/op", torch_part(),
                          {**refs, "torch.profiler": "torch.profiler (CUDA)"})
     return lines + [""] + tlines, {"storm": fig, "torch": tfig}
+
+
+def start_bench(p: argparse.ArgumentParser):
+    """The arguments and a Bench over an emptied work folder; None (after
+    saying so) where there is no GPU, for the caller to exit 77."""
+    args = p.parse_args()
+    if not has_gpu():
+        print("skipped: no GPU")
+        return None
+    shutil.rmtree(Path(args.work), ignore_errors=True)
+    return args, Bench(args)  # Bench makes the work folder
 
 
 def bench_parser(doc: str, work: str) -> argparse.ArgumentParser:
