@@ -31,7 +31,16 @@ what the bare side's rate needed for the same launches) divided by the windows
 seen, and "window time" is the window with its margins. It also prints the
 whole-run ratio as run (windows at 1/period, so 4x the issue's duty at the
 default 15 s). The control pair (bare and bare) shows what this method's own
-noise is. Figures, not pass/fail; python3 stdlib only; 77 without a GPU.
+noise is.
+
+The "late" pairs take out what makes one process faster than another (the
+control pairs differ by up to +-4-6%): the cutrace side runs bare for
+--attach-after launches, then dlopens the library and calls its
+InitializeInjection() (ct_launch_storm --attach), so continuous mode starts
+mid-loop; each part after that is taken against the same process's bare
+stretch before it (both against the bare side beside it). "late_control"
+marks the same point and attaches nothing: the method's own noise.
+Figures, not pass/fail; python3 stdlib only; 77 without a GPU.
 """
 from __future__ import annotations
 
@@ -46,7 +55,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from continuous_probe import parse_edges  # noqa: E402
-from overhead import SKIP, Variant, bench_parser, communicate, start_bench  # noqa: E402
+from overhead import SKIP, Variant, bench_parser, clean_env, communicate, start_bench  # noqa: E402
 
 
 def cumulative(timeline: list[int], every: int):
@@ -62,19 +71,29 @@ def cumulative(timeline: list[int], every: int):
     return at
 
 
-def compare(cut: dict, bare: dict, every: int, windows: list[tuple[int, int]], margin_ns: int) -> dict:
+def compare(cut: dict, bare: dict, every: int, windows: list[tuple[int, int]], margin_ns: int,
+            attach: tuple[int, int] | None = None) -> dict:
     """The cutrace (or second) side's timeline steps against the bare side's
     launches over the same times: per part (window or between), launches on
-    each side, the time, and the cost ratio (bare launches / cutrace launches)."""
+    each side, the time, and the cost ratio (bare launches / cutrace launches).
+    With `attach` (the [start, end] ns of a profiler attached mid-loop), the
+    steps before it are a part of their own ("before"), and those within
+    margin_ns of it are left out."""
     tl = cut["launch"]["timeline_ns"]
     bare_at = cumulative(bare["launch"]["timeline_ns"], every)
-    parts = {"window": [0.0, 0.0, 0], "between": [0.0, 0.0, 0]}  # cut launches, bare launches, ns
+    parts = {"before": [0.0, 0.0, 0], "window": [0.0, 0.0, 0], "between": [0.0, 0.0, 0]}  # cut, bare, ns
     for a, b in zip(tl[:-2], tl[1:-1]):
         ba, bb = bare_at(a), bare_at(b)
         if ba is None or bb is None:
             continue  # outside the stretch both sides launched in
-        near = any(a < close + margin_ns and b > start - margin_ns for start, close in windows)
-        p = parts["window" if near else "between"]
+        if attach is not None and b <= attach[0]:
+            part = "before"
+        elif attach is not None and a < attach[1] + margin_ns:
+            continue  # the attaching itself
+        else:
+            near = any(a < close + margin_ns and b > start - margin_ns for start, close in windows)
+            part = "window" if near else "between"
+        p = parts[part]
         p[0] += every
         p[1] += bb - ba
         p[2] += b - a
@@ -89,6 +108,24 @@ def compare(cut: dict, bare: dict, every: int, windows: list[tuple[int, int]], m
     n_bare = sum(p[1] for p in parts.values())
     out["whole"] = {"ratio": n_bare / n_cut if n_cut else float("nan"),
                     "s": sum(p[2] for p in parts.values()) / 1e9}
+    return out
+
+
+def relative_to_before(cmp: dict) -> dict | None:
+    """The window and between parts of a mid-loop attach, each against the same
+    process's own bare stretch before the attach (its ratio divided by that
+    stretch's ratio), so that what makes one process faster than the other
+    cancels; None without a stretch before."""
+    before = cmp.get("before")
+    if before is None:
+        return None
+    out = {"before": before}
+    for name in ("window", "between"):
+        if name in cmp:
+            c = dict(cmp[name])
+            c["ratio"] = cmp[name]["ratio"] / before["ratio"]
+            c["extra_s"] = c["s"] * (1 - 1 / c["ratio"])
+            out[name] = c
     return out
 
 
@@ -115,13 +152,22 @@ def main() -> int:
     p.add_argument("--pairs", default="control,default,attached",
                    help="comma list of control (bare, bare), default (continuous mode's defaults: "
                         "no API records, CUPTI detached between windows), attached (continuous with "
-                        "API records and CUTRACE_DETACH=0, as before 2026-12-02), trace (default mode)")
+                        "API records and CUTRACE_DETACH=0, as before 2026-12-02), trace (default mode), "
+                        "late (continuous mode attached mid-loop, measured against the same process "
+                        "before), late_control (the same with nothing attached)")
+    p.add_argument("--attach-after", type=int, default=2000000,
+                   help="late pairs: launches before the library is attached (a multiple of --every)")
+    p.add_argument("--lib", default="",
+                   help="late pairs: the injection library (default: ../lib/libcutrace_injection.so "
+                        "beside --cutrace's bin/)")
     p.add_argument("--json-out", default=None)
     started = start_bench(p)
     if started is None:
         return SKIP
     args, bench = started
     work = Path(args.work)
+    if not args.lib:
+        args.lib = str(Path(args.cutrace).resolve().parent.parent / "lib" / "libcutrace_injection.so")
     windowed = {"CUTRACE_WINDOW": f"{args.window_ms}ms", "CUTRACE_PERIOD": f"{args.period_s}s",
                 "CUTRACE_LOG": "debug"}
     known = {
@@ -131,6 +177,12 @@ def main() -> int:
         "attached": Variant("continuous, API records, CUTRACE_DETACH=0 (stays attached)", "cutrace",
                             {**windowed, "CUTRACE_DETACH": "0", "CUTRACE_KINDS": "default"}, mode="continuous"),
         "trace": Variant("trace (default mode)", "cutrace"),
+        # The same process bare, then under continuous mode's defaults from
+        # the attach on (ct_launch_storm --attach), against itself before.
+        "late": Variant("continuous, defaults, attached mid-loop, against its own bare stretch", "late",
+                        {**windowed, "CUTRACE_MODE": "continuous"}, mode="continuous"),
+        "late_control": Variant("bare, a mark mid-loop (nothing attached), against its own stretch before",
+                                "late_control"),
     }
     names = [x.strip() for x in args.pairs.split(",") if x.strip()]
     bad = [x for x in names if x not in known]
@@ -150,8 +202,15 @@ def main() -> int:
         truth = out / "truth.json"
         app = [str(Path(args.bin_dir) / "ct_launch_storm"), "--n", str(args.n),
                "--timeline", str(args.every), "--truth", str(truth)]
-        cmd, env = bench.command(v, app, out / "trace")
         (out / "trace").mkdir()
+        if v.kind in ("late", "late_control"):
+            lib = str(Path(args.lib).resolve()) if v.kind == "late" else "mark"
+            cmd = app + ["--attach", lib, "--attach-after", str(args.attach_after)]
+            env = clean_env()
+            env.update(v.env)
+            env["CUTRACE_OUTPUT"] = str(out / "trace")
+        else:
+            cmd, env = bench.command(v, app, out / "trace")
         proc = subprocess.Popen(["taskset", "-c", cpus, *cmd], env=env, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE, text=True, start_new_session=True)
         return proc, truth
@@ -180,7 +239,10 @@ def main() -> int:
                 db, _ = finish(pb, tb, "bare", timeout)
                 dv, err = finish(pv, tv, v.name, timeout)
                 windows, _ = parse_edges(err) if v.mode == "continuous" else ([], {})
-                cmp = compare(dv, db, args.every, windows, margin_ns)
+                attach = dv["launch"].get("attach_ns")
+                cmp = compare(dv, db, args.every, windows, margin_ns, tuple(attach) if attach else None)
+                if attach:  # against the same process before the attach
+                    cmp = {**cmp, **(relative_to_before(cmp) or {})}
                 # Windows seen: the window part's time over one window's span.
                 span_s = args.window_ms / 1e3 + 2 * args.margin_ms / 1e3
                 seen = cmp["window"]["s"] / span_s if "window" in cmp else 0.0
@@ -191,8 +253,8 @@ def main() -> int:
                        if v.mode == "continuous" else None}
                 results[name].append(row)
                 bits = [f"whole x{cmp['whole']['ratio']:.4f} over {cmp['whole']['s']:.1f} s"]
-                for part in ("between", "window"):
-                    if part in cmp and v.mode == "continuous":
+                for part in ("before", "between", "window"):
+                    if part in cmp and (v.mode == "continuous" or attach):
                         c = cmp[part]
                         bits.append(f"{part} x{c['ratio']:.4f} ({c['s']:.1f} s, extra {c['extra_s'] * 1e3:+.0f} ms)")
                 if row["avg_at_60s"] is not None:
@@ -219,8 +281,10 @@ def main() -> int:
         fig = {"whole": [round(w, 5) for w in whole]}
         between = [x["parts"]["between"]["ratio"] for x in rows if "between" in x["parts"]]
         avg = [x["avg_at_60s"] for x in rows if x["avg_at_60s"] is not None]
-        if known[name].mode == "continuous" and between:
-            line += f"; between windows x{statistics.median(between):.4f}"
+        if (known[name].mode == "continuous" or known[name].kind == "late_control") and between:
+            label = "after the mark" if known[name].kind == "late_control" else "between windows"
+            line += (f"; {label} x{statistics.median(between):.4f} (rounds "
+                     + ", ".join(f"{b:.4f}" for b in between) + ")")
             fig["between"] = [round(b, 5) for b in between]
         if avg:
             m = statistics.median(avg)

@@ -1,7 +1,10 @@
 // launch_storm: N tiny kernels back to back on one stream; the launch-bound
 // case. The truth also holds the host time per launch, which
 // scripts/gpu-suite.sh compares bare and under cutrace (the overhead figure).
+#include <dlfcn.h>
+
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "testapps/common/testapp.h"
@@ -16,10 +19,19 @@ int main(int argc, char** argv) {
   const long n = args.Int("n", 100000, "kernels launched in the timed loop");
   const long warmup = args.Int("warmup", 100, "kernels launched before the timed loop");
   const long every = args.Int("timeline", 0, "record the time every this many launches of the timed loop (0: off)");
+  // A profiler attached in the middle of the loop (bench/concurrent_pairs.py's
+  // "late" pairs): the same process bare first, then traced, so its own speed
+  // cancels out of the comparison. "mark" marks the point without attaching.
+  const std::string attach = args.Str("attach", "", "after --attach-after launches of the timed loop, "
+                                      "dlopen this injection library and call its InitializeInjection() "
+                                      "(\"mark\": only mark the point)");
+  const long attach_after = args.Int("attach-after", 0, "launches before --attach (a multiple of --timeline)");
   const std::string truth_path = args.Str("truth", "", "");
   args.Kernels({"tiny_kernel(int*, int)"});
   args.Finish();
   if (n < 1 || warmup < 0 || every < 0) ct::Fail("--n must be >= 1, --warmup and --timeline >= 0");
+  if (!attach.empty() && (every == 0 || attach_after <= 0 || attach_after >= n || attach_after % every != 0))
+    ct::Fail("--attach needs --timeline and an --attach-after in (0, n) that is a multiple of it");
 
   // Before CUDA starts (and with it cutrace), and again after the loop.
   const int64_t calibration_before = ct::CpuCalibrationNs();
@@ -47,7 +59,19 @@ int main(int argc, char** argv) {
     timeline.reserve(static_cast<size_t>(n / every + 2));
     timeline.push_back(t0);
   }
+  int64_t attach_start = 0, attach_end = 0;
   for (long i = 0; i < n;) {
+    if (!attach.empty() && i == attach_after) {
+      attach_start = ct::NowNs();
+      if (attach != "mark") {
+        void* lib = ::dlopen(attach.c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (lib == nullptr) ct::Fail(std::string("--attach: ") + ::dlerror());
+        auto init = reinterpret_cast<int (*)()>(::dlsym(lib, "InitializeInjection"));
+        if (init == nullptr) ct::Fail("--attach: no InitializeInjection in " + attach);
+        init();
+      }
+      attach_end = ct::NowNs();
+    }
     const long end = std::min(n, i + step);
     for (; i < end; ++i) tiny_kernel<<<1, kThreads, 0, stream>>>(data, kThreads);
     if (every > 0) timeline.push_back(ct::NowNs());
@@ -83,6 +107,10 @@ int main(int argc, char** argv) {
   if (every > 0) {
     truth["launch"]["timeline_every"] = every;
     truth["launch"]["timeline_ns"] = timeline;
+  }
+  if (!attach.empty()) {
+    truth["launch"]["attach_after"] = attach_after;
+    truth["launch"]["attach_ns"] = {attach_start, attach_end};
   }
   truth.Write(truth_path);
 

@@ -75,6 +75,33 @@ def main() -> int:
     c2 = p.compare(same, bare, every, [], margin_ns=30_000_000)
     expect("control pair: x1", close(c2["whole"]["ratio"], 1.0, 1e-3) and "window" not in c2, f"{c2}")
 
+    # A profiler attached mid-loop: the other side is a slower process (x1.05
+    # bare), attaches in [3.00 s, 3.05 s), then costs x1.01 between windows
+    # and x1.10 inside [5 s, 6 s), all over its own bare speed.
+    attach = (3_000_000_000, 3_050_000_000)
+
+    def late_cost(t: int) -> int:
+        if t < attach[0]:
+            return 4200
+        if t < attach[1]:
+            return 100_000
+        return 4620 if window[0] <= t < window[1] else 4242
+
+    late = {"launch": {"timeline_ns": timeline(1_200_000_000, 12_000_000_000, every, late_cost),
+                       "attach_ns": list(attach)}}
+    c4 = p.compare(late, bare, every, [window], margin_ns=30_000_000, attach=attach)
+    expect("late: the bare stretch before", close(c4["before"]["ratio"], 1.05, 1e-3), f"{c4}")
+    expect("late: against the bare side, the process's own speed in",
+           close(c4["between"]["ratio"], 1.05 * 1.01, 2e-3), f"{c4}")
+    r4 = p.relative_to_before(c4)
+    expect("late: between windows against itself before", r4 is not None
+           and close(r4["between"]["ratio"], 1.01, 2e-3), f"{r4}")
+    expect("late: the window against itself before", r4 is not None
+           and close(r4["window"]["ratio"], (1000 / 1060) * 1.10 + (60 / 1060) * 1.01, 0.004), f"{r4}")
+    expect("late: the attaching left out", c4["before"]["s"] + c4["window"]["s"] + c4["between"]["s"]
+           < c4["whole"]["s"] + 1e-9 and c4["before"]["s"] < 1.81, f"{c4}")
+    expect("no stretch before: nothing relative", p.relative_to_before(c) is None)
+
     # Sides that never overlap in time: nothing to compare.
     late = {"launch": {"timeline_ns": timeline(20_000_000_000, 21_000_000_000, every, lambda t: 4000)}}
     c3 = p.compare(late, bare, every, [], margin_ns=0)
