@@ -135,7 +135,7 @@ def at_issue_period(cmp: dict, windows_seen: float, window_s: float, margin_s: f
     between = cmp.get("between")
     if between is None or windows_seen < 0.5:
         return None  # a run without a whole window in it says nothing about the windows
-    extra_window = cmp["window"]["extra_s"] / windows_seen if "window" in cmp and windows_seen > 0 else 0.0
+    extra_window = cmp["window"]["extra_s"] / windows_seen if "window" in cmp else 0.0
     span = window_s + 2 * margin_s
     return (extra_window + (period_s - span) * (between["ratio"] - 1)) / period_s
 

@@ -73,11 +73,6 @@ WARMUP = 100  # ct_launch_storm's warm-up launches (its --warmup default)
 CUPTI_DIRS = ("/usr/local/cuda/targets/x86_64-linux/lib", "/usr/local/cuda/extras/CUPTI/lib64")
 
 
-# Continuous mode detaching CUPTI between windows, asked for in so many
-# words: without API records, the kinds it detaches with (its defaults;
-# injection/modes.cc ApplyModeDefaults, session_modes.cc DecideDetach).
-DETACH_ENV = {"CUTRACE_DETACH": "1", "CUTRACE_KINDS": "kernel,memcpy,memset,nvtx,overhead"}
-
 
 def has_gpu() -> bool:
     if not Path("/dev/nvidia0").exists():

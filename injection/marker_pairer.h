@@ -14,13 +14,13 @@
 // push/pop one and is reported as push/pop.
 //
 // Recording that stops and starts again (continuous mode's windows, its
-// on-demand captures among them) cuts ranges: one open when recording stops may end unseen, and
-// one that ends in a window may have started unseen before it. So at a stop
-// the open ranges leave their stacks (the depths of the next window's ranges
-// count only what that window saw open) but stay paired by id, so an end in
-// a later window still makes the range, at its own depth; one still open
-// after kCutStopsKept more stops is dropped, which bounds what a day of
-// windows keeps. Neither a cut range nor, once recording has stopped, an
+// on-demand captures among them) cuts ranges: one open when recording stops
+// may end unseen, and one that ends in a window may have started unseen
+// before it. So at a stop the open ranges leave their stacks (the depths of
+// the next window's ranges count only what that window saw open) but stay
+// paired by id, so an end in a later window still makes the range, at its
+// own depth; one still open after kCutStopsKept more stops is dropped, which
+// bounds what a day of windows keeps. Neither a cut range nor, once recording has stopped, an
 // end without a start is counted invalid.
 //
 // Threads: not thread-safe; the ActivityProcessor serializes calls.

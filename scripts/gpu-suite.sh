@@ -233,7 +233,7 @@ modes() {
   t=$(step_timeout 120)
   if ((t == 0)); then record modes "NOT RUN" "no time left"; return; fi
   timeout -k 10 "$t" python3 "$tests/modes.py" --cutrace "$cutrace" --bin-dir "$bundle/bin" \
-    ${MODES_DETACH:+--detach} --work "$work/cases/modes" --json-out "$work/cases/modes.json" \
+    --work "$work/cases/modes" --json-out "$work/cases/modes.json" \
     > "$work/logs/modes.log" 2>&1
   rc=$?
   grep -vE '^PASS  ' "$work/logs/modes.log" | head -40
@@ -244,15 +244,15 @@ modes() {
 # with a 1 s window every 60 s, bare, trace with rotation under a disk cap, a
 # flight-recorder dump), about 2 x MODES_LONG_S + 100 seconds of GPU time
 # (MODES_LONG_S=120: ~5.5 min). Opt-in, as it outlasts the default budget:
-# SUITE_STEPS="modes_long" or SUITE_LONG=1. MODES_DETACH=1 runs both modes
-# steps' continuous runs with CUTRACE_DETACH=1.
+# SUITE_STEPS="modes_long" or SUITE_LONG=1. Its continuous runs detach CUPTI
+# between windows, as continuous mode does by default.
 modes_long() {
   section "production modes, minutes-long runs"
   local t rc s=${MODES_LONG_S:-120}
   t=$(step_timeout $((s * 3 + 150)))
   if ((t == 0)); then record modes_long "NOT RUN" "no time left"; return; fi
   timeout -k 10 "$t" python3 "$tests/modes.py" --cutrace "$cutrace" --bin-dir "$bundle/bin" \
-    ${MODES_DETACH:+--detach} ${OVERHEAD_CPUS:+--cpus "$OVERHEAD_CPUS"} --long-s "$s" --side-s "${MODES_SIDE_S:-30}" --work "$work/cases/modes_long" --json-out "$work/cases/modes_long.json" \
+    ${OVERHEAD_CPUS:+--cpus "$OVERHEAD_CPUS"} --long-s "$s" --side-s "${MODES_SIDE_S:-30}" --work "$work/cases/modes_long" --json-out "$work/cases/modes_long.json" \
     > "$work/logs/modes_long.log" 2>&1
   rc=$?
   grep -vE '^PASS  ' "$work/logs/modes_long.log" | head -40
@@ -294,7 +294,7 @@ figure_step() {
 # SUITE_STEPS="continuous_probe" (PROBE_ROUNDS, default 6).
 continuous_probe() {
   figure_step continuous_probe "continuous mode: where the cost falls (bench/continuous_probe.py)" 300 \
-    '^continuous 16ms/1s, CUTRACE_DETACH=1, no API records: ' \
+    '^continuous 16ms/1s, defaults' \
     python3 "$bundle/bench/continuous_probe.py" --cutrace "$cutrace" --bin-dir "$bundle/bin" \
     --rounds "${PROBE_ROUNDS:-6}" ${OVERHEAD_CPUS:+--cpus "$OVERHEAD_CPUS"} --deadline-s "{deadline}" \
     --work "$work/probe"

@@ -109,7 +109,6 @@ int main(int argc, char** argv) {
     truth["launch"]["timeline_ns"] = timeline;
   }
   if (!attach.empty()) {
-    truth["launch"]["attach_after"] = attach_after;
     truth["launch"]["attach_ns"] = {attach_start, attach_end};
   }
   truth.Write(truth_path);

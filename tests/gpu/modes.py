@@ -149,9 +149,6 @@ def main() -> int:
     p.add_argument("--us-per-launch", type=float, default=4.0,
                    help="bare launch cost used to size the long runs")
     p.add_argument("--long-summary", action="store_true", help="with --long-s: a summary-mode run too")
-    p.add_argument("--detach", action="store_true",
-                   help="every continuous-mode run with CUTRACE_DETACH=1 and no API records "
-                   "(CUPTI detached between windows)")
     p.add_argument("--side-s", type=int, default=30,
                    help="with --long-s: length of the rotation, flight-recorder and between-window runs")
     p.add_argument("--cpus", default=None,
@@ -176,10 +173,7 @@ def main() -> int:
         e = dict(base_env)
         e["CUDA_INJECTION64_PATH"] = lib
         e["CUTRACE_OUTPUT"] = str(out) + "/"
-        e.update(extra)
-        if args.detach and extra.get("CUTRACE_MODE") == "continuous":
-            e["CUTRACE_DETACH"] = "1"  # with the kinds it detaches with (no API records)
-            e.setdefault("CUTRACE_KINDS", v.DETACH_KINDS)
+        e.update(extra)  # continuous mode's defaults detach CUPTI between windows
         return e
 
     variants = {
