@@ -240,12 +240,6 @@ def main() -> int:
                 dv, err = finish(pv, tv, v.name, timeout)
                 windows, _ = parse_edges(err) if v.mode == "continuous" else ([], {})
                 attach = dv["launch"].get("attach_ns")
-                if attach and v.mode == "continuous":
-                    # The first window opens as the session starts, with no
-                    # debug line of its own: from the attach's end on.
-                    first = (attach[1], attach[1] + args.window_ms * 1_000_000)
-                    if not any(first[0] <= a < first[1] for a, _ in windows):
-                        windows = [first] + windows
                 cmp = compare(dv, db, args.every, windows, margin_ns, tuple(attach) if attach else None)
                 if attach:  # against the same process before the attach
                     cmp = {**cmp, **(relative_to_before(cmp) or {})}

@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from overhead import SKIP, Variant, bench_parser, clean_env, run, start_bench  # noqa: E402
 
-EDGE = re.compile(r"window (opens|closes) at (\d+) ns \(monotonic\): activity (on|off) (\d+) us(?:, flush (\d+) us)?")
+EDGE = re.compile(r"window (opens|closes) at (\d+) ns \(monotonic\): activity (on|off)(?: (\d+) us)?(?:, flush (\d+) us)?")
 PLACES = ("in a window", "near an edge", "between windows")
 DETACH = re.compile(r"CUPTI detached at \d+ ns \(monotonic\): forced flush (\d+) us, cuptiFinalize (\d+) us")
 ATTACH = re.compile(r"CUPTI attached again: (\d+) us")
@@ -55,7 +55,8 @@ def parse_edges(stderr: str) -> tuple[list[tuple[int, int]], dict[str, list[int]
     opened = None
     for m in EDGE.finditer(stderr):
         what, t = m.group(1), int(m.group(2))
-        costs[m.group(3)].append(int(m.group(4)))
+        if m.group(4) is not None:  # the first window's line has no switching time
+            costs[m.group(3)].append(int(m.group(4)))
         if m.group(5) is not None:
             costs["flush"].append(int(m.group(5)))
         if what == "opens":

@@ -101,6 +101,13 @@ void ProductionController::Schedule(int64_t now) {
 
 void ProductionController::Start() {
   Schedule(cb_.now());
+  // The first window opened with the session (its activity kinds went on
+  // with it): logged like the others, so that a reader of the edges
+  // (bench/continuous_probe.py, bench/concurrent_pairs.py) sees it.
+  if (config_.mode == Mode::kContinuous) {
+    Log(LogLevel::kDebug, "window opens at %llu ns (monotonic): activity on with the session",
+        static_cast<unsigned long long>(MonotonicNs()));
+  }
   InstallSignals();
   // The thread inherits a mask without the signals the lifecycle and the
   // triggers handle: those run on the program's threads.

@@ -313,6 +313,22 @@ concurrent_pairs() {
     --work "$work/pairs" --json-out "$work/cases/concurrent_pairs.json"
 }
 
+# bench/launch_instructions.py: instructions per launch under callgrind
+# (every thread, the timed loop only) for bare, the floor and each mode, and
+# continuous mode's average composed from them: counts, free of the host's
+# speed. Figures; opt-in (~5 min): SUITE_STEPS="launch_instructions"
+# (INSTR_N launches, default 60000).
+launch_instructions() {
+  if [[ ! -x $bundle/valgrind/valgrind.bin ]]; then record launch_instructions SKIP "no valgrind in the bundle"; return; fi
+  VALGRIND_LIB="$bundle/valgrind" figure_step launch_instructions \
+    "instructions per launch under callgrind (bench/launch_instructions.py)" 420 \
+    '^FIGURE continuous' \
+    python3 "$bundle/bench/launch_instructions.py" --cutrace "$cutrace" --bin-dir "$bundle/bin" \
+    --floor "$bundle/lib/libcutrace_floor.so" --valgrind "$bundle/valgrind/valgrind.bin" \
+    ${INSTR_N:+--n "$INSTR_N"} --deadline-s "{deadline}" --work "$work/instructions" \
+    --json-out "$work/cases/launch_instructions.json"
+}
+
 # bench/analysis_speed.sh on this machine's CPU (issue 7: `cutrace summary`
 # events/s on one core, memory by distinct names, import vs json.load).
 # Figures; opt-in (~2 min): SUITE_STEPS="analysis_speed".
@@ -423,6 +439,7 @@ main() {
   if [[ " ${SUITE_STEPS:-} " == *" continuous_probe "* ]]; then continuous_probe; fi
   if [[ " ${SUITE_STEPS:-} " == *" concurrent_pairs "* ]]; then concurrent_pairs; fi
   if [[ " ${SUITE_STEPS:-} " == *" analysis_speed "* ]]; then analysis_speed; fi
+  if [[ " ${SUITE_STEPS:-} " == *" launch_instructions "* ]]; then launch_instructions; fi
   verdict
   printf '\nsuite took %ds\n' $((SECONDS - start))
 }

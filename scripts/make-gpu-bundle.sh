@@ -7,6 +7,8 @@
 #   lib-asan/                                  the library built with ASan+UBSan, and the
 #                                              libasan/libubsan it needs (from ASAN_BUILD_DIR,
 #                                              default build-asan; left out if not built)
+#   valgrind/                                  valgrind's launcher and callgrind, for
+#                                              bench/launch_instructions.py (if installed here)
 #   tests/gpu/*.py, scripts/gpu-suite.sh       the suite
 # Then, on the GPU machine: bash scripts/gpu-suite.sh build/gpu-bundle
 # (with carry: ["build/gpu-bundle"]).
@@ -53,6 +55,17 @@ cp -p "$root"/bench/*.py "$bundle/bench/"
 if [[ -x $build/bin/gen_trace ]]; then
   cp -p "$build/bin/gen_trace" "$bundle/bin/"
   cp -p "$root/bench/analysis_speed.sh" "$bundle/bench/"
+fi
+# valgrind's launcher and callgrind (bench/launch_instructions.py), from this
+# machine's Debian package: the GPU machine may have none. The tool binaries
+# are static; the suite points VALGRIND_LIB at the folder.
+vg_lib=/usr/libexec/valgrind
+if [[ -x /usr/bin/valgrind.bin && -x $vg_lib/callgrind-amd64-linux ]]; then
+  mkdir -p "$bundle/valgrind"
+  cp -p /usr/bin/valgrind.bin "$vg_lib/callgrind-amd64-linux" "$vg_lib/vgpreload_core-amd64-linux.so" \
+    "$vg_lib/default.supp" "$bundle/valgrind/"
+else
+  echo "make-gpu-bundle: no valgrind here: the suite's launch_instructions step will be skipped"
 fi
 if [[ -f $build/lib/libcutrace_floor.so ]]; then
   cp -p "$build/lib/libcutrace_floor.so" "$bundle/lib/"

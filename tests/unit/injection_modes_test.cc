@@ -355,6 +355,47 @@ TEST_F(ControllerTest, ContinuousWindowsAreSelfContainedChunks) {
   writer_->Stop();
 }
 
+TEST_F(ControllerTest, TheFirstWindowIsLoggedLikeTheOthers) {
+  // The session turns the kinds on as it starts; the first window's debug
+  // line comes from Start(), so that a reader of the edges finds every window.
+  ProductionConfig c;
+  c.mode = Mode::kContinuous;
+  c.window_ns = 1'000'000'000;
+  c.period_ns = 3600'000'000'000ull;
+  c.trigger_signal = 0;
+  c.capture_signal = 0;
+  Make(c);
+  const LogLevel level = GetLogLevel();
+  SetLogLevel(LogLevel::kDebug);
+  ::testing::internal::CaptureStderr();
+  controller_->Start();
+  controller_->Stop("exit");
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  SetLogLevel(level);
+  writer_->Stop();
+  EXPECT_NE(said.find("window opens at "), std::string::npos) << said;
+  EXPECT_NE(said.find("(monotonic): activity on with the session"), std::string::npos) << said;
+  EXPECT_TRUE(toggles_.empty());  // the session's kinds are already on: nothing toggled
+}
+
+TEST_F(ControllerTest, TheFirstWindowLogsNothingOutsideContinuousMode) {
+  ProductionConfig c;
+  c.mode = Mode::kSummary;
+  c.summary_interval_ns = 3600'000'000'000ull;
+  c.trigger_signal = 0;
+  c.capture_signal = 0;
+  Make(c);
+  const LogLevel level = GetLogLevel();
+  SetLogLevel(LogLevel::kDebug);
+  ::testing::internal::CaptureStderr();
+  controller_->Start();
+  controller_->Stop("exit");
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  SetLogLevel(level);
+  writer_->Stop();
+  EXPECT_EQ(said.find("window opens"), std::string::npos) << said;
+}
+
 TEST_F(ControllerTest, SleepsUntilTheNextWindowEdge) {
   // A window shorter than the loop's 50 ms period: the loop wakes at its end
   // and at the next one's start, so windows last what they are told.
