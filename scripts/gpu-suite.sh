@@ -322,7 +322,7 @@ launch_instructions() {
   if [[ ! -x $bundle/valgrind/valgrind.bin ]]; then record launch_instructions SKIP "no valgrind in the bundle"; return; fi
   VALGRIND_LIB="$bundle/valgrind" figure_step launch_instructions \
     "instructions per launch under callgrind (bench/launch_instructions.py)" 420 \
-    '^FIGURE continuous' \
+    '^FIGURE continuous, 1 s every 60 s, composed' \
     python3 "$bundle/bench/launch_instructions.py" --cutrace "$cutrace" --bin-dir "$bundle/bin" \
     --floor "$bundle/lib/libcutrace_floor.so" --valgrind "$bundle/valgrind/valgrind.bin" \
     ${INSTR_N:+--n "$INSTR_N"} --deadline-s "{deadline}" --work "$work/instructions" \
