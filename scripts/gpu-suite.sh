@@ -10,7 +10,8 @@
 # case of tests/gpu/validate.py; tests/gpu/torch_loop.py; the fail-open matrix,
 # the 1 M-launch load test and the ASan library runs (tests/gpu/failopen.py);
 # the production modes, scaled down (tests/gpu/modes.py);
-# a verdict table.
+# a verdict table. Opt-in steps (SUITE_STEPS names them): modes_long,
+# continuous_probe, concurrent_pairs, analysis_speed, launch_instructions.
 # Every step runs under `timeout`, inside a budget (SUITE_BUDGET_S, default 480 s)
 # that keeps the whole run well under 9 minutes; steps it cannot fit are NOT RUN.
 #
@@ -316,8 +317,9 @@ concurrent_pairs() {
 # bench/launch_instructions.py: instructions per launch under callgrind
 # (every thread, the timed loop only) for bare, the floor and each mode, and
 # continuous mode's average composed from them: counts, free of the host's
-# speed. Figures; opt-in (~5 min): SUITE_STEPS="launch_instructions"
-# (INSTR_N launches, default 60000).
+# speed; one run at a time (runs sharing the GPU move the driver's counts).
+# Figures; opt-in (~5 min): SUITE_STEPS="launch_instructions" (INSTR_N
+# launches, default 60000).
 launch_instructions() {
   if [[ ! -x $bundle/valgrind/valgrind.bin ]]; then record launch_instructions SKIP "no valgrind in the bundle"; return; fi
   VALGRIND_LIB="$bundle/valgrind" figure_step launch_instructions \

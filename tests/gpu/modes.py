@@ -459,7 +459,12 @@ def long_plan(args, cutrace: str, app: str, work: Path, truth: Path, base_env: d
         judged = pratios["continuous"]
         how = (f"x{judged} per unit of CPU speed (bare runs differ by {100 * pspread:.2f}%); "
                f"wall clock alone {how}")
-    check("long: continuous (1 s every 60 s) costs under 1% on average", judged < 1.01, how)
+    # A figure, not a check: two runs of one program differ here by more
+    # than the 1% at stake (timings are not asserted). The < 1% target is
+    # measured by bench/launch_instructions.py (SUITE_STEPS=launch_instructions).
+    figures["continuous_judged"] = judged
+    print(f"FIGURE long: continuous (1 s every 60 s) against bare: {how}; the < 1% target is "
+          f"bench/launch_instructions.py's", flush=True)
     if all(k in timelines for k in ("bare-1", "continuous", "bare-2")):
         figures["in_run"] = in_run_figures(timelines, every)
     instructions = {k: x["instructions_per_launch"] for k, x in runs.items() if "instructions_per_launch" in x}
