@@ -301,6 +301,19 @@ class ControllerTest : public ::testing::Test {
     ASSERT_TRUE(writer_->TryPush(std::move(b)));
   }
   void Sync() { ASSERT_TRUE(writer_->Flush(std::chrono::seconds(10))); }
+  // The controller's thread started and stopped, with what it logged at
+  // the debug level.
+  std::string StartAndStopAtDebug() {
+    const LogLevel level = GetLogLevel();
+    SetLogLevel(LogLevel::kDebug);
+    ::testing::internal::CaptureStderr();
+    controller_->Start();
+    controller_->Stop("exit");
+    std::string said = ::testing::internal::GetCapturedStderr();
+    SetLogLevel(level);
+    writer_->Stop();
+    return said;
+  }
 
   std::string dir_, path_;
   StringInterner interner_;
@@ -365,14 +378,7 @@ TEST_F(ControllerTest, TheFirstWindowIsLoggedLikeTheOthers) {
   c.trigger_signal = 0;
   c.capture_signal = 0;
   Make(c);
-  const LogLevel level = GetLogLevel();
-  SetLogLevel(LogLevel::kDebug);
-  ::testing::internal::CaptureStderr();
-  controller_->Start();
-  controller_->Stop("exit");
-  const std::string said = ::testing::internal::GetCapturedStderr();
-  SetLogLevel(level);
-  writer_->Stop();
+  const std::string said = StartAndStopAtDebug();
   EXPECT_NE(said.find("window opens at "), std::string::npos) << said;
   EXPECT_NE(said.find("(monotonic): activity on with the session"), std::string::npos) << said;
   EXPECT_TRUE(toggles_.empty());  // the session's kinds are already on: nothing toggled
@@ -385,14 +391,7 @@ TEST_F(ControllerTest, TheFirstWindowLogsNothingOutsideContinuousMode) {
   c.trigger_signal = 0;
   c.capture_signal = 0;
   Make(c);
-  const LogLevel level = GetLogLevel();
-  SetLogLevel(LogLevel::kDebug);
-  ::testing::internal::CaptureStderr();
-  controller_->Start();
-  controller_->Stop("exit");
-  const std::string said = ::testing::internal::GetCapturedStderr();
-  SetLogLevel(level);
-  writer_->Stop();
+  const std::string said = StartAndStopAtDebug();
   EXPECT_EQ(said.find("window opens"), std::string::npos) << said;
 }
 
