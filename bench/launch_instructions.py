@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from continuous_probe import ATTACH, DETACH, parse_edges  # noqa: E402
 from overhead import SKIP, Variant, bench_parser, paired, run, start_bench  # noqa: E402
 
+DETACH_AT = re.compile(r"CUPTI detached at (\d+) ns \(monotonic\)")
 TOTALS = re.compile(r"^totals:\s+(\d+)", re.M)
 PART = re.compile(r"\.(\d+)(?:-\d+)?")
 TRIGGER = "desc: Trigger: Client Request: launch_storm step"
@@ -73,15 +74,25 @@ def read_steps(prefix: Path) -> list[int]:
 
 
 def where_the_loop_was(stderr: str, loop: tuple[int, int]) -> str:
-    """'between' when the loop ran after the first window closed and before
-    another opened, 'inside' when it ran within one, else 'mixed'."""
+    """'inside' when the loop ran within one window, 'between' when it ran
+    after a window closed and before another opened, 'mixed' when a window
+    edge fell in it, 'unknown' when the log has no window at all (cutrace
+    did not start, or its debug lines are missing)."""
     windows, _ = parse_edges(stderr)
     a, b = loop
+    if not windows:
+        return "unknown"
     if any(start <= a and b <= close for start, close in windows):
         return "inside"
-    if not any(a < close and b > start for start, close in windows):
+    overlaps = any(a < close and b > start for start, close in windows)
+    if not overlaps and any(close <= a for _, close in windows):
         return "between"
-    return "mixed"
+    return "mixed" if overlaps else "unknown"
+
+
+def detached_before(stderr: str, t_ns: int) -> bool:
+    """Whether the log says CUPTI was detached before t_ns (monotonic)."""
+    return any(int(t) < t_ns for t in DETACH_AT.findall(stderr))
 
 
 def per_launch(steps: list[int], every: int) -> dict:
@@ -174,18 +185,22 @@ def main() -> int:
                "--timeline", str(args.every), "--truth", str(truth)]
         cmd, env = bench.command(v, app, out)
         t = time.monotonic()
-        r = run(cmd, env, args.deadline_s or 1800)
+        left = bench.deadline - t if bench.deadline else 1800.0
+        if left < 10:
+            raise RuntimeError(f"{v.name}: not run, the deadline (--deadline-s) has passed")
+        r = run(cmd, env, left)
         if r.returncode != 0 or not truth.exists():
             raise RuntimeError(f"{v.name}: exit {r.returncode}: {r.stderr.strip()[-400:]}")
         launch = json.loads(truth.read_text())["launch"]
         steps = read_steps(out / "cg")
         if len(steps) != args.n // args.every:
-            raise RuntimeError(f"{v.name}: {len(steps)} counted steps, not {args.n // args.every}")
+            raise RuntimeError(f"{v.name}: {len(steps)} counted steps, not {args.n // args.every}"
+                               + (" (ct_launch_storm built without valgrind/callgrind.h?)" if not steps else ""))
         row = {**per_launch(steps, args.every), "wall_s": round(time.monotonic() - t, 1)}
         if v.mode == "continuous":
             tl = launch["timeline_ns"]
             row["loop_was"] = where_the_loop_was(r.stderr, (tl[0], tl[-1]))
-            row["detached"] = bool(DETACH.search(r.stderr))
+            row["detached"] = detached_before(r.stderr, tl[0])
         shutil.rmtree(out, ignore_errors=True)
         return row
 
@@ -198,9 +213,9 @@ def main() -> int:
         for v, threads, fut in futures:
             try:
                 rows.setdefault(v.name, {})[threads] = fut.result()
-            except RuntimeError as e:
-                failed.append(str(e))
-                print(f"FAIL {e}", flush=True)
+            except Exception as e:  # noqa: BLE001  (one run's failure is a line, not the end)
+                failed.append(f"{v.name} ({threads}): {e}")
+                print(f"FAIL {failed[-1]}", flush=True)
     if any(set(rows.get(b, {})) != {"all", "launching"} for b in ("bare", "bare (again)")):
         return 1
     # The reference: both bare runs' mean; their difference is the noise.
@@ -221,11 +236,16 @@ def main() -> int:
             if "loop_was" in row else ""
         print(f"{name:58} {' '.join(cells)}{where}")
     figures: dict = {"n": args.n, "every": args.every, "rows": rows}
-    for name, place in (("continuous, in a window", "inside"), ("continuous, between windows", "between"),
-                        ("continuous, between windows, API records (stays attached)", "between")):
+    for name, place, detached in (("continuous, in a window", "inside", False),
+                                  ("continuous, between windows", "between", True),
+                                  ("continuous, between windows, API records (stays attached)", "between", False)):
         for t, row in rows.get(name, {}).items():
             if row["loop_was"] != place:
                 failed.append(f"{name} ({t}): the loop was {row['loop_was']}, not {place}")
+                print(f"FAIL {failed[-1]}")
+            if row["detached"] != detached:
+                failed.append(f"{name} ({t}): CUPTI was{'' if row['detached'] else ' not'} detached "
+                              f"before the loop")
                 print(f"FAIL {failed[-1]}")
     for t in ("all", "launching"):
         floor, trace = rows.get("floor", {}).get(t), rows.get("cutrace trace", {}).get(t)
@@ -236,36 +256,47 @@ def main() -> int:
                   f"x{ratio:.3f} (target <= 1.10)")
     inside = rows.get("continuous, in a window", {}).get("all")
     between = rows.get("continuous, between windows", {}).get("all")
-    if inside and between and not failed:
-        try:
-            edges = edge_costs(bench, args)
-        except RuntimeError as e:
-            print(f"FAIL {e}")
-            return 1
-        share = WINDOW_S / PERIOD_S
-        # Switching on includes attaching again; off, the flush; then the detach.
-        edges_s = (edges["on_us"] + edges["off_and_flush_us"] + edges["detach_us"]) / 1e6
-        print(f"edges (native, median of {edges['windows']} windows): activity on {edges['on_us']:.0f} us "
-              f"(of which attaching CUPTI again {edges['attach_us']:.0f} us), off and flush "
-              f"{edges['off_and_flush_us']:.0f} us, detach {edges['detach_us']:.0f} us: "
-              f"{edges_s * 1e3:.1f} ms per window, all counted as the program's")
-        between_part = (1 - share) * between["over_bare"]
-        avg = share * inside["over_bare"] + between_part + edges_s / PERIOD_S
-        figures.update(edges=edges, composed_instructions=avg)
-        print(f"FIGURE continuous, {WINDOW_S:.0f} s every {PERIOD_S:.0f} s, in instructions: {avg * 100:+.3f}% "
-              f"= {share:.4f} x {inside['over_bare'] * 100:+.2f}% (in a window) + {1 - share:.4f} x "
-              f"{between['over_bare'] * 100:+.3f}% (between) + {edges_s * 1e3:.1f} ms of edges per period")
-        wall = wall_in_window(bench, args) if args.wall_rounds >= 3 else None
-        if wall:
-            mid, lo, hi = (share * (x - 1) + between_part + edges_s / PERIOD_S for x in wall)
-            figures.update(in_window_wall_ratio=wall, composed=[mid, lo, hi])
-            print(f"FIGURE continuous, {WINDOW_S:.0f} s every {PERIOD_S:.0f} s, composed: {mid * 100:+.3f}% "
-                  f"[{lo * 100:+.3f}, {hi * 100:+.3f}] (target < 1%) = {share:.4f} x (in a window, wall "
-                  f"clock x{wall[0]:.3f} [{wall[1]:.3f}, {wall[2]:.3f}] - 1) + between windows in "
-                  f"instructions {between_part * 100:+.3f}% + edges {edges_s / PERIOD_S * 100:.3f}%")
-    if args.json_out:
-        Path(args.json_out).write_text(json.dumps(figures, indent=1))
+    try:
+        if inside and between and not failed:
+            compose(bench, args, inside, between, figures)
+    except (RuntimeError, OSError, KeyError, ValueError) as e:
+        failed.append(str(e))
+        print(f"FAIL {e}")
+    finally:
+        if args.json_out:
+            Path(args.json_out).write_text(json.dumps({**figures, "failed": failed}, indent=1))
     return 1 if failed else 0
+
+
+def compose(bench, args, inside: dict, between: dict, figures: dict) -> None:
+    """The edges and a window's time natively, then the average at 1 s
+    every 60 s, composed."""
+    edges = edge_costs(bench, args)
+    share = WINDOW_S / PERIOD_S
+    # Switching on includes attaching again; off, the flush; then the detach.
+    edges_s = (edges["on_us"] + edges["off_and_flush_us"] + edges["detach_us"]) / 1e6
+    print(f"edges (native, median of {edges['windows']} windows): activity on {edges['on_us']:.0f} us "
+          f"(of which attaching CUPTI again {edges['attach_us']:.0f} us), off and flush "
+          f"{edges['off_and_flush_us']:.0f} us, detach {edges['detach_us']:.0f} us: "
+          f"{edges_s * 1e3:.1f} ms per window, all counted as the program's")
+    between_part = (1 - share) * between["over_bare"]
+    avg = share * inside["over_bare"] + between_part + edges_s / PERIOD_S
+    figures.update(edges=edges, composed_instructions=avg)
+    print(f"FIGURE continuous, {WINDOW_S:.0f} s every {PERIOD_S:.0f} s, in instructions: {avg * 100:+.3f}% "
+          f"= {share:.4f} x {inside['over_bare'] * 100:+.2f}% (in a window) + {1 - share:.4f} x "
+          f"{between['over_bare'] * 100:+.3f}% (between) + {edges_s * 1e3:.1f} ms of edges per period")
+    wall = wall_in_window(bench, args) if args.wall_rounds >= 3 else None
+    if wall:
+        mid, lo, hi = (share * (x - 1) + between_part + edges_s / PERIOD_S for x in wall)
+        figures.update(in_window_wall_ratio=wall, composed=[mid, lo, hi])
+        print(f"FIGURE continuous, {WINDOW_S:.0f} s every {PERIOD_S:.0f} s, composed: {mid * 100:+.3f}% "
+              f"[{lo * 100:+.3f}, {hi * 100:+.3f}] (target < 1%) = {share:.4f} x (in a window, wall "
+              f"clock x{wall[0]:.3f} [{wall[1]:.3f}, {wall[2]:.3f}] - 1) + between windows in "
+              f"instructions {between_part * 100:+.3f}% + edges {edges_s / PERIOD_S * 100:.3f}%")
+    else:
+        why = ("the deadline cut the native rounds short" if bench.figures.get("rounds_cut")
+               else "fewer than 3 native rounds (--wall-rounds)")
+        raise RuntimeError(f"not composed: {why}")
 
 
 if __name__ == "__main__":
