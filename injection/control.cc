@@ -96,18 +96,18 @@ void ProductionController::Schedule(int64_t now) {
   window_end_ns_ = now + static_cast<int64_t>(config_.window_ns);
   next_window_ns_ = now + static_cast<int64_t>(config_.period_ns);
   in_window_ = true;
-  if (config_.mode == Mode::kContinuous) windows_.store(1);
+  if (config_.mode == Mode::kContinuous) {
+    windows_.store(1);
+    // The first window opens with the session (its kinds went on with it):
+    // logged like the others, for the readers of the edges
+    // (bench/continuous_probe.py, concurrent_pairs.py, launch_instructions.py).
+    Log(LogLevel::kDebug, "window opens at %llu ns (monotonic): activity on with the session",
+        static_cast<unsigned long long>(MonotonicNs()));
+  }
 }
 
 void ProductionController::Start() {
   Schedule(cb_.now());
-  // The first window opened with the session (its activity kinds went on
-  // with it): logged like the others, so that a reader of the edges
-  // (bench/continuous_probe.py, bench/concurrent_pairs.py) sees it.
-  if (config_.mode == Mode::kContinuous) {
-    Log(LogLevel::kDebug, "window opens at %llu ns (monotonic): activity on with the session",
-        static_cast<unsigned long long>(MonotonicNs()));
-  }
   InstallSignals();
   // The thread inherits a mask without the signals the lifecycle and the
   // triggers handle: those run on the program's threads.

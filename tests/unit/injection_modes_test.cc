@@ -370,7 +370,7 @@ TEST_F(ControllerTest, ContinuousWindowsAreSelfContainedChunks) {
 
 TEST_F(ControllerTest, TheFirstWindowIsLoggedLikeTheOthers) {
   // The session turns the kinds on as it starts; the first window's debug
-  // line comes from Start(), so that a reader of the edges finds every window.
+  // line comes as Start() schedules it, so a reader of the edges finds every window.
   ProductionConfig c;
   c.mode = Mode::kContinuous;
   c.window_ns = 1'000'000'000;
