@@ -28,6 +28,7 @@ from overhead import SKIP, Variant, bench_parser, clean_env, run, start_bench  #
 EDGE = re.compile(r"window (opens|closes) at (\d+) ns \(monotonic\): activity (on|off)(?: (\d+) us)?(?:, flush (\d+) us)?")
 PLACES = ("in a window", "near an edge", "between windows")
 DETACH = re.compile(r"CUPTI detached at \d+ ns \(monotonic\): forced flush (\d+) us, cuptiFinalize (\d+) us")
+DETACH_AT = re.compile(r"CUPTI detached at (\d+) ns \(monotonic\)")  # when
 ATTACH = re.compile(r"CUPTI attached again: (\d+) us")
 
 

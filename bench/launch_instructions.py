@@ -10,8 +10,8 @@ issue 7 point 1: continuous mode's average cost, and the default mode
 against the floor). What a count leaves out: the kernel's side of a call
 (ioctls), cache misses, and time a thread waits.
 
-The runs go one at a time (--jobs): runs sharing the GPU take other paths
-through the driver's launch code, which moves the counts by up to 2%.
+The runs go one at a time: runs sharing the GPU take other paths through
+the driver's launch code, which moves the counts by up to 2%.
 A continuous run counts only where the log's window edges say the loop was
 (between windows, or inside one), and fails otherwise. One native
 continuous run gives the edges' wall-clock cost (CUPTI attached again,
@@ -25,14 +25,12 @@ import shutil
 import statistics
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from continuous_probe import ATTACH, DETACH, parse_edges  # noqa: E402
-from overhead import SKIP, Variant, bench_parser, paired, run, start_bench  # noqa: E402
+from continuous_probe import ATTACH, DETACH, DETACH_AT, parse_edges  # noqa: E402
+from overhead import SKIP, Variant, bench_parser, paired, start_bench  # noqa: E402
 
-DETACH_AT = re.compile(r"CUPTI detached at (\d+) ns \(monotonic\)")
 TOTALS = re.compile(r"^totals:\s+(\d+)", re.M)
 PART = re.compile(r"\.(\d+)(?:-\d+)?")
 TRIGGER = "desc: Trigger: Client Request: launch_storm step"
@@ -111,15 +109,10 @@ def edge_costs(bench, args) -> dict:
     app = [str(Path(args.bin_dir) / "ct_launch_storm"), "--n", str(args.edges_n), "--truth", str(truth)]
     v = Variant("edges", "cutrace", {"CUTRACE_WINDOW": "50ms", "CUTRACE_PERIOD": "250ms",
                                      "CUTRACE_LOG": "debug"}, mode="continuous")
-    out = bench.work / "edges"
-    out.mkdir(parents=True, exist_ok=True)
-    cmd, env = bench.command(v, app, out)
-    r = run(cmd, env, 300)
-    if r.returncode != 0:
-        raise RuntimeError(f"edges run: exit {r.returncode}: {r.stderr.strip()[-300:]}")
-    attach = [int(x) for x in ATTACH.findall(r.stderr)]
-    detach = [int(a) + int(b) for a, b in DETACH.findall(r.stderr)]
-    windows, costs = parse_edges(r.stderr)
+    log = bench.one(v, app, truth, 300)["stderr"]
+    attach = [int(x) for x in ATTACH.findall(log)]
+    detach = [int(a) + int(b) for a, b in DETACH.findall(log)]
+    windows, costs = parse_edges(log)
     if not attach or not detach:
         raise RuntimeError(f"edges run: {len(attach)} attach and {len(detach)} detach lines in its log")
     return {"windows": len(windows), "attach_us": statistics.median(attach),
@@ -153,10 +146,6 @@ def main() -> int:
     p.add_argument("--n", type=int, default=60000, help="launches in the timed loop")
     p.add_argument("--every", type=int, default=10000, help="launches per counted step")
     p.add_argument("--edges-n", type=int, default=2000000, help="launches of the native edges run")
-    # One at a time by default: runs sharing the GPU change the driver's own
-    # launch path (about +2% instructions per launch for every variant, bare
-    # too, with six at once, and in some runs a further +0.9%).
-    p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--wall-n", type=int, default=1000000, help="launches of each native in-window run")
     p.add_argument("--wall-rounds", type=int, default=6, help="native rounds of bare and in-window runs")
     p.add_argument("--json-out", default=None)
@@ -171,48 +160,46 @@ def main() -> int:
         print("FAIL --n must be a multiple of --every")
         return 1
     vs = variants()
+    # Bench.one's runs keep their stderr: the window edges are in it.
+    bench.after_run = lambda v, r, out, data: data.update(stderr=r.stderr)
 
     def one(v: Variant, threads: str) -> dict:
         """One callgrind run: every thread's count ("all"), or the launching
         thread's alone ("launching": callgrind then dumps only the thread
         that asks, the storm's main thread)."""
-        out = bench.work / "runs" / (re.sub(r"[^A-Za-z0-9]+", "_", v.name) + "-" + threads)
-        out.mkdir(parents=True, exist_ok=True)
-        truth = out / "truth.json"
-        app = [args.valgrind, "--tool=callgrind", f"--callgrind-out-file={out}/cg", "--dump-line=no",
+        cg = bench.work / "callgrind" / (re.sub(r"[^A-Za-z0-9]+", "_", v.name) + "-" + threads)
+        shutil.rmtree(cg, ignore_errors=True)
+        cg.mkdir(parents=True)
+        truth = bench.work / "truth.json"
+        app = [args.valgrind, "--tool=callgrind", f"--callgrind-out-file={cg}/cg", "--dump-line=no",
                f"--separate-threads={'yes' if threads == 'launching' else 'no'}",
                str(Path(args.bin_dir) / "ct_launch_storm"), "--n", str(args.n), "--warmup", "1000",
                "--timeline", str(args.every), "--truth", str(truth)]
-        cmd, env = bench.command(v, app, out)
         t = time.monotonic()
         left = bench.deadline - t if bench.deadline else 1800.0
         if left < 10:
-            raise RuntimeError(f"{v.name}: not run, the deadline (--deadline-s) has passed")
-        r = run(cmd, env, left)
-        if r.returncode != 0 or not truth.exists():
-            raise RuntimeError(f"{v.name}: exit {r.returncode}: {r.stderr.strip()[-400:]}")
-        launch = json.loads(truth.read_text())["launch"]
-        steps = read_steps(out / "cg")
+            raise RuntimeError("not run, the deadline (--deadline-s) has passed")
+        data = bench.one(v, app, truth, left)
+        steps = read_steps(cg / "cg")
+        shutil.rmtree(cg, ignore_errors=True)
         if len(steps) != args.n // args.every:
-            raise RuntimeError(f"{v.name}: {len(steps)} counted steps, not {args.n // args.every}"
+            raise RuntimeError(f"{len(steps)} counted steps, not {args.n // args.every}"
                                + (" (ct_launch_storm built without valgrind/callgrind.h?)" if not steps else ""))
         row = {**per_launch(steps, args.every), "wall_s": round(time.monotonic() - t, 1)}
         if v.mode == "continuous":
-            tl = launch["timeline_ns"]
-            row["loop_was"] = where_the_loop_was(r.stderr, (tl[0], tl[-1]))
-            row["detached"] = detached_before(r.stderr, tl[0])
-        shutil.rmtree(out, ignore_errors=True)
+            tl = data["launch"]["timeline_ns"]
+            row["loop_was"] = where_the_loop_was(data["stderr"], (tl[0], tl[-1]))
+            row["detached"] = detached_before(data["stderr"], tl[0])
         return row
 
     print(f"launch storm under callgrind: {args.n} launches in steps of {args.every}, "
-          f"{len(vs)} variants x (all threads, the launching thread), {args.jobs} runs at once", flush=True)
+          f"{len(vs)} variants x (all threads, the launching thread), one at a time", flush=True)
     rows: dict[str, dict] = {}
     failed = []
-    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = [(v, threads, pool.submit(one, v, threads)) for v in vs for threads in ("all", "launching")]
-        for v, threads, fut in futures:
+    for v in vs:
+        for threads in ("all", "launching"):
             try:
-                rows.setdefault(v.name, {})[threads] = fut.result()
+                rows.setdefault(v.name, {})[threads] = one(v, threads)
             except Exception as e:  # noqa: BLE001  (one run's failure is a line, not the end)
                 failed.append(f"{v.name} ({threads}): {e}")
                 print(f"FAIL {failed[-1]}", flush=True)
