@@ -65,9 +65,12 @@ class ControllerTest : public ::testing::Test {
     ASSERT_TRUE(writer_->TryPush(std::move(b)));
   }
   void Sync() { ASSERT_TRUE(writer_->Flush(std::chrono::seconds(10))); }
-  // The controller's thread started and stopped, with what it logged at
-  // the debug level.
-  std::string StartAndStopAtDebug() {
+  // A controller for `config` (no signals of its own) whose thread started
+  // and stopped, with what it logged at the debug level.
+  std::string StartAndStopAtDebug(ProductionConfig config) {
+    config.trigger_signal = 0;
+    config.capture_signal = 0;
+    Make(config);
     const LogLevel level = GetLogLevel();
     SetLogLevel(LogLevel::kDebug);
     ::testing::internal::CaptureStderr();
@@ -139,10 +142,7 @@ TEST_F(ControllerTest, TheFirstWindowIsLoggedLikeTheOthers) {
   c.mode = Mode::kContinuous;
   c.window_ns = 1'000'000'000;
   c.period_ns = 3600'000'000'000ull;
-  c.trigger_signal = 0;
-  c.capture_signal = 0;
-  Make(c);
-  const std::string said = StartAndStopAtDebug();
+  const std::string said = StartAndStopAtDebug(c);
   EXPECT_NE(said.find("window opens at "), std::string::npos) << said;
   EXPECT_NE(said.find("(monotonic): activity on with the session"), std::string::npos) << said;
   EXPECT_TRUE(toggles_.empty());  // the session's kinds are already on: nothing toggled
@@ -152,10 +152,7 @@ TEST_F(ControllerTest, TheFirstWindowLogsNothingOutsideContinuousMode) {
   ProductionConfig c;
   c.mode = Mode::kSummary;
   c.summary_interval_ns = 3600'000'000'000ull;
-  c.trigger_signal = 0;
-  c.capture_signal = 0;
-  Make(c);
-  const std::string said = StartAndStopAtDebug();
+  const std::string said = StartAndStopAtDebug(c);
   EXPECT_EQ(said.find("window opens"), std::string::npos) << said;
 }
 
