@@ -16,31 +16,6 @@ namespace {
 // Events per EventBatch packet: keeps packets far below the reader's limit.
 constexpr size_t kChunkRecords = 1u << 16;
 
-// Calls fn(chunk) for consecutive slices of at most kChunkRecords records of
-// each kind, so no packet grows with the size of the import.
-template <typename F>
-void ForEachChunk(const RecordBatch& all, F&& fn) {
-  size_t longest = std::max({all.kernels.size(), all.memcpys.size(), all.memsets.size(),
-                             all.ranges.size(), all.api_calls.size(), all.syncs.size()});
-  RecordBatch chunk;
-  auto slice = [](const auto& from, size_t begin, auto* to) {
-    to->clear();
-    if (begin >= from.size()) return;
-    size_t end = std::min(from.size(), begin + kChunkRecords);
-    to->assign(from.begin() + static_cast<ptrdiff_t>(begin),
-               from.begin() + static_cast<ptrdiff_t>(end));
-  };
-  for (size_t begin = 0; begin < longest; begin += kChunkRecords) {
-    slice(all.kernels, begin, &chunk.kernels);
-    slice(all.memcpys, begin, &chunk.memcpys);
-    slice(all.memsets, begin, &chunk.memsets);
-    slice(all.ranges, begin, &chunk.ranges);
-    slice(all.api_calls, begin, &chunk.api_calls);
-    slice(all.syncs, begin, &chunk.syncs);
-    fn(chunk);
-  }
-}
-
 HeaderInfo MakeHeader(const ImportedTrace& trace, const std::string& source_path) {
   HeaderInfo h;
   h.producer = "cutrace-import 0.1.0";
@@ -98,7 +73,7 @@ Status EmitAll(const ImportedTrace& trace, const std::string& source_path, Sink&
   for (const DeviceInfo& d : trace.devices)
     if (Status s = sink.Device(d); !s.ok()) return s;
   Status status;
-  ForEachChunk(trace.records, [&](const RecordBatch& chunk) {
+  ForEachChunk(trace.records, kChunkRecords, [&](const RecordBatch& chunk) {
     if (status.ok()) status = sink.Batch(chunk, *trace.strings);
   });
   if (!status.ok()) return status;

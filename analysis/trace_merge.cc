@@ -218,27 +218,13 @@ Status EncodeMergedTrace(const MergedTrace& merged, ByteSink* sink) {
   for (const DeviceInfo& d : merged.devices) encoder.EncodeDevice(d, &bytes);
   if (Status s = emit(); !s.ok()) return s;
 
-  const RecordBatch& all = merged.records;
-  size_t longest = std::max({all.kernels.size(), all.memcpys.size(), all.memsets.size(),
-                             all.ranges.size(), all.api_calls.size(), all.syncs.size()});
-  RecordBatch chunk;
-  auto slice = [](const auto& from, size_t begin, auto* to) {
-    to->clear();
-    if (begin >= from.size()) return;
-    size_t end = std::min(from.size(), begin + kChunkRecords);
-    to->assign(from.begin() + static_cast<ptrdiff_t>(begin),
-               from.begin() + static_cast<ptrdiff_t>(end));
-  };
-  for (size_t begin = 0; begin < longest; begin += kChunkRecords) {
-    slice(all.kernels, begin, &chunk.kernels);
-    slice(all.memcpys, begin, &chunk.memcpys);
-    slice(all.memsets, begin, &chunk.memsets);
-    slice(all.ranges, begin, &chunk.ranges);
-    slice(all.api_calls, begin, &chunk.api_calls);
-    slice(all.syncs, begin, &chunk.syncs);
+  Status status = Status::Ok();
+  ForEachChunk(merged.records, kChunkRecords, [&](const RecordBatch& chunk) {
+    if (!status.ok()) return;
     encoder.EncodeBatch(chunk, *merged.strings, &bytes);
-    if (Status s = emit(); !s.ok()) return s;
-  }
+    status = emit();
+  });
+  if (!status.ok()) return status;
   for (const CounterBatchInfo& c : merged.counters)
     encoder.EncodeCounters(c, *merged.strings, &bytes);
   for (const std::string& w : merged.warnings) encoder.EncodeWarning(w, 0, &bytes);

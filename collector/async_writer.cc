@@ -11,18 +11,13 @@ namespace {
 
 // Exchanges vector buffers only: no allocation, no free.
 void SwapBatch(RecordBatch& a, RecordBatch& b) {
-  a.kernels.swap(b.kernels);
-  a.memcpys.swap(b.memcpys);
-  a.memsets.swap(b.memsets);
-  a.ranges.swap(b.ranges);
-  a.api_calls.swap(b.api_calls);
-  a.syncs.swap(b.syncs);
+  ForEachKind([](auto, auto& x, auto& y) { x.swap(y); }, a, b);
 }
 
 bool HasCapacity(const RecordBatch& b) {
-  return b.kernels.capacity() + b.memcpys.capacity() + b.memsets.capacity() +
-             b.ranges.capacity() + b.api_calls.capacity() + b.syncs.capacity() !=
-         0;
+  bool any = false;
+  ForEachKind([&](auto, const auto& v) { any = any || v.capacity() != 0; }, b);
+  return any;
 }
 
 }  // namespace
@@ -36,12 +31,6 @@ AsyncWriter::AsyncWriter(std::unique_ptr<TraceWriter> writer, StringInterner* in
 }
 
 AsyncWriter::~AsyncWriter() { Stop(); }
-
-size_t AsyncWriter::BatchBytes(const RecordBatch& b) {
-  return b.kernels.size() * sizeof(KernelRecord) + b.memcpys.size() * sizeof(MemcpyRecord) +
-         b.memsets.size() * sizeof(MemsetRecord) + b.ranges.size() * sizeof(RangeRecord) +
-         b.api_calls.size() * sizeof(ApiRecord) + b.syncs.size() * sizeof(SyncRecord);
-}
 
 Status AsyncWriter::Start() {
   std::lock_guard<std::mutex> lock(mu_);
@@ -62,7 +51,7 @@ Status AsyncWriter::Start() {
 bool AsyncWriter::TryPush(RecordBatch&& batch) {
   const size_t records = batch.size();
   if (records == 0) return true;
-  const size_t bytes = BatchBytes(batch);
+  const size_t bytes = batch.bytes();
   {
     std::lock_guard<std::mutex> lock(mu_);
     // A batch bigger than max_bytes on its own still gets in when the queue

@@ -122,7 +122,6 @@ class AsyncWriter {
   // Books a processed item; requires mu_. False if the batch's vectors were
   // not kept as a spare (the caller then frees them after unlocking).
   bool FinishLocked(Item& item);
-  static size_t BatchBytes(const RecordBatch& b);
 
   std::unique_ptr<TraceWriter> writer_;
   StringInterner* interner_;

@@ -45,7 +45,7 @@ class BatchDecoder {
   uint64_t inverted_dropped() const { return counts_.inverted_dropped; }
   uint64_t unknown_shapes() const { return counts_.unknown_shapes; }
   // Encoded column bytes per kind so far (DecodeCounts::kind_bytes).
-  const uint64_t* kind_bytes() const { return counts_.kind_bytes; }
+  const std::array<uint64_t, kRecordKinds>& kind_bytes() const { return counts_.kind_bytes; }
 
  private:
   ShapeTable shapes_;

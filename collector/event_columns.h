@@ -217,7 +217,7 @@ struct SinkOut {
   }
   template <typename R>
   void Begin(size_t) {}
-  void End(int kind) { sink->EndKind(kind); }
+  void End(RecordKind kind) { sink->EndKind(kind); }
   template <typename R>
   R& Slot() {
     R& r = Buf<R>()[n];

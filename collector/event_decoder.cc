@@ -202,7 +202,7 @@ struct BatchOut {
   void Begin(size_t n) {
     Grow(&Vec<R>(), n);
   }
-  void End(int) {}
+  void End(RecordKind) {}
   // Records start from a copy of a zeroed one: a few vector stores, where
   // value-initialising each (rep stos) cost more than decoding it.
   template <typename R>
@@ -300,7 +300,7 @@ WireDecode Decode(std::string_view body, const ShapeTable& shapes, Out& out, Dec
           k.launch_type = s->launch_type;
         });
   }
-  out.End(0);
+  out.End(RecordKind::kKernel);
   if (b.has[3]) {
     out.template Begin<MemcpyRecord>(cols[3].count);
     ok &= DecodeKind<MemcpyRecord>(
@@ -322,7 +322,7 @@ WireDecode Decode(std::string_view body, const ShapeTable& shapes, Out& out, Dec
           m.flags = static_cast<uint8_t>(Get<kMemcpyTypes, 16>(c, bad));
         });
   }
-  out.End(1);
+  out.End(RecordKind::kMemcpy);
   if (b.has[4]) {
     out.template Begin<MemsetRecord>(cols[4].count);
     ok &= DecodeKind<MemsetRecord>(
@@ -340,7 +340,7 @@ WireDecode Decode(std::string_view body, const ShapeTable& shapes, Out& out, Dec
           m.graph_node_id = Get<kMemsetTypes, 12>(c, bad);
         });
   }
-  out.End(2);
+  out.End(RecordKind::kMemset);
   if (b.has[5]) {
     out.template Begin<RangeRecord>(cols[5].count);
     ok &= DecodeKind<RangeRecord>(
@@ -357,7 +357,7 @@ WireDecode Decode(std::string_view body, const ShapeTable& shapes, Out& out, Dec
           r.device_id = static_cast<uint32_t>(Get<kRangeTypes, 11>(c, bad));
         });
   }
-  out.End(3);
+  out.End(RecordKind::kRange);
   if constexpr (std::is_same_v<Out, SinkOut>) {
     if (b.has[6] && !all && ApiCallsFitReports(cols[6])) {
       ok &= DecodeApiCallsForReports(cols[6], b.base, counts, out);
@@ -377,7 +377,7 @@ WireDecode Decode(std::string_view body, const ShapeTable& shapes, Out& out, Dec
           if (all) a.callback_id = static_cast<uint32_t>(Get<kApiTypes, 6>(c, bad));
         });
   }
-  out.End(4);
+  out.End(RecordKind::kApi);
   if (b.has[7]) {
     out.template Begin<SyncRecord>(cols[7].count);
     ok &= DecodeKind<SyncRecord>(
@@ -392,7 +392,7 @@ WireDecode Decode(std::string_view body, const ShapeTable& shapes, Out& out, Dec
           s.event_id = static_cast<uint32_t>(Get<kSyncTypes, 7>(c, bad));
         });
   }
-  out.End(5);
+  out.End(RecordKind::kSync);
   *intact = ok;
   return ok ? WireDecode::kOk : WireDecode::kFallback;
 }

@@ -17,6 +17,7 @@
 // Pure functions over the bytes; ShapeTable is not thread-safe.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -81,7 +82,7 @@ struct DecodeCounts {
   uint64_t unknown_shapes = 0;    // kernels whose shape id is not in the table
   // Encoded bytes of each kind's columns (RecordBatch order: kernels,
   // memcpys, memsets, ranges, API calls, syncs), for bytes per event by kind.
-  uint64_t kind_bytes[6] = {};
+  std::array<uint64_t, kRecordKinds> kind_bytes = {};
 };
 
 // Appends the batch's records to *out. On kFallback, *out and *counts are as
@@ -95,7 +96,7 @@ WireDecode DecodeEventBatchWire(std::string_view body, const ShapeTable& shapes,
 // is in cache) and pays one virtual call per chunk, not per record. For each
 // batch: the kinds in the order of RecordBatch (kernels, memcpys, memsets,
 // ranges, API calls, syncs), each kind's records in order, in one or more
-// spans, then EndKind(0..5), all six even when empty. A span is valid only
+// spans, then EndKind(kind), all six even when empty. A span is valid only
 // during the call.
 class RecordSink {
  public:
@@ -106,7 +107,7 @@ class RecordSink {
   virtual void Ranges(std::span<const RangeRecord> r) = 0;
   virtual void ApiCalls(std::span<const ApiRecord> r) = 0;
   virtual void Syncs(std::span<const SyncRecord> r) = 0;
-  virtual void EndKind(int kind) = 0;
+  virtual void EndKind(RecordKind kind) = 0;
 };
 
 // DecodeEventBatchWire() into a sink. kFallback: nothing went to the sink;

@@ -15,12 +15,6 @@ void KeepLast(std::vector<T>* v, size_t keep) {
 
 }  // namespace
 
-uint64_t FlightRecorder::BatchBytes(const RecordBatch& b) {
-  return b.kernels.size() * sizeof(KernelRecord) + b.memcpys.size() * sizeof(MemcpyRecord) +
-         b.memsets.size() * sizeof(MemsetRecord) + b.ranges.size() * sizeof(RangeRecord) +
-         b.api_calls.size() * sizeof(ApiRecord) + b.syncs.size() * sizeof(SyncRecord);
-}
-
 uint64_t FlightRecorder::records() const {
   uint64_t n = 0;
   for (const Entry& e : ring_) n += e.batch.size();
@@ -32,19 +26,15 @@ void FlightRecorder::Add(const RecordBatch& batch, int64_t now_ns) {
   Entry e;
   e.batch = batch;
   e.received_ns = now_ns;
-  e.bytes = BatchBytes(e.batch);
+  e.bytes = e.batch.bytes();
   if (options_.max_bytes != 0 && e.bytes > options_.max_bytes) {
     // Too big on its own: keep each kind's newest records, in proportion.
     const double share = static_cast<double>(options_.max_bytes) / static_cast<double>(e.bytes);
     const uint64_t before = e.batch.size();
-    KeepLast(&e.batch.kernels, static_cast<size_t>(e.batch.kernels.size() * share));
-    KeepLast(&e.batch.memcpys, static_cast<size_t>(e.batch.memcpys.size() * share));
-    KeepLast(&e.batch.memsets, static_cast<size_t>(e.batch.memsets.size() * share));
-    KeepLast(&e.batch.ranges, static_cast<size_t>(e.batch.ranges.size() * share));
-    KeepLast(&e.batch.api_calls, static_cast<size_t>(e.batch.api_calls.size() * share));
-    KeepLast(&e.batch.syncs, static_cast<size_t>(e.batch.syncs.size() * share));
+    ForEachKind([&](auto, auto& v) { KeepLast(&v, static_cast<size_t>(v.size() * share)); },
+                e.batch);
     evicted_records_ += before - e.batch.size();
-    e.bytes = BatchBytes(e.batch);
+    e.bytes = e.batch.bytes();
   }
   bytes_ += e.bytes;
   ring_.push_back(std::move(e));

@@ -44,8 +44,6 @@ class FlightRecorder {
   int64_t oldest_ns() const { return ring_.empty() ? 0 : ring_.front().received_ns; }
   int64_t newest_ns() const { return ring_.empty() ? 0 : ring_.back().received_ns; }
 
-  static uint64_t BatchBytes(const RecordBatch& batch);
-
  private:
   struct Entry {
     RecordBatch batch;

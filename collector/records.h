@@ -6,8 +6,14 @@
 // plain values and may be copied freely between threads.
 #pragma once
 
+#include <algorithm>
+#include <array>
+#include <cstddef>
 #include <cstdint>
+#include <string_view>
+#include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace cutrace {
@@ -159,7 +165,23 @@ static_assert(std::is_trivially_copyable_v<MemsetRecord>);
 static_assert(std::is_trivially_copyable_v<RangeRecord>);
 static_assert(std::is_trivially_copyable_v<ApiRecord>);
 static_assert(std::is_trivially_copyable_v<SyncRecord>);
-static_assert(sizeof(KernelRecord) <= 128, "kernel records stay small: they are the hot path");
+// Pinned, as Tracy pins its queue items: the hot path's record does not grow
+// by accident (a new field is a decision, made here).
+static_assert(sizeof(KernelRecord) == 112, "kernel records stay small: they are the hot path");
+
+// The six kinds of record, in the order every per-kind table uses (a
+// RecordBatch's vectors, an EventBatch's columns, ReadReport::kind_bytes).
+enum class RecordKind : uint8_t { kKernel, kMemcpy, kMemset, kRange, kApi, kSync };
+inline constexpr size_t kRecordKinds = 6;
+// Each kind's name where a report or a file lists them (JSON keys, CSV files).
+inline constexpr std::array<std::string_view, kRecordKinds> kRecordKindNames = {
+    "kernels", "memcpys", "memsets", "ranges", "api_calls", "syncs"};
+
+// The record type of a kind.
+template <RecordKind K>
+using RecordOf = std::tuple_element_t<static_cast<size_t>(K),
+                                      std::tuple<KernelRecord, MemcpyRecord, MemsetRecord,
+                                                 RangeRecord, ApiRecord, SyncRecord>>;
 
 // A batch of records of every kind: the unit the converter hands to the
 // writer queue, and the unit one EventBatch packet carries.
@@ -171,19 +193,78 @@ struct RecordBatch {
   std::vector<ApiRecord> api_calls;
   std::vector<SyncRecord> syncs;
 
-  size_t size() const {
-    return kernels.size() + memcpys.size() + memsets.size() + ranges.size() + api_calls.size() +
-           syncs.size();
+  // The vector of kind K: the one place the six members are named by kind.
+  template <RecordKind K>
+  std::vector<RecordOf<K>>& of() {
+    if constexpr (K == RecordKind::kKernel) return kernels;
+    else if constexpr (K == RecordKind::kMemcpy) return memcpys;
+    else if constexpr (K == RecordKind::kMemset) return memsets;
+    else if constexpr (K == RecordKind::kRange) return ranges;
+    else if constexpr (K == RecordKind::kApi) return api_calls;
+    else return syncs;
   }
+  template <RecordKind K>
+  const std::vector<RecordOf<K>>& of() const {
+    return const_cast<RecordBatch*>(this)->of<K>();
+  }
+
+  size_t size() const;
   bool empty() const { return size() == 0; }
-  void clear() {
-    kernels.clear();
-    memcpys.clear();
-    memsets.clear();
-    ranges.clear();
-    api_calls.clear();
-    syncs.clear();
-  }
+  void clear();
+  // Memory the records themselves take (size, not capacity).
+  size_t bytes() const;
 };
+
+// Calls f(kind, batches.of<kind>()...) for each of the six kinds in
+// RecordKind order, `kind` being a std::integral_constant<RecordKind, K>
+// (so `decltype(kind)::value` is a constant expression). Every per-kind
+// loop over batches goes through here instead of naming the six vectors.
+template <RecordKind K, class F, class... Batches>
+void CallForKind(F& f, Batches&... batches) {
+  f(std::integral_constant<RecordKind, K>{}, batches.template of<K>()...);
+}
+template <class F, class... Batches>
+void ForEachKind(F&& f, Batches&... batches) {
+  [&]<size_t... I>(std::index_sequence<I...>) {
+    (CallForKind<static_cast<RecordKind>(I)>(f, batches...), ...);
+  }(std::make_index_sequence<kRecordKinds>{});
+}
+
+inline size_t RecordBatch::size() const {
+  size_t n = 0;
+  ForEachKind([&](auto, const auto& v) { n += v.size(); }, *this);
+  return n;
+}
+
+inline size_t RecordBatch::bytes() const {
+  size_t n = 0;
+  ForEachKind([&](auto, const auto& v) { n += v.size() * sizeof(v[0]); }, *this);
+  return n;
+}
+
+inline void RecordBatch::clear() {
+  ForEachKind([](auto, auto& v) { v.clear(); }, *this);
+}
+
+// Calls fn(chunk) for consecutive slices of `all`: chunk i holds records
+// [i * n, (i + 1) * n) of each kind, so that no packet written from a large
+// batch (an import, a merge) grows with the batch.
+template <class F>
+void ForEachChunk(const RecordBatch& all, size_t n, F&& fn) {
+  size_t longest = 0;
+  ForEachKind([&](auto, const auto& v) { longest = std::max(longest, v.size()); }, all);
+  RecordBatch chunk;
+  for (size_t begin = 0; begin < longest; begin += n) {
+    ForEachKind(
+        [&](auto, const auto& from, auto& to) {
+          to.clear();
+          if (begin < from.size())
+            to.assign(from.begin() + static_cast<ptrdiff_t>(begin),
+                      from.begin() + static_cast<ptrdiff_t>(std::min(from.size(), begin + n)));
+        },
+        all, chunk);
+    fn(chunk);
+  }
+}
 
 }  // namespace cutrace

@@ -5,6 +5,7 @@
 // Not thread-safe; read-only once loaded.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -27,7 +28,7 @@ struct ReadReport {
   // Encoded bytes of each kind's event columns, in RecordBatch order
   // (kernels, memcpys, memsets, ranges, API calls, syncs): what each kind
   // costs in the file, without packet framing, strings or shapes.
-  uint64_t kind_bytes[6] = {};
+  std::array<uint64_t, kRecordKinds> kind_bytes = {};
   std::vector<std::string> problems;  // one line each, for the user
 };
 

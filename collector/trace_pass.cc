@@ -198,7 +198,7 @@ TracePass::Step TracePass::NextToSink(RecordSink* sink, RecordBatch* fallback) {
 void TracePass::Finish() {
   TraceData& data = *info_;
   data.read = reader_.report();
-  for (int k = 0; k < 6; ++k) data.read.kind_bytes[k] = decoder_.kind_bytes()[k];
+  data.read.kind_bytes = decoder_.kind_bytes();
   if (decoder_.inverted_dropped() > 0) {
     AddProblem(std::to_string(decoder_.inverted_dropped()) +
                " records whose end precedes their start were dropped");

@@ -131,12 +131,8 @@ void TraceEncoder::EncodeBatch(const RecordBatch& batch, StringInterner& interne
   for (size_t done = 0; done < total; done += kMaxRecordsPerPacket) {
     size_t skip = done;
     size_t room = kMaxRecordsPerPacket;
-    Slice(batch.kernels, &skip, &room, &part.kernels);
-    Slice(batch.memcpys, &skip, &room, &part.memcpys);
-    Slice(batch.memsets, &skip, &room, &part.memsets);
-    Slice(batch.ranges, &skip, &room, &part.ranges);
-    Slice(batch.api_calls, &skip, &room, &part.api_calls);
-    Slice(batch.syncs, &skip, &room, &part.syncs);
+    ForEachKind([&](auto, const auto& from, auto& to) { Slice(from, &skip, &room, &to); }, batch,
+                part);
     EncodeBatchPart(part, interner, out);
   }
 }

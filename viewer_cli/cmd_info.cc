@@ -88,12 +88,13 @@ struct KindBytes {
 };
 
 std::vector<KindBytes> ByKind(const TraceData& t) {
-  const RecordBatch& r = t.records;
-  const uint64_t counts[6] = {r.kernels.size(), r.memcpys.size(),   r.memsets.size(),
-                              r.ranges.size(),  r.api_calls.size(), r.syncs.size()};
-  static const char* const kNames[6] = {"kernels", "memcpys", "memsets", "ranges", "api_calls", "syncs"};
   std::vector<KindBytes> out;
-  for (int k = 0; k < 6; ++k) out.push_back({kNames[k], counts[k], t.read.kind_bytes[k]});
+  ForEachKind(
+      [&](auto kind, const auto& records) {
+        const size_t k = static_cast<size_t>(decltype(kind)::value);
+        out.push_back({kRecordKindNames[k].data(), records.size(), t.read.kind_bytes[k]});
+      },
+      t.records);
   return out;
 }
 

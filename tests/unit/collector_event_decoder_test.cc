@@ -182,7 +182,7 @@ class CollectSink final : public RecordSink {
   void Ranges(std::span<const RangeRecord> r) override { Add(&batch.ranges, r); }
   void ApiCalls(std::span<const ApiRecord> r) override { Add(&batch.api_calls, r); }
   void Syncs(std::span<const SyncRecord> r) override { Add(&batch.syncs, r); }
-  void EndKind(int) override {}
+  void EndKind(RecordKind) override {}
   RecordBatch batch;
 
  private:
