@@ -7,7 +7,8 @@
 #    core 0, median (and best) of 5 runs: events/s and peak memory.
 # 2. Memory is bounded by distinct names, not events: the same measurement on a
 #    trace with 4x fewer events (same 50 names) and on one with 4x fewer events
-#    but names drawn from 99,999.
+#    but names drawn from 99,999; `kernels` and `overlap` (which stream through
+#    the same engine) at both sizes.
 # 3. `cutrace import X.json` + `cutrace summary` against Python's json.load of
 #    the same Kineto-style JSON (parse only, nothing analysed).
 # Ends with one table, lines starting with FIGURE. The big files are deleted at
@@ -125,6 +126,15 @@ fig "summary target (median)" ">= 20 M events/s: $(awk -v n="$n_big" -v s="$wall
 fig "peak RSS, $n_big events, $(names "$work/big.trace") names" "$(mib "$rss") (anon $(mib "$anon"))"
 m=$(measure 3 "$cutrace" summary "$work/quarter.trace"); read -r _ _ rss anon _ <<< "$m"
 fig "peak RSS, $n_quarter events, $(names "$work/quarter.trace") names" "$(mib "$rss") (anon $(mib "$anon"))"
+# Every report streams through the same engine: `kernels` (with launch
+# configurations for occupancy) and `overlap` keep no per-event state either,
+# so their anonymous memory stays that of the names, as summary's does.
+for report in kernels overlap; do
+  m=$(measure 3 "$cutrace" "$report" "$work/big.trace"); read -r wall _ rss anon _ <<< "$m"
+  fig "$report: $n_big events (median of 3)" "$wall s = $(rate "$n_big" "$wall"), anon $(mib "$anon")"
+  m=$(measure 3 "$cutrace" "$report" "$work/quarter.trace"); read -r _ _ _ anon _ <<< "$m"
+  fig "$report: anon memory at $n_quarter events" "$(mib "$anon")"
+done
 m=$(measure 3 "$cutrace" summary "$work/names.trace"); read -r _ _ rss anon _ <<< "$m"
 fig "peak RSS, $n_names events, $(names "$work/names.trace") names" "$(mib "$rss") (anon $(mib "$anon"))"
 

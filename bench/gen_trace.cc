@@ -5,7 +5,11 @@
 // Python's json module.
 //
 //   gen_trace --events N --out FILE [--chrome OUT.json] [--seed S]
-//             [--names 50] [--devices 2] [--streams 4]
+//             [--names 50] [--devices 2] [--streams 4] [--summary-batches K]
+//
+// --summary-batches K writes a summary-mode trace instead (mode "summary"):
+// the same records through the collector's SummaryAggregator, one
+// SummaryPacket every K buffers, as the injected library's summary mode does.
 //
 // The mix is what a training loop under cutrace looks like: one host thread
 // per device launches through cudaLaunchKernel / cudaMemcpyAsync /
@@ -34,6 +38,7 @@
 #include <vector>
 
 #include "collector/string_interner.h"
+#include "collector/summary_aggregator.h"
 #include "collector/trace_writer.h"
 
 namespace cutrace {
@@ -47,6 +52,7 @@ struct Options {
   uint32_t names = 50;
   uint32_t devices = 2;
   uint32_t streams = 4;
+  uint32_t summary_batches = 0;  // 0: events; else a SummaryPacket every this many buffers
 };
 
 class Rng {
@@ -157,6 +163,12 @@ class Generator {
   Options o_;
   Rng rng_;
   TraceWriter* writer_;
+  // Summary mode: the aggregator, buffers since the last interval closed,
+  // and the latest end seen (where the next interval closes).
+  SummaryAggregator aggregator_;
+  uint32_t batches_in_interval_ = 0;
+  uint64_t latest_end_ = 0;
+  void Emit(const RecordBatch& b, bool last);
   ChromeOut* chrome_;
   StringInterner strings_;
   std::vector<Kernel> kernels_;
@@ -391,7 +403,7 @@ void Generator::ChromeBatch(const RecordBatch& b, uint64_t host_tid) {
 void Generator::FlushHost(Host& h, bool force) {
   RecordBatch& b = h.buffer;
   if (b.empty() || (!force && b.size() < kHostBuffer)) return;
-  if (!writer_->WriteBatch(b, strings_).ok()) ok_ = false;
+  Emit(b, false);
   ChromeBatch(b, h.tid);
   b.clear();
 }
@@ -404,9 +416,24 @@ void Generator::FlushDevice(Device& dev, bool force) {
   std::stable_sort(b.kernels.begin(), b.kernels.end(), by_end);
   std::stable_sort(b.memcpys.begin(), b.memcpys.end(), by_end);
   std::stable_sort(b.memsets.begin(), b.memsets.end(), by_end);
-  if (!writer_->WriteBatch(b, strings_).ok()) ok_ = false;
+  Emit(b, false);
   ChromeBatch(b, 0);
   b.clear();
+}
+
+void Generator::Emit(const RecordBatch& b, bool last) {
+  if (o_.summary_batches == 0) {
+    if (!b.empty() && !writer_->WriteBatch(b, strings_).ok()) ok_ = false;
+    return;
+  }
+  if (latest_end_ == 0) aggregator_.Begin(static_cast<int64_t>(kT0));
+  aggregator_.Add(b);
+  for (const KernelRecord& k : b.kernels) latest_end_ = std::max(latest_end_, k.end_ns);
+  for (const ApiRecord& a : b.api_calls) latest_end_ = std::max(latest_end_, a.end_ns);
+  if (++batches_in_interval_ < o_.summary_batches && !last) return;
+  batches_in_interval_ = 0;
+  SummaryInfo info = aggregator_.Close(static_cast<int64_t>(latest_end_ + 1));
+  if (!writer_->WriteSummary(info, strings_).ok()) ok_ = false;
 }
 
 bool Generator::Run() {
@@ -418,7 +445,7 @@ bool Generator::Run() {
   header.command_line = {"gen_trace", "--events", std::to_string(o_.events)};
   header.clock = ClockDomain::kCupti;
   header.source_format = "cupti";
-  header.mode = "trace";
+  header.mode = o_.summary_batches ? "summary" : "trace";
   header.enabled_kinds = {"kernel", "memcpy", "memset", "nvtx", "runtime", "sync"};
   ok_ = writer_->WriteHeader(header).ok();
   if (chrome_->on()) chrome_->Devices(o_.devices);
@@ -445,6 +472,7 @@ bool Generator::Run() {
   }
   for (Host& h : hosts_) FlushHost(h, true);
   for (Device& dev : devices_) FlushDevice(dev, true);
+  if (o_.summary_batches) Emit(RecordBatch{}, true);
   StatsInfo stats;
   stats.kernels = counts_[0];
   stats.memcpys = counts_[1];
@@ -462,7 +490,7 @@ bool Generator::Run() {
 int Usage() {
   std::fprintf(stderr,
                "usage: gen_trace --events N --out FILE [--chrome OUT.json] [--seed S]\n"
-               "                 [--names 50] [--devices 2] [--streams 4]\n");
+               "                 [--names 50] [--devices 2] [--streams 4] [--summary-batches K]\n");
   return 2;
 }
 
@@ -486,6 +514,8 @@ int main(int argc, char** argv) {
     else if (a == "--names" && number && n > 0 && n < 100000) o.names = static_cast<uint32_t>(n);
     else if (a == "--devices" && number && n > 0 && n <= 64) o.devices = static_cast<uint32_t>(n);
     else if (a == "--streams" && number && n > 0 && n <= 64) o.streams = static_cast<uint32_t>(n);
+    else if (a == "--summary-batches" && number && n > 0 && n < 1000000)
+      o.summary_batches = static_cast<uint32_t>(n);
     else return Usage();
   }
   if (o.out.empty()) return Usage();
