@@ -162,11 +162,15 @@ void Judge(KernelDiagnosis& d, const DiagnosisOptions& o) {
     d.advice = "No throughput counters for this kernel: record them with `cutrace run --metrics "
                "speed-of-light --kernel-filter REGEX -- PROG` to tell compute-, memory- and "
                "latency-bound apart.";
-    if (d.count > 0)
+    if (d.count > 0 && d.timeline_known)
       d.why.push_back(fmt::format("{} launches averaging {}, {:.1f}% of kernel time; the GPU idled "
                                   "{} after them",
                                   d.count, Us(d.avg_ns), d.pct,
                                   Us(static_cast<double>(d.idle_after_ns))));
+    else if (d.count > 0)
+      d.why.push_back(fmt::format("{} launches averaging {}, {:.1f}% of kernel time (a summary-mode "
+                                  "trace: no record of the idle time around them)",
+                                  d.count, Us(d.avg_ns), d.pct));
     AddOccupancyEvidence(d);  // e.g. the `launch` preset: occupancy without throughput
     return;
   }
@@ -271,6 +275,15 @@ DiagnosisReport Diagnose(TraceSet traces, const DiagnosisOptions& options) {
       d.l1_hit_pct = g->Avg(m::kL1HitRatePct);
       d.l2_hit_pct = g->Avg(m::kL2HitRatePct);
       d.tensor_active_pct = g->Avg(m::kTensorActivePct);
+    }
+    if (d.count == 0 && d.counted == 0 && !k.timed_by_counters) {
+      // Known from aggregates only (a summary-mode trace): its totals, but
+      // no gaps to judge the host by.
+      d.count = k.count;
+      d.total_ns = k.total_ns;
+      d.avg_ns = k.avg_ns;
+      d.pct = k.pct;
+      d.timeline_known = false;
     }
     if (const KernelOccupancy* occ = occupancy.Kernel(k.name)) {
       d.theoretical_occupancy_pct = occ->avg_pct;

@@ -63,6 +63,9 @@ struct KernelDiagnosis {
   double pct = 0;  // of all (uncounted) kernel time
   uint64_t idle_after_ns = 0;
   uint64_t gaps_after = 0;
+  // False for a kernel known only from summary-mode aggregates: no events,
+  // so nothing is known of the idle time around it.
+  bool timeline_known = true;
   std::map<std::string, uint64_t> gap_causes;  // cause name -> gaps
   std::optional<double> launch_api_avg_ns;
 

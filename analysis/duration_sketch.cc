@@ -37,11 +37,7 @@ void DurationDistribution::Spill() {
   for (uint64_t v : kept) AddToHistogram(v);
 }
 
-void DurationDistribution::AddToHistogram(uint64_t ns) {
-  if (histogram_.empty() && !exact_.empty()) {
-    Spill();
-  }
-  const uint32_t b = Bucket(ns);
+void DurationDistribution::CountInBucket(uint32_t b, uint64_t count) {
   if (histogram_.empty()) {
     first_ = b;
     histogram_.assign(1, 0);
@@ -51,7 +47,44 @@ void DurationDistribution::AddToHistogram(uint64_t ns) {
   } else if (b - first_ >= histogram_.size()) {
     histogram_.resize(b - first_ + 1, 0);
   }
-  ++histogram_[b - first_];
+  histogram_[b - first_] += count;
+}
+
+void DurationDistribution::Merge(const DurationAggregate& a) {
+  if (a.count == 0) return;
+  if (histogram_.empty()) {
+    if (!exact_.empty()) Spill();
+    // Nothing kept yet: the aggregate's mean is the centre of the sums.
+    if (histogram_.empty() && totals_.count == 0) shift_ = a.total_ns / a.count;
+  }
+  DurationTotals t;
+  t.count = a.count;
+  t.total_ns = a.total_ns;
+  t.min_ns = a.min_ns;
+  t.max_ns = a.max_ns;
+  totals_.Add(t);
+  // sum(x - K) is exact in integers; sum((x - K)^2) = M2 + n (mean - K)^2.
+  const __int128 diff = static_cast<__int128>(a.total_ns) -
+                        static_cast<__int128>(a.count) * static_cast<__int128>(shift_);
+  sum_diff_ += diff;
+  const double mean_diff = static_cast<double>(diff) / static_cast<double>(a.count);
+  sum_sq_ += a.m2_ns2 + static_cast<double>(a.count) * mean_diff * mean_diff;
+  uint64_t placed = 0;
+  for (uint32_t b = 0; b < a.histogram.size(); ++b) {
+    if (a.histogram[b] == 0) continue;
+    const uint64_t mid = DurationBucketLow(b) + DurationBucketWidth(b) / 2;
+    CountInBucket(Bucket(mid), a.histogram[b]);
+    placed += a.histogram[b];
+  }
+  // An aggregate without (or with a short) histogram: the rest at its mean.
+  if (placed < a.count) CountInBucket(Bucket(a.total_ns / a.count), a.count - placed);
+}
+
+void DurationDistribution::AddToHistogram(uint64_t ns) {
+  if (histogram_.empty() && !exact_.empty()) {
+    Spill();
+  }
+  CountInBucket(Bucket(ns), 1);
   // Durations sit within 2^62 ns of the shift unless the input is absurd;
   // the 64-bit difference converts to double in one instruction.
   const uint64_t ud = ns - shift_;

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "analysis/duration_stats.h"
+#include "collector/summary_aggregator.h"
 
 namespace cutrace::analysis {
 
@@ -65,6 +66,15 @@ class DurationDistribution {
   // True while every duration is kept (percentiles and stddev exact).
   bool exact() const { return histogram_.empty(); }
 
+  // Adds the durations a summary-mode aggregate describes (one interval's
+  // kernels of one name, collector/summary_aggregator.h): count, total, min
+  // and max exactly, the spread from its sum of squared deviations, and its
+  // histogram (the collector's 8 buckets per power of two) each bucket's
+  // count at the bucket here that holds the collector bucket's midpoint, so
+  // a percentile read from it is as close as the collector's histogram
+  // allows (within 6.25%). The distribution is no longer exact() after.
+  void Merge(const DurationAggregate& aggregate);
+
   // Nearest-rank percentile, `percent` in (0, 100]; 0 when empty.
   uint64_t Percentile(double percent) const;
   // Population standard deviation; 0 for fewer than two values.
@@ -81,6 +91,7 @@ class DurationDistribution {
 
  private:
   void AddToHistogram(uint64_t ns);
+  void CountInBucket(uint32_t bucket, uint64_t count);  // grows the span as needed
   void Spill();  // moves the kept values into the histogram
 
   DurationTotals totals_;

@@ -20,12 +20,32 @@ const CounterGroup* MetricsReport::Kernel(const std::string& name) const {
 }
 
 MetricsReport ComputeMetrics(TraceSet traces) {
+  std::vector<CorrelationNames> names(traces.size());
+  for (size_t i = 0; i < traces.size(); ++i) {
+    if (traces[i]->counters.empty()) continue;
+    for (const KernelRecord& k : traces[i]->records.kernels)
+      if (k.correlation_id) names[i].emplace(k.correlation_id, k.name_id);
+  }
+  return ComputeMetrics(traces, names);
+}
+
+std::unordered_set<uint64_t> SampledCorrelations(const TraceData& trace) {
+  std::unordered_set<uint64_t> ids;
+  for (const proto::CounterBatch& batch : trace.counters) {
+    if (batch.scope() == "nvtx") continue;
+    for (const proto::CounterSample& s : batch.samples())
+      if (s.correlation_id()) ids.insert(s.correlation_id());
+  }
+  return ids;
+}
+
+MetricsReport ComputeMetrics(TraceSet traces, std::span<const CorrelationNames> names) {
   MetricsReport report;
-  for (const TraceData* trace : traces) {
+  for (size_t file = 0; file < traces.size(); ++file) {
+    const TraceData* trace = traces[file];
     if (trace->counters.empty()) continue;
-    std::unordered_map<uint64_t, uint32_t> by_correlation;  // -> kernel name id
-    for (const KernelRecord& k : trace->records.kernels)
-      if (k.correlation_id) by_correlation.emplace(k.correlation_id, k.name_id);
+    static const CorrelationNames kNone;
+    const CorrelationNames& by_correlation = file < names.size() ? names[file] : kNone;
     for (const proto::CounterBatch& batch : trace->counters) {
       std::vector<std::string> names;
       names.reserve(batch.metric_name_ids_size());

@@ -17,7 +17,10 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "analysis/kernel_stats.h"
@@ -58,6 +61,16 @@ struct MetricsReport {
 };
 
 MetricsReport ComputeMetrics(TraceSet traces);
+
+// Kernel name id by correlation id in one file: how kernel-scope samples
+// find their kernel. Only the ids the samples name are needed, so a report
+// that streams the file keeps those (analysis/stream_summary.h
+// FindKernelNames()), not one entry per kernel.
+using CorrelationNames = std::unordered_map<uint64_t, uint32_t>;
+// The correlation ids the kernel-scope samples of `trace` name.
+std::unordered_set<uint64_t> SampledCorrelations(const TraceData& trace);
+// ComputeMetrics() with each file's names given (names[i] for traces[i]).
+MetricsReport ComputeMetrics(TraceSet traces, std::span<const CorrelationNames> names);
 
 // Kernels known only from their counter samples: every launch of them was
 // counted, and CUPTI does not time counted launches (Statistics.

@@ -9,25 +9,6 @@
 namespace cutrace::analysis {
 namespace {
 
-// What decides one launch's occupancy, with the name and device it ran on.
-struct LaunchKey {
-  uint32_t name_id = 0;
-  uint32_t device_id = 0;
-  OccupancyLaunch launch;
-  bool operator==(const LaunchKey&) const = default;
-};
-
-struct LaunchKeyHash {
-  size_t operator()(const LaunchKey& k) const {
-    uint64_t h = (uint64_t{k.name_id} << 32) | k.device_id;
-    for (uint64_t v : {(uint64_t{k.launch.threads_per_block} << 32) | k.launch.registers_per_thread,
-                       (uint64_t{k.launch.shared_bytes_per_block} << 32) |
-                           k.launch.shared_memory_config_bytes})
-      h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-    return static_cast<size_t>(h);
-  }
-};
-
 uint32_t Clamp32(uint64_t v) { return v > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(v); }
 
 // A configuration of one name: the launch and what it got, so that the same
@@ -47,15 +28,22 @@ struct Accumulator {
   std::map<ConfigKey, LaunchConfiguration> configs;
 };
 
-// Launches per (name, device, configuration) in one file.
-std::unordered_map<LaunchKey, uint64_t, LaunchKeyHash> CountLaunches(const TraceData& t) {
-  std::unordered_map<LaunchKey, uint64_t, LaunchKeyHash> counts;
-  LaunchKey last;
-  uint64_t* last_count = nullptr;  // element references survive rehashing
-  for (const KernelRecord& k : t.records.kernels) {
+}  // namespace
+
+size_t LaunchCounts::KeyHash::operator()(const Key& k) const {
+  uint64_t h = (uint64_t{k.name_id} << 32) | k.device_id;
+  for (uint64_t v : {(uint64_t{k.launch.threads_per_block} << 32) | k.launch.registers_per_thread,
+                     (uint64_t{k.launch.shared_bytes_per_block} << 32) |
+                         k.launch.shared_memory_config_bytes})
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  return static_cast<size_t>(h);
+}
+
+void LaunchCounts::Add(std::span<const KernelRecord> kernels) {
+  for (const KernelRecord& k : kernels) {
     const uint64_t threads = uint64_t{k.block[0]} * k.block[1] * k.block[2];
     if (threads == 0) continue;
-    LaunchKey key;
+    Key key;
     key.name_id = k.name_id;
     key.device_id = k.device_id;
     key.launch.threads_per_block = Clamp32(threads);
@@ -64,16 +52,13 @@ std::unordered_map<LaunchKey, uint64_t, LaunchKeyHash> CountLaunches(const Trace
         Clamp32(uint64_t{k.static_shared_bytes} + k.dynamic_shared_bytes);
     key.launch.shared_memory_config_bytes = k.shared_memory_config_bytes;
     // Launches of one kernel tend to come in runs: skip the hash for those.
-    if (last_count == nullptr || !(key == last)) {
-      last = key;
-      last_count = &counts[key];
+    if (last_count_ == nullptr || !(key == last_)) {
+      last_ = key;
+      last_count_ = &counts_[key];
     }
-    ++*last_count;
+    ++*last_count_;
   }
-  return counts;
 }
-
-}  // namespace
 
 const KernelOccupancy* OccupancyReport::Kernel(const std::string& name) const {
   auto it = kernels.find(name);
@@ -81,13 +66,20 @@ const KernelOccupancy* OccupancyReport::Kernel(const std::string& name) const {
 }
 
 OccupancyReport ComputeOccupancy(TraceSet traces) {
+  std::vector<LaunchCounts> per_file(traces.size());
+  for (size_t i = 0; i < traces.size(); ++i) per_file[i].Add(traces[i]->records.kernels);
+  return OccupancyFromLaunches(traces, per_file);
+}
+
+OccupancyReport OccupancyFromLaunches(TraceSet traces, std::span<const LaunchCounts> per_file) {
   std::map<std::string, Accumulator> by_name;
-  for (const TraceData* t : traces) {
+  for (size_t i = 0; i < traces.size() && i < per_file.size(); ++i) {
+    const TraceData* t = traces[i];
     std::unordered_map<uint32_t, OccupancyDevice> devices;
     for (const proto::Device& d : t->devices)
       if (std::optional<OccupancyDevice> limits = OccupancyDeviceOf(d)) devices[d.id()] = *limits;
     if (devices.empty()) continue;
-    for (const auto& [key, count] : CountLaunches(*t)) {
+    for (const auto& [key, count] : per_file[i].counts()) {
       auto device = devices.find(key.device_id);
       if (device == devices.end()) continue;
       std::optional<Occupancy> o = TheoreticalOccupancy(device->second, key.launch);

@@ -16,7 +16,9 @@
 
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
+#include <unordered_map>
 
 #include "analysis/occupancy.h"
 #include "analysis/trace_set.h"
@@ -45,6 +47,34 @@ struct OccupancyReport {
   const KernelOccupancy* Kernel(const std::string& name) const;
 };
 
+// Launches per (name id, device, launch configuration) of one file's kernel
+// records: what theoretical occupancy depends on, gathered as the records
+// stream by (analysis/report_engine.h) so no record need be kept.
+class LaunchCounts {
+ public:
+  struct Key {
+    uint32_t name_id = 0;
+    uint32_t device_id = 0;
+    OccupancyLaunch launch;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const;
+  };
+  using Map = std::unordered_map<Key, uint64_t, KeyHash>;
+
+  void Add(std::span<const KernelRecord> kernels);
+  const Map& counts() const { return counts_; }
+
+ private:
+  Map counts_;
+  Key last_;
+  uint64_t* last_count_ = nullptr;  // element references survive rehashing
+};
+
+// From the launches of each file of `traces` (per_file[i] for traces[i]).
+OccupancyReport OccupancyFromLaunches(TraceSet traces, std::span<const LaunchCounts> per_file);
+// The same, counting the traces' kernel records.
 OccupancyReport ComputeOccupancy(TraceSet traces);
 
 }  // namespace cutrace::analysis

@@ -19,14 +19,4 @@ std::vector<GpuProjection> ProjectRanges(const TraceData& trace) {
   return projections;
 }
 
-NvtxReport ComputeNvtxStats(TraceSet traces, size_t top) {
-  ReportParts parts;
-  parts.nvtx = true;
-  ReportEngine engine(parts);
-  for (size_t file = 0; file < traces.size(); ++file)
-    engine.Add(file, *traces[file], traces[file]->records);
-  engine.Finish();
-  return engine.Nvtx(top);
-}
-
 }  // namespace cutrace::analysis

@@ -32,6 +32,7 @@ ReportEngine::~ReportEngine() = default;
 
 ReportEngine::FileState& ReportEngine::StateFor(size_t file) {
   while (files_.size() <= file) files_.push_back(std::make_unique<FileState>());
+  if (parts_.occupancy && launches_.size() <= file) launches_.resize(file + 1);
   return *files_[file];
 }
 
@@ -53,25 +54,25 @@ void ReportEngine::Begin(size_t file, const TraceData& trace) {
 void ReportEngine::Add(size_t file, const TraceData& trace, const RecordBatch& batch) {
   Begin(file, trace);
   OnKernels(batch.kernels);
-  EndKind(kKernelKind);
+  EndKind(RecordKind::kKernel);
   OnMemcpys(batch.memcpys);
-  EndKind(kMemcpyKind);
+  EndKind(RecordKind::kMemcpy);
   OnMemsets(batch.memsets);
-  EndKind(kMemsetKind);
+  EndKind(RecordKind::kMemset);
   OnRanges(batch.ranges);
-  EndKind(kRangeKind);
+  EndKind(RecordKind::kRange);
   OnApiCalls(batch.api_calls);
-  EndKind(kApiKind);
+  EndKind(RecordKind::kApi);
   OnSyncs(batch.syncs);
-  EndKind(kSyncKind);
+  EndKind(RecordKind::kSync);
 }
 
-void ReportEngine::EndKind(int kind) {
+void ReportEngine::EndKind(RecordKind kind) {
   if (!ordered_) return;
   order_.EndRun();
   // GPU operations and host events of a packet go to lanes of their own:
   // each stream follows itself in time, not the other.
-  if (kind == kMemsetKind || kind == kSyncKind) order_.Commit();
+  if (kind == RecordKind::kMemset || kind == RecordKind::kSync) order_.Commit();
 }
 
 void ReportEngine::Release(uint64_t limit) {
@@ -228,7 +229,40 @@ TimelineReport ReportEngine::Timeline() {
   std::vector<std::string> labels;
   labels.reserve(labels_.size());
   for (uint32_t i = 0; i < labels_.size(); ++i) labels.push_back(labels_.text(i));
-  return sweep_.Finish(std::move(labels));
+  TimelineReport report = sweep_.Finish(std::move(labels));
+  AddSummaryDevices(&report);
+  return report;
+}
+
+std::unique_ptr<ReportEngine> EngineOver(TraceSet traces, const ReportParts& parts,
+                                         const GapOptions& gaps) {
+  auto engine = std::make_unique<ReportEngine>(parts, gaps);
+  for (size_t file = 0; file < traces.size(); ++file) {
+    engine->Add(file, *traces[file], traces[file]->records);
+    engine->AddSummaries(file, *traces[file]);
+  }
+  engine->Finish();
+  return engine;
+}
+
+KernelReport ComputeKernelStats(TraceSet traces, const KernelOptions& options) {
+  return EngineOver(traces, {.kernels = true})->Kernels(options);
+}
+
+CopyReport ComputeCopyStats(TraceSet traces) {
+  return EngineOver(traces, {.copies = true})->Copies();
+}
+
+ApiReport ComputeApiStats(TraceSet traces, size_t top) {
+  return EngineOver(traces, {.api = true})->Api(top);
+}
+
+NvtxReport ComputeNvtxStats(TraceSet traces, size_t top) {
+  return EngineOver(traces, {.nvtx = true})->Nvtx(top);
+}
+
+TimelineReport AnalyzeTimeline(TraceSet traces, const GapOptions& options) {
+  return EngineOver(traces, {.timeline = true}, options)->Timeline();
 }
 
 }  // namespace cutrace::analysis

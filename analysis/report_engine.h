@@ -16,7 +16,8 @@
 // per event of the trace.
 //
 // Record fields read: those collector/event_decoder.h WireFields::kReports
-// decodes (a streamed summary decodes no others).
+// decodes (a streamed summary decodes no others), and with
+// ReportParts::occupancy the kernels' launch configuration (WireFields::kAll).
 //
 // Names are resolved through the TraceData passed with each batch: its
 // StringTable must hold the ids the batch uses (a trace defines them before
@@ -25,6 +26,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -35,12 +37,14 @@
 #include "analysis/copy_stats.h"
 #include "analysis/device_timeline.h"
 #include "analysis/duration_sketch.h"
+#include "analysis/kernel_occupancy.h"
 #include "analysis/kernel_stats.h"
 #include "analysis/nvtx_projector.h"
 #include "analysis/nvtx_stats.h"
 #include "analysis/slot_index.h"
 #include "analysis/time_order.h"
 #include "analysis/timeline_sweep.h"
+#include "collector/summary_totals.h"
 
 namespace cutrace::analysis {
 
@@ -52,6 +56,7 @@ struct ReportParts {
   bool api = false;
   bool nvtx = false;      // rows and GPU projection
   bool timeline = false;  // overlap, gaps, causes
+  bool occupancy = false;  // launches per configuration (kernel_occupancy.h)
 };
 
 // Per-file counts for the overview (summary.h).
@@ -81,7 +86,13 @@ class ReportEngine {
   void OnRanges(std::span<const RangeRecord> r);
   void OnApiCalls(std::span<const ApiRecord> r);
   void OnSyncs(std::span<const SyncRecord> r);
-  void EndKind(int kind);
+  void EndKind(RecordKind kind);
+  // The aggregates of a summary-mode file (trace.summaries, read with the
+  // rest of the file): they fill the same tables as events would, with no
+  // gaps listed, no GPU projection of NVTX ranges and no time order
+  // (analysis/report_engine_summaries.cc). Call once per file, any time
+  // before the reports.
+  void AddSummaries(size_t file, const TraceData& trace);
   // Sweeps every held event that started before `limit`.
   void Release(uint64_t limit);
   // Sweeps the rest and closes the sweeps; call once, before the reports.
@@ -99,6 +110,8 @@ class ReportEngine {
   NvtxReport Nvtx(size_t top) const;
   TimelineReport Timeline();
   const EventCounts& counts(size_t file) const;
+  // Launches per configuration, by file (ReportParts::occupancy).
+  const std::vector<LaunchCounts>& launches() const { return launches_; }
   // The most events held for time order at once (streaming's memory).
   size_t peak_held() const { return order_.peak_held(); }
 
@@ -115,8 +128,6 @@ class ReportEngine {
     std::vector<uint32_t> kernel_slot;  // name id -> kernel slot + 1; 0 = not yet
     std::vector<uint32_t> api_slot;     // name id * 3 + domain -> API slot + 1
   };
-  static constexpr int kKernelKind = 0, kMemcpyKind = 1, kMemsetKind = 2, kRangeKind = 3,
-                       kApiKind = 4, kSyncKind = 5;
   FileState& StateFor(size_t file);
   // One record each, for the kinds that are few; inlined into their span
   // loops (analysis/report_engine_records.cc).
@@ -137,12 +148,19 @@ class ReportEngine {
   // the rows, labels and totals it needs made; cached in FileState.
   uint32_t NewKernelSlot(FileState& f, uint32_t name_id);
   uint32_t NewApiSlot(FileState& f, uint32_t name_id, ApiDomain domain);
+  // The NVTX row of a (name, domain, depth) of the current file, made on
+  // first use.
+  uint32_t NvtxSlot(uint32_t name_id, uint32_t domain_id, uint32_t depth, bool gpu_range);
+  void AddSummary(const SummaryInfo& s);
+  // Summary-mode devices into the swept ones (Timeline()).
+  void AddSummaryDevices(TimelineReport* report) const;
   template <typename R>
   void Count(const R& r, uint64_t EventCounts::*kind);
 
   ReportParts parts_;
   bool ordered_;  // timeline or NVTX: events go through order_
   std::vector<std::unique_ptr<FileState>> files_;
+  std::vector<LaunchCounts> launches_;  // by file, with ReportParts::occupancy
   // The file Begin() named.
   FileState* cur_ = nullptr;
   size_t cur_file_ = 0;
@@ -166,6 +184,7 @@ class ReportEngine {
                                           UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX,
                                           UINT32_MAX, UINT32_MAX, UINT32_MAX};
   uint32_t memset_label_ = UINT32_MAX;
+  std::map<uint32_t, DeviceTotals> summary_devices_;  // summary-mode files' devices
 
   TimeOrder order_;
   TimelineSweep sweep_;
@@ -173,5 +192,11 @@ class ReportEngine {
   NvtxProjector::Done projection_hook_;
   bool finished_ = false;
 };
+
+// A finished engine over loaded traces, file i being traces[i]: each one's
+// records and summary-mode aggregates. The reports' Compute*() functions
+// over a TraceSet (kernel_stats.h, copy_stats.h, ...) are this and one call.
+std::unique_ptr<ReportEngine> EngineOver(TraceSet traces, const ReportParts& parts,
+                                         const GapOptions& gaps = {});
 
 }  // namespace cutrace::analysis

@@ -83,6 +83,7 @@ uint32_t ReportEngine::NewKernelSlot(FileState& f, uint32_t name_id) {
 
 void ReportEngine::OnKernels(std::span<const KernelRecord> r) {
   if (r.empty()) return;
+  if (parts_.occupancy) launches_[cur_file_].Add(r);
   FileState& f = *cur_;
   const bool kernels = parts_.kernels, ordered = cur_ordered_;
   if (!kernels && !ordered) {
@@ -215,23 +216,8 @@ void ReportEngine::OnKernels(std::span<const KernelRecord> r) {
     ++f.ranges;
     return;
   }
-  const TraceData& t = *cur_trace_;
   const bool gpu_range = range.kind == RangeKind::kGpu;
-  // The depth's top bit separates GPU rows from CPU rows of the same name.
-  const uint32_t depth_key = range.depth | (gpu_range ? 0x80000000u : 0);
-  const uint32_t slot = nvtx_slots_.Slot(SlotKey{range.name_id, range.domain_id, depth_key}, [&] {
-    return DomainName(t, range.domain_id) + '\x1f' + t.strings.Display(range.name_id) + '\x1f' +
-           std::to_string(depth_key);
-  });
-  if (slot >= nvtx_rows_.size()) {
-    nvtx_rows_.resize(slot + 1);
-    nvtx_cpu_.resize(slot + 1);
-    NvtxRow& row = nvtx_rows_[slot];
-    row.domain = DomainName(t, range.domain_id);
-    row.name = t.strings.Display(range.name_id);
-    row.depth = range.depth;
-    row.gpu_range = gpu_range;
-  }
+  const uint32_t slot = NvtxSlot(range.name_id, range.domain_id, range.depth, gpu_range);
   const uint64_t end = SafeEnd(range.start_ns, range.end_ns);
   if (gpu_range) {
     ++nvtx_rows_[slot].count;
@@ -243,6 +229,27 @@ void ReportEngine::OnKernels(std::span<const KernelRecord> r) {
                              f.ranges, static_cast<uint16_t>(cur_file_), TimedItem::kRange, 0});
   }
   ++f.ranges;
+}
+
+uint32_t ReportEngine::NvtxSlot(uint32_t name_id, uint32_t domain_id, uint32_t depth,
+                                bool gpu_range) {
+  const TraceData& t = *cur_trace_;
+  // The depth's top bit separates GPU rows from CPU rows of the same name.
+  const uint32_t depth_key = depth | (gpu_range ? 0x80000000u : 0);
+  const uint32_t slot = nvtx_slots_.Slot(SlotKey{name_id, domain_id, depth_key}, [&] {
+    return DomainName(t, domain_id) + '\x1f' + t.strings.Display(name_id) + '\x1f' +
+           std::to_string(depth_key);
+  });
+  if (slot >= nvtx_rows_.size()) {
+    nvtx_rows_.resize(slot + 1);
+    nvtx_cpu_.resize(slot + 1);
+    NvtxRow& row = nvtx_rows_[slot];
+    row.domain = DomainName(t, domain_id);
+    row.name = t.strings.Display(name_id);
+    row.depth = depth;
+    row.gpu_range = gpu_range;
+  }
+  return slot;
 }
 
 uint32_t ReportEngine::NewApiSlot(FileState& f, uint32_t name_id, ApiDomain domain) {

@@ -69,7 +69,7 @@ class EngineSink final : public RecordSink {
     engine_->OnSyncs(r);
     events += r.size();
   }
-  void EndKind(int kind) override { engine_->EndKind(kind); }
+  void EndKind(RecordKind kind) override { engine_->EndKind(kind); }
   uint64_t events = 0;
 
  private:
@@ -77,30 +77,29 @@ class EngineSink final : public RecordSink {
 };
 
 // A batch broke halfway through the fast path (never in a file cutrace
-// wrote): load the files and compute the same report the plain way.
-StatusOr<SummaryReport> SummarizeLoaded(std::span<StreamedTrace* const> traces,
-                                        const SummaryOptions& options) {
-  std::vector<TraceData> loaded;
-  loaded.reserve(traces.size());
-  for (StreamedTrace* t : traces) {
-    StatusOr<TraceData> data = LoadTraceFromBytes(t->bytes(), t->info().path);
-    if (!data.ok()) return data.status();
-    loaded.push_back(std::move(data).value());
-  }
-  std::vector<const TraceData*> set;
-  for (const TraceData& t : loaded) set.push_back(&t);
-  SummaryReport report = ComputeSummary(set, options);
+// wrote): load the files and feed the engine the plain way.
+StatusOr<std::unique_ptr<ReportEngine>> StreamLoaded(std::span<StreamedTrace* const> traces,
+                                                     const ReportParts& parts,
+                                                     const GapOptions& gaps) {
+  auto engine = std::make_unique<ReportEngine>(parts, gaps);
   for (size_t i = 0; i < traces.size(); ++i) {
-    loaded[i].records.clear();
-    traces[i]->info() = std::move(loaded[i]);
+    StatusOr<TraceData> data = LoadTraceFromBytes(traces[i]->bytes(), traces[i]->info().path);
+    if (!data.ok()) return data.status();
+    RecordBatch records = std::move(data->records);
+    data->records.clear();
+    traces[i]->info() = std::move(data).value();
+    engine->Add(i, traces[i]->info(), records);
+    engine->AddSummaries(i, traces[i]->info());
   }
-  return report;
+  engine->Finish();
+  return engine;
 }
 
 }  // namespace
 
-StatusOr<SummaryReport> SummarizeStreams(std::span<StreamedTrace* const> traces,
-                                         const SummaryOptions& options, StreamStats* stats) {
+StatusOr<std::unique_ptr<ReportEngine>> StreamTraces(std::span<StreamedTrace* const> traces,
+                                                     const ReportParts& parts,
+                                                     const GapOptions& gaps, StreamStats* stats) {
   struct Reading {
     StreamedTrace* trace;
     std::unique_ptr<TracePass> pass;
@@ -118,11 +117,12 @@ StatusOr<SummaryReport> SummarizeStreams(std::span<StreamedTrace* const> traces,
     StatusOr<std::unique_ptr<TracePass>> pass =
         TracePass::Start(t->bytes(), t->info().path, &t->info());
     if (!pass.ok()) return pass.status();
-    (*pass)->set_fields(WireFields::kReports);
+    // Occupancy reads the launch configuration, which kReports skips.
+    (*pass)->set_fields(parts.occupancy ? WireFields::kAll : WireFields::kReports);
     reading.push_back({t, std::move(pass).value()});
   }
-  ReportEngine engine(SummaryParts(), GapOptions{0, options.top_gaps});
-  EngineSink sink(&engine);
+  auto engine = std::make_unique<ReportEngine>(parts, gaps);
+  EngineSink sink(engine.get());
   RecordBatch batch;
   StreamStats local;
   for (;;) {
@@ -135,11 +135,11 @@ StatusOr<SummaryReport> SummarizeStreams(std::span<StreamedTrace* const> traces,
     if (best == reading.size()) break;
     Reading& r = reading[best];
     batch.clear();
-    engine.Begin(best, r.trace->info());
+    engine->Begin(best, r.trace->info());
     switch (r.pass->NextToSink(&sink, &batch)) {
       case TracePass::Step::kSink: ++local.batches; break;
       case TracePass::Step::kBatch:
-        engine.Add(best, r.trace->info(), batch);
+        engine->Add(best, r.trace->info(), batch);
         local.events += batch.size();
         ++local.batches;
         break;
@@ -148,19 +148,69 @@ StatusOr<SummaryReport> SummarizeStreams(std::span<StreamedTrace* const> traces,
         r.done = true;
         break;
       case TracePass::Step::kBroken:
-        return SummarizeLoaded(traces, options);
+        return StreamLoaded(traces, parts, gaps);
     }
     uint64_t limit = std::numeric_limits<uint64_t>::max();
     for (const Reading& other : reading) limit = std::min(limit, other.future());
-    engine.Release(limit);
+    engine->Release(limit);
   }
-  std::vector<const TraceData*> infos;
-  for (StreamedTrace* t : traces) infos.push_back(&t->info());
-  SummaryReport report = SummaryFromEngine(engine, infos, options);
-  local.peak_held = engine.peak_held();
+  // Summary-mode aggregates need no time order: the pass has read them all.
+  for (size_t i = 0; i < traces.size(); ++i) engine->AddSummaries(i, traces[i]->info());
+  engine->Finish();
+  local.peak_held = engine->peak_held();
   local.events += sink.events;
   if (stats) *stats = local;
-  return report;
+  return engine;
+}
+
+StatusOr<CorrelationNames> FindKernelNames(const StreamedTrace& trace,
+                                           const std::unordered_set<uint64_t>& wanted) {
+  class Sink final : public RecordSink {
+   public:
+    Sink(const std::unordered_set<uint64_t>& wanted, CorrelationNames* out)
+        : wanted_(wanted), out_(out) {}
+    void Kernels(std::span<const KernelRecord> r) override {
+      for (const KernelRecord& k : r)
+        if (k.correlation_id && wanted_.count(k.correlation_id))
+          out_->emplace(k.correlation_id, k.name_id);
+    }
+    void Memcpys(std::span<const MemcpyRecord>) override {}
+    void Memsets(std::span<const MemsetRecord>) override {}
+    void Ranges(std::span<const RangeRecord>) override {}
+    void ApiCalls(std::span<const ApiRecord>) override {}
+    void Syncs(std::span<const SyncRecord>) override {}
+    void EndKind(RecordKind) override {}
+
+   private:
+    const std::unordered_set<uint64_t>& wanted_;
+    CorrelationNames* out_;
+  };
+  CorrelationNames names;
+  if (wanted.empty()) return names;
+  TraceData info;
+  StatusOr<std::unique_ptr<TracePass>> pass = TracePass::Start(trace.bytes(), trace.info().path, &info);
+  if (!pass.ok()) return pass.status();
+  Sink sink(wanted, &names);
+  RecordBatch batch;
+  for (;;) {
+    batch.clear();
+    const TracePass::Step step = (*pass)->NextToSink(&sink, &batch);
+    if (step == TracePass::Step::kEnd) break;
+    if (step == TracePass::Step::kBatch || step == TracePass::Step::kBroken)
+      sink.Kernels(batch.kernels);  // a broken batch's partial records may repeat: first wins
+    if (step == TracePass::Step::kBroken) break;
+  }
+  return names;
+}
+
+StatusOr<SummaryReport> SummarizeStreams(std::span<StreamedTrace* const> traces,
+                                         const SummaryOptions& options, StreamStats* stats) {
+  StatusOr<std::unique_ptr<ReportEngine>> engine =
+      StreamTraces(traces, SummaryParts(), GapOptions{0, options.top_gaps}, stats);
+  if (!engine.ok()) return engine.status();
+  std::vector<const TraceData*> infos;
+  for (StreamedTrace* t : traces) infos.push_back(&t->info());
+  return SummaryFromEngine(**engine, infos, options);
 }
 
 }  // namespace cutrace::analysis

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/kernel_metrics.h"
 #include "analysis/summary.h"
 #include "collector/status.h"
 #include "collector/trace_data.h"
@@ -62,6 +63,23 @@ struct StreamStats {
   uint64_t batches = 0;
   size_t peak_held = 0;     // most events held for time order at once
 };
+
+// One pass of `traces` through a new engine computing `parts`: the files'
+// packets in time order (each file is the engine's file of its index in
+// `traces`), then Finish(). Every report command is such a pass. A batch
+// that breaks halfway through the fast path (never in a file cutrace wrote)
+// makes the pass start again over the loaded files. Fills each trace's
+// info(); errors are the file's (it changed since it was opened).
+StatusOr<std::unique_ptr<ReportEngine>> StreamTraces(std::span<StreamedTrace* const> traces,
+                                                     const ReportParts& parts,
+                                                     const GapOptions& gaps = {},
+                                                     StreamStats* stats = nullptr);
+
+// The kernel name of each correlation id in `wanted` that a kernel record of
+// the file has (the first such record), in one pass that keeps nothing else:
+// the join of kernel-scope counter samples (kernel_metrics.h).
+StatusOr<CorrelationNames> FindKernelNames(const StreamedTrace& trace,
+                                           const std::unordered_set<uint64_t>& wanted);
 
 // The summary of `traces` (each file's own for one, the aggregate for
 // several), filling each one's info().

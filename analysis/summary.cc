@@ -8,9 +8,8 @@ namespace cutrace::analysis {
 TraceOverview Overview(const TraceData& trace) {
   ReportParts parts;
   parts.counts = true;
-  ReportEngine engine(parts);
-  engine.Add(0, trace, trace.records);
-  return Overview(trace, engine.counts(0));
+  const TraceData* one[] = {&trace};
+  return Overview(trace, EngineOver(one, parts)->counts(0));
 }
 
 TraceOverview Overview(const TraceData& trace, const EventCounts& counts) {
@@ -95,10 +94,8 @@ SummaryReport SummaryFromEngine(ReportEngine& engine, TraceSet traces,
 }
 
 SummaryReport ComputeSummary(TraceSet traces, const SummaryOptions& options) {
-  ReportEngine engine(SummaryParts(), GapOptions{0, options.top_gaps});
-  for (size_t file = 0; file < traces.size(); ++file)
-    engine.Add(file, *traces[file], traces[file]->records);
-  return SummaryFromEngine(engine, traces, options);
+  return SummaryFromEngine(*EngineOver(traces, SummaryParts(), GapOptions{0, options.top_gaps}),
+                           traces, options);
 }
 
 }  // namespace cutrace::analysis

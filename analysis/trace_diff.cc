@@ -21,9 +21,20 @@ const char* DiffStatusName(DiffStatus status) {
   return "unchanged";
 }
 
+ReportParts DiffParts() { return {.kernels = true, .timeline = true}; }
+
+// Only the totals are needed: list no gaps, so memory stays bounded.
+GapOptions DiffGaps() { return {UINT64_MAX, 0}; }
+
 DiffReport DiffTraces(TraceSet a, TraceSet b, double threshold) {
+  std::unique_ptr<ReportEngine> ea = EngineOver(a, DiffParts(), DiffGaps());
+  std::unique_ptr<ReportEngine> eb = EngineOver(b, DiffParts(), DiffGaps());
+  return DiffReports(ea->Kernels({}), eb->Kernels({}), ea->Timeline(), eb->Timeline(), threshold);
+}
+
+DiffReport DiffReports(const KernelReport& ka, const KernelReport& kb, const TimelineReport& ta,
+                       const TimelineReport& tb, double threshold) {
   DiffReport report;
-  KernelReport ka = ComputeKernelStats(a), kb = ComputeKernelStats(b);
   report.total_ns_a = ka.total_ns;
   report.total_ns_b = kb.total_ns;
   std::map<std::string, KernelDiff> by_name;
@@ -63,17 +74,14 @@ DiffReport DiffTraces(TraceSet a, TraceSet b, double threshold) {
               return x.name < y.name;
             });
 
-  // Only the totals are needed: list no gaps, so memory stays bounded.
-  GapOptions no_listing;
-  no_listing.min_gap_ns = UINT64_MAX;
   std::map<uint32_t, DeviceDiff> devices;
-  for (const DeviceOverlap& o : AnalyzeTimeline(a, no_listing).devices) {
+  for (const DeviceOverlap& o : ta.devices) {
     DeviceDiff& d = devices[o.device];
     d.busy_ns_a = o.busy_ns;
     d.idle_ns_a = o.idle_ns;
     d.overlap_ns_a = o.overlap_ns;
   }
-  for (const DeviceOverlap& o : AnalyzeTimeline(b, no_listing).devices) {
+  for (const DeviceOverlap& o : tb.devices) {
     DeviceDiff& d = devices[o.device];
     d.busy_ns_b = o.busy_ns;
     d.idle_ns_b = o.idle_ns;

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/report_engine.h"
 #include "analysis/trace_set.h"
 
 namespace cutrace::analysis {
@@ -55,5 +56,12 @@ struct DiffReport {
 
 // `threshold` is a fraction (0.05 for 5%).
 DiffReport DiffTraces(TraceSet a, TraceSet b, double threshold);
+// The same from each side's kernel report (every kernel: top 0) and device
+// timeline, computed by one engine pass per side (a streamed diff).
+DiffReport DiffReports(const KernelReport& ka, const KernelReport& kb, const TimelineReport& ta,
+                       const TimelineReport& tb, double threshold);
+// What each side's engine must compute for DiffReports().
+ReportParts DiffParts();
+GapOptions DiffGaps();
 
 }  // namespace cutrace::analysis

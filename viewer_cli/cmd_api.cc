@@ -14,10 +14,9 @@ const CommandRegistration kRegistration(
          .help = "CUDA API calls: count, time, errors",
          .json_key = "api_calls",
          .top_help = "Show only the first N calls (0: all)",
-         .from_events = [](analysis::TraceSet traces,
-                           size_t top) { return analysis::ComputeApiStats(traces, top); },
-         .from_summaries = [](const SummaryTotals& totals,
-                              size_t top) { return analysis::ApiFromSummaries(totals, top); },
+         .parts = {.api = true},
+         .gaps = {},
+         .from_engine = [](analysis::ReportEngine& engine, size_t top) { return engine.Api(top); },
          .to_json = [](const analysis::ApiReport& report) { return ApiJson(report); },
          .to_table = [](const analysis::ApiReport& report,
                         Format format) { return ApiTable(report, format); }}));

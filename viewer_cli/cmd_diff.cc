@@ -10,6 +10,7 @@
 #include "analysis/trace_diff.h"
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/report_common.h"
+#include "viewer_cli/streamed_report.h"
 
 namespace cutrace::cli {
 namespace {
@@ -97,9 +98,22 @@ int Run(const Options& o) {
     PrintError("--threshold " + o.threshold + ": expected a percentage such as 5% or 0.5%");
     return 2;
   }
-  LoadedTraces a, b;
-  if (!LoadTraces({o.a}, &a) || !LoadTraces({o.b}, &b)) return 1;
-  analysis::DiffReport d = analysis::DiffTraces(a.all, b.all, threshold);
+  // Each side streams through its own engine: no trace is loaded.
+  Streams streams;
+  if (!OpenStreams({o.a, o.b}, &streams)) return 1;
+  std::unique_ptr<analysis::ReportEngine> side[2];
+  for (int i = 0; i < 2; ++i) {
+    analysis::StreamedTrace* one[] = {streams[i].get()};
+    auto engine = analysis::StreamTraces(one, analysis::DiffParts(), analysis::DiffGaps());
+    if (!engine.ok()) {  // the file changed since it was opened
+      PrintError(engine.status().message());
+      return 1;
+    }
+    side[i] = std::move(engine).value();
+  }
+  analysis::DiffReport d =
+      analysis::DiffReports(side[0]->Kernels({}), side[1]->Kernels({}), side[0]->Timeline(),
+                            side[1]->Timeline(), threshold);
   if (o.format == Format::kJson) {
     PrintJson(Json(d), stdout);
     return 0;

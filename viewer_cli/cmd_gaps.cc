@@ -6,10 +6,10 @@
 #include <fmt/core.h>
 
 #include "analysis/device_timeline.h"
-#include "analysis/summary_reports.h"
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/report_common.h"
 #include "viewer_cli/report_views.h"
+#include "viewer_cli/streamed_report.h"
 
 namespace cutrace::cli {
 namespace {
@@ -25,13 +25,11 @@ int Run(const Options& options) {
   analysis::GapOptions gap_options;
   if (!options.min_gap.empty()) ParseDuration(options.min_gap, &gap_options.min_gap_ns);
   gap_options.longest = options.top;
-  return RunReport(options.files, options.format,
-                   [&](analysis::TraceSet traces, Format format) {
-                     // Summary-mode traces count gaps but cannot list them.
-                     analysis::TimelineReport report =
-                         analysis::HasSummaries(traces)
-                             ? analysis::TimelineFromSummaries(analysis::MergeSummaries(traces))
-                             : analysis::AnalyzeTimeline(traces, gap_options);
+  // Summary-mode traces count gaps but cannot list them.
+  return RunStreamedReport(options.files, options.format, {.timeline = true}, gap_options,
+                   [&](analysis::ReportEngine& engine, analysis::TraceSet traces,
+                       std::span<analysis::StreamedTrace* const>, Format format) {
+                     analysis::TimelineReport report = engine.Timeline();
                      Rendered r;
                      if (format == Format::kJson) {
                        r.json["devices"] = GapsJson(report, traces);

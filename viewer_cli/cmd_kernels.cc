@@ -16,12 +16,12 @@
 #include "analysis/kernel_occupancy.h"
 #include "analysis/kernel_stats.h"
 #include "analysis/rank_imbalance.h"
-#include "analysis/summary_reports.h"
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/metric_views.h"
 #include "viewer_cli/occupancy_views.h"
 #include "viewer_cli/report_common.h"
 #include "viewer_cli/report_views.h"
+#include "viewer_cli/streamed_report.h"
 
 namespace cutrace::cli {
 namespace {
@@ -33,51 +33,75 @@ struct Options {
   analysis::KernelSort sort = analysis::KernelSort::kTotal;
 };
 
+// Kernel-scope counter samples joined to their kernels: a second pass over
+// the files that have samples, keeping only the correlation ids they name.
+StatusOr<analysis::MetricsReport> Metrics(analysis::TraceSet traces,
+                                          std::span<analysis::StreamedTrace* const> streams) {
+  std::vector<analysis::CorrelationNames> names(traces.size());
+  for (size_t i = 0; i < traces.size() && i < streams.size(); ++i) {
+    if (traces[i]->counters.empty()) continue;
+    StatusOr<analysis::CorrelationNames> found =
+        analysis::FindKernelNames(*streams[i], analysis::SampledCorrelations(*traces[i]));
+    if (!found.ok()) return found.status();
+    names[i] = std::move(found).value();
+  }
+  return analysis::ComputeMetrics(traces, names);
+}
+
 int Run(const Options& options) {
   // --top is applied after kernels timed only by their counters join the list.
   analysis::KernelOptions kernel_options{options.sort, 0};
-  return RunReport(options.files, options.format,
-                   [&](analysis::TraceSet traces, Format format) {
-                     // Summary-mode traces: from their aggregates (analysis/summary_reports.h).
-                     analysis::KernelReport report =
-                         analysis::HasSummaries(traces)
-                             ? analysis::KernelsFromSummaries(analysis::MergeSummaries(traces),
-                                                              kernel_options)
-                             : analysis::ComputeKernelStats(traces, kernel_options);
-                     analysis::MetricsReport metrics = analysis::ComputeMetrics(traces);
-                     analysis::OccupancyReport occupancy = analysis::ComputeOccupancy(traces);
-                     // Kernels whose every launch was counted have no CUPTI timestamps.
-                     analysis::AppendCountedOnlyKernels(metrics, options.top, &report);
-                     Rendered r;
-                     // Over several files: how unevenly each kernel's time
-                     // is spread over them (JSON and table; CSV stays one table).
-                     std::vector<analysis::KernelImbalance> imbalance;
-                     if (traces.size() >= 2 && format != Format::kCsv)
-                       imbalance = analysis::ComputeRankImbalance(traces, options.top);
-                     if (format == Format::kJson) {
-                       r.json["kernels"] = KernelsJson(report);
-                       if (metrics.kernel_samples > 0)
-                         AddKernelMetricsJson(r.json["kernels"], report, metrics);
-                       AddKernelOccupancyJson(r.json["kernels"], report, occupancy);
-                       if (traces.size() >= 2) r.json["imbalance"] = ImbalanceJson(imbalance);
-                     } else {
-                       r.tables.push_back(KernelsTable(report, format));
-                       if (metrics.kernel_samples > 0) {
-                         AddKernelMetricColumns(r.tables.back(), report, metrics, format);
-                         AddKernelOccupancyColumns(r.tables.back(), report, occupancy, format);
-                         if (format == Format::kTable) {
-                           std::string note = MissingOccupancyNote(report, metrics, occupancy);
-                           if (!note.empty()) r.lines.push_back(note);
-                         }
-                       }
-                       if (format == Format::kTable && report.kernels.size() < report.distinct)
-                         r.tables.back().title = fmt::format(
-                             "top {} of {} kernels", report.kernels.size(), report.distinct);
-                       if (format == Format::kTable && traces.size() >= 2)
-                         r.tables.push_back(ImbalanceTable(imbalance, traces.size(), format));
-                     }
-                     return r;
-                   });
+  int status = 0;
+  const int read = RunStreamedReport(
+      options.files, options.format, {.kernels = true, .occupancy = true}, {},
+      [&](analysis::ReportEngine& engine, analysis::TraceSet traces,
+          std::span<analysis::StreamedTrace* const> streams, Format format) {
+        analysis::KernelReport report = engine.Kernels(kernel_options);
+        StatusOr<analysis::MetricsReport> found = Metrics(traces, streams);
+        if (!found.ok()) {  // the file changed since it was read
+          PrintError(found.status().message());
+          status = 1;
+          return Rendered();
+        }
+        const analysis::MetricsReport& metrics = *found;
+        analysis::OccupancyReport occupancy =
+            analysis::OccupancyFromLaunches(traces, engine.launches());
+        // Kernels whose every launch was counted have no CUPTI timestamps.
+        analysis::AppendCountedOnlyKernels(metrics, options.top, &report);
+        Rendered r;
+        // Over several files: how unevenly each kernel's time is spread over
+        // them (JSON and table; CSV stays one table).
+        std::vector<analysis::KernelImbalance> imbalance;
+        if (traces.size() >= 2 && format != Format::kCsv) {
+          std::vector<std::string> paths;
+          for (const TraceData* t : traces) paths.push_back(t->path);
+          imbalance = analysis::ImbalanceFromTotals(engine.kernel_names(),
+                                                    engine.kernel_file_totals(), paths, options.top);
+        }
+        if (format == Format::kJson) {
+          r.json["kernels"] = KernelsJson(report);
+          if (metrics.kernel_samples > 0) AddKernelMetricsJson(r.json["kernels"], report, metrics);
+          AddKernelOccupancyJson(r.json["kernels"], report, occupancy);
+          if (traces.size() >= 2) r.json["imbalance"] = ImbalanceJson(imbalance);
+        } else {
+          r.tables.push_back(KernelsTable(report, format));
+          if (metrics.kernel_samples > 0) {
+            AddKernelMetricColumns(r.tables.back(), report, metrics, format);
+            AddKernelOccupancyColumns(r.tables.back(), report, occupancy, format);
+            if (format == Format::kTable) {
+              std::string note = MissingOccupancyNote(report, metrics, occupancy);
+              if (!note.empty()) r.lines.push_back(note);
+            }
+          }
+          if (format == Format::kTable && report.kernels.size() < report.distinct)
+            r.tables.back().title =
+                fmt::format("top {} of {} kernels", report.kernels.size(), report.distinct);
+          if (format == Format::kTable && traces.size() >= 2)
+            r.tables.push_back(ImbalanceTable(imbalance, traces.size(), format));
+        }
+        return r;
+      });
+  return read != 0 ? read : status;
 }
 
 void Register(CLI::App& app, int* exit_code) {

@@ -14,10 +14,9 @@ const CommandRegistration kRegistration(
          .help = "Copies by kind: count, bytes, time, throughput",
          .json_key = "copies",
          .top_help = "",
-         .from_events = [](analysis::TraceSet traces,
-                           size_t) { return analysis::ComputeCopyStats(traces); },
-         .from_summaries = [](const SummaryTotals& totals,
-                              size_t) { return analysis::CopiesFromSummaries(totals); },
+         .parts = {.copies = true},
+         .gaps = {},
+         .from_engine = [](analysis::ReportEngine& engine, size_t) { return engine.Copies(); },
          .to_json = [](const analysis::CopyReport& report) { return CopiesJson(report); },
          .to_table = [](const analysis::CopyReport& report,
                         Format format) { return CopiesTable(report, format); }}));

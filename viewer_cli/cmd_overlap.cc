@@ -16,13 +16,10 @@ const CommandRegistration kRegistration(
          .help = "Compute, copy, overlap and idle time per device",
          .json_key = "devices",
          .top_help = "",
-         .from_events =
-             [](analysis::TraceSet traces, size_t) {
-               // Listing no gaps keeps this report's memory independent of the gap count.
-               return analysis::AnalyzeTimeline(traces, analysis::GapOptions{UINT64_MAX, 0});
-             },
-         .from_summaries = [](const SummaryTotals& totals,
-                              size_t) { return analysis::TimelineFromSummaries(totals); },
+         .parts = {.timeline = true},
+         // Listing no gaps keeps this report's memory independent of the gap count.
+         .gaps = {UINT64_MAX, 0},
+         .from_engine = [](analysis::ReportEngine& engine, size_t) { return engine.Timeline(); },
          .to_json = [](const analysis::TimelineReport& report) { return OverlapJson(report); },
          .to_table = [](const analysis::TimelineReport& report,
                         Format format) { return OverlapTable(report, format); }}));

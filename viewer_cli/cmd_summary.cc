@@ -9,13 +9,12 @@
 
 #include "analysis/rank_imbalance.h"
 #include "analysis/stream_summary.h"
-#include "analysis/summary_reports.h"
 #include "analysis/summary.h"
-#include "analysis/summary_reports.h"
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/openmetrics_report.h"
 #include "viewer_cli/report_common.h"
 #include "viewer_cli/report_views.h"
+#include "viewer_cli/streamed_report.h"
 
 namespace cutrace::cli {
 namespace {
@@ -167,70 +166,26 @@ Rendered RenderSummary(const analysis::SummaryReport& s, analysis::TraceSet trac
 }
 
 // Streams the files (analysis/stream_summary.h) instead of loading them, so
-// a summary of any size needs memory for its names, not its events. Each
-// file is mapped and checked up front (same errors and truncation warnings
-// as the other reports); each rendering, per file and aggregate, reads the
-// files again from the mapping.
+// a summary of any size needs memory for its names, not its events; events
+// and summary-mode aggregates alike go through the one engine. Each file is
+// mapped and checked up front (same errors and truncation warnings as the
+// other reports); each rendering, per file and aggregate, reads the files
+// again from the mapping.
 int Run(const Options& o) {
-  std::vector<std::unique_ptr<analysis::StreamedTrace>> streams;
-  for (const std::string& path : o.files) {
-    auto opened = analysis::StreamedTrace::Open(path);
-    if (!opened.ok()) {
-      const std::string& message = opened.status().message();
-      PrintError(message.rfind(path + ":", 0) == 0 ? message : path + ": " + message);
-      return 1;
-    }
-    const TraceData& info = (*opened)->info();
-    if (info.read.truncated)
-      PrintError(fmt::format("{}: warning: file truncated ({} bytes after the last complete "
-                             "packet lost); reporting the readable part",
-                             path, info.read.lost_bytes));
-    streams.push_back(std::move(opened).value());
-  }
-  // Summary-mode files carry aggregates, not events: report from those
-  // (analysis/summary_reports.h), loading the files (they are small).
-  for (auto& stream : streams) {
-    if (stream->info().header.mode() != "summary") continue;
-    return RunReport(o.files, o.format, [](analysis::TraceSet traces, Format format) {
-      analysis::SummaryOptions options;
-      return RenderSummary(analysis::SummaryReportFromSummaries(traces, options), traces, format);
-    });
-  }
+  Streams streams;
+  if (!OpenStreams(o.files, &streams)) return 1;
   LoadedTraces loaded;
   for (auto& stream : streams) loaded.all.push_back(&stream->info());
   int status = 0;
   auto render = [&](analysis::TraceSet traces, Format format) {
-    std::vector<analysis::StreamedTrace*> subset;
-    for (const TraceData* info : traces)
-      for (auto& stream : streams)
-        if (&stream->info() == info) subset.push_back(stream.get());
     analysis::SummaryOptions options;
     options.top_imbalance = kTopImbalance;
-    StatusOr<analysis::SummaryReport> s = analysis::SummarizeStreams(subset, options);
+    StatusOr<analysis::SummaryReport> s =
+        analysis::SummarizeStreams(StreamsOf(traces, streams), options);
     if (!s.ok()) {  // the file changed since it was opened
       PrintError(s.status().message());
       status = 1;
       return Rendered();
-    }
-    if (analysis::HasSummaries(traces)) {
-      // Summary-mode traces carry aggregates, not events; a mixed set needs
-      // the full traces' records too (analysis/summary_reports.h).
-      std::vector<std::string> paths;
-      for (const TraceData* info : traces) paths.push_back(info->path);
-      LoadedTraces full;
-      if (!LoadTraces(paths, &full)) {
-        status = 1;
-        return Rendered();
-      }
-      analysis::TraceSet set(full.all);
-      SummaryTotals totals = analysis::MergeSummaries(set);
-      s->traces.clear();
-      for (const TraceData* t : full.all) s->traces.push_back(analysis::Overview(*t));
-      s->kernels = analysis::KernelsFromSummaries(totals, {analysis::KernelSort::kTotal, 10});
-      s->copies = analysis::CopiesFromSummaries(totals);
-      s->timeline = analysis::TimelineFromSummaries(totals);
-      s->nvtx = analysis::NvtxFromSummaries(totals, 10);
-      s->api = analysis::ApiFromSummaries(totals, 10);
     }
     return RenderSummary(*s, traces, format);
   };

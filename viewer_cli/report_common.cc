@@ -160,7 +160,9 @@ bool RangesWithoutProjection(analysis::TraceSet traces) {
     const auto& kinds = t->header.enabled_kinds();
     if (kinds.empty()) continue;
     auto has = [&](const char* k) { return std::find(kinds.begin(), kinds.end(), k) != kinds.end(); };
-    if (has("nvtx") && !has("runtime") && !has("driver")) return true;
+    // The library lists "runtime"/"driver"; the Kineto importer lists "api"
+    // for the cuda_runtime/cuda_driver events it read.
+    if (has("nvtx") && !has("runtime") && !has("driver") && !has("api")) return true;
   }
   return false;
 }

@@ -1,7 +1,8 @@
 // The shape most report commands share: `cutrace NAME FILE... [--format F]
-// [--top N]`, one report computed from the events, or from the aggregates
-// when the traces are summary-mode ones (analysis/summary_reports.h), and
-// printed under one JSON key or as one table. A command of that shape is a
+// [--top N]`, one report computed by one streaming pass of the files through
+// the report engine (viewer_cli/streamed_report.h), whatever the traces hold
+// (events or summary-mode aggregates: the engine takes both), and printed
+// under one JSON key or as one table. A command of that shape is a
 // SimpleReport handed to its CommandRegistration (cmd_api.cc, cmd_memcpy.cc,
 // cmd_nvtx.cc, cmd_overlap.cc); commands that print more build their own.
 #pragma once
@@ -15,11 +16,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/summary_reports.h"
+#include "analysis/report_engine.h"
 #include "analysis/trace_set.h"
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/output.h"
 #include "viewer_cli/report_common.h"
+#include "viewer_cli/streamed_report.h"
 
 namespace cutrace::cli {
 
@@ -29,9 +31,10 @@ struct SimpleReport {
   std::string help;      // its line in `cutrace --help`
   std::string json_key;  // the report's key in --format json
   std::string top_help;  // the --top option's help; "" for no --top
+  analysis::ReportParts parts;  // what the engine computes
+  analysis::GapOptions gaps;    // with parts.timeline
   // `top` is --top's value (0: all; always 0 without the option).
-  std::function<Report(analysis::TraceSet traces, size_t top)> from_events;
-  std::function<Report(const SummaryTotals& totals, size_t top)> from_summaries;
+  std::function<Report(analysis::ReportEngine& engine, size_t top)> from_engine;
   std::function<nlohmann::json(const Report& report)> to_json;
   std::function<TableSection(const Report& report, Format format)> to_table;
   // Optional: lines printed above the table in table form (and a "notes"
@@ -57,25 +60,23 @@ RegisterFn RegisterSimpleReport(SimpleReport<Report> spec) {
     if (!s.top_help.empty()) cmd->add_option("--top", options->top, s.top_help);
     cmd->callback([shared, options, exit_code] {
       const SimpleReport<Report>& s = *shared;
-      *exit_code = RunReport(options->files, options->format,
-                             [&](analysis::TraceSet traces, Format format) {
-                               Report report =
-                                   analysis::HasSummaries(traces)
-                                       ? s.from_summaries(analysis::MergeSummaries(traces),
-                                                          options->top)
-                                       : s.from_events(traces, options->top);
-                               Rendered r;
-                               std::vector<std::string> notes;
-                               if (s.notes) notes = s.notes(report, traces);
-                               if (format == Format::kJson) {
-                                 r.json[s.json_key] = s.to_json(report);
-                                 if (!notes.empty()) r.json["notes"] = notes;
-                               } else {
-                                 r.tables.push_back(s.to_table(report, format));
-                                 if (format == Format::kTable) r.lines = notes;
-                               }
-                               return r;
-                             });
+      *exit_code = RunStreamedReport(
+          options->files, options->format, s.parts, s.gaps,
+          [&](analysis::ReportEngine& engine, analysis::TraceSet traces,
+              std::span<analysis::StreamedTrace* const>, Format format) {
+            Report report = s.from_engine(engine, options->top);
+            Rendered r;
+            std::vector<std::string> notes;
+            if (s.notes) notes = s.notes(report, traces);
+            if (format == Format::kJson) {
+              r.json[s.json_key] = s.to_json(report);
+              if (!notes.empty()) r.json["notes"] = notes;
+            } else {
+              r.tables.push_back(s.to_table(report, format));
+              if (format == Format::kTable) r.lines = notes;
+            }
+            return r;
+          });
     });
   };
 }

@@ -1,7 +1,8 @@
 // Reports over summary-mode traces agree with the same reports over the full
 // events: a random workload is recorded once as events and once as summary
-// packets (cut into intervals at arbitrary points), and every figure a
-// summary can carry must match (percentiles within the histogram's 6.25%).
+// packets (cut into intervals at arbitrary points), both go through the one
+// report engine, and every figure a summary can carry must match
+// (percentiles within the collector histogram's 6.25%).
 #include <gtest/gtest.h>
 
 #include <random>
@@ -9,6 +10,7 @@
 #include "analysis/api_stats.h"
 #include "analysis/copy_stats.h"
 #include "analysis/device_timeline.h"
+#include "analysis/diagnosis.h"
 #include "analysis/kernel_stats.h"
 #include "analysis/nvtx_stats.h"
 #include "analysis/summary_reports.h"
@@ -116,10 +118,11 @@ TEST(SummaryReports, KernelsMatchTheFullTrace) {
   Pair p = MakePair(1);
   const TraceData* full[] = {&p.full};
   const TraceData* sum[] = {&p.summary};
-  ASSERT_FALSE(HasSummaries(full));
-  ASSERT_TRUE(HasSummaries(sum));
+  ASSERT_TRUE(p.full.summaries.empty());
+  ASSERT_FALSE(p.summary.summaries.empty());
+  ASSERT_TRUE(p.summary.records.empty());
   KernelReport want = ComputeKernelStats(full);
-  KernelReport got = KernelsFromSummaries(MergeSummaries(sum), {});
+  KernelReport got = ComputeKernelStats(sum);
   EXPECT_EQ(got.kernel_count, want.kernel_count);
   EXPECT_EQ(got.total_ns, want.total_ns);
   EXPECT_EQ(got.distinct, want.distinct);
@@ -136,12 +139,13 @@ TEST(SummaryReports, KernelsMatchTheFullTrace) {
     EXPECT_NEAR(g.pct, w.pct, 1e-9);
     EXPECT_NEAR(static_cast<double>(g.p50_ns), static_cast<double>(w.p50_ns), 0.0625 * w.p50_ns);
     EXPECT_NEAR(static_cast<double>(g.p99_ns), static_cast<double>(w.p99_ns), 0.0625 * w.p99_ns);
+    EXPECT_FALSE(g.exact_percentiles);
   }
   // --top and --sort apply as for full traces.
   KernelOptions o;
   o.sort = KernelSort::kCount;
   o.top = 2;
-  KernelReport top = KernelsFromSummaries(MergeSummaries(sum), o);
+  KernelReport top = ComputeKernelStats(sum, o);
   ASSERT_EQ(top.kernels.size(), 2u);
   EXPECT_GE(top.kernels[0].count, top.kernels[1].count);
   EXPECT_EQ(top.distinct, want.distinct);
@@ -151,10 +155,9 @@ TEST(SummaryReports, CopiesOverlapNvtxAndApiMatchTheFullTrace) {
   Pair p = MakePair(2);
   const TraceData* full[] = {&p.full};
   const TraceData* sum[] = {&p.summary};
-  SummaryTotals totals = MergeSummaries(sum);
 
   CopyReport cw = ComputeCopyStats(full);
-  CopyReport cg = CopiesFromSummaries(totals);
+  CopyReport cg = ComputeCopyStats(sum);
   ASSERT_EQ(cg.copies.size(), cw.copies.size());
   for (size_t i = 0; i < cw.copies.size(); ++i) {
     EXPECT_EQ(cg.copies[i].kind, cw.copies[i].kind);
@@ -166,7 +169,7 @@ TEST(SummaryReports, CopiesOverlapNvtxAndApiMatchTheFullTrace) {
   }
 
   TimelineReport tw = AnalyzeTimeline(full);
-  TimelineReport tg = TimelineFromSummaries(totals);
+  TimelineReport tg = AnalyzeTimeline(sum);
   ASSERT_EQ(tg.devices.size(), tw.devices.size());
   for (size_t i = 0; i < tw.devices.size(); ++i) {
     const DeviceOverlap& w = tw.devices[i];
@@ -188,7 +191,7 @@ TEST(SummaryReports, CopiesOverlapNvtxAndApiMatchTheFullTrace) {
   }
 
   NvtxReport nw = ComputeNvtxStats(full);
-  NvtxReport ng = NvtxFromSummaries(totals, 0);
+  NvtxReport ng = ComputeNvtxStats(sum);
   ASSERT_EQ(ng.ranges.size(), nw.ranges.size());
   for (size_t i = 0; i < nw.ranges.size(); ++i) {
     EXPECT_EQ(ng.ranges[i].name, nw.ranges[i].name);
@@ -199,7 +202,7 @@ TEST(SummaryReports, CopiesOverlapNvtxAndApiMatchTheFullTrace) {
   }
 
   ApiReport aw = ComputeApiStats(full);
-  ApiReport ag = ApiFromSummaries(totals, 0);
+  ApiReport ag = ComputeApiStats(sum);
   EXPECT_EQ(ag.call_count, aw.call_count);
   EXPECT_EQ(ag.total_ns, aw.total_ns);
   ASSERT_EQ(ag.api_calls.size(), aw.api_calls.size());
@@ -210,12 +213,39 @@ TEST(SummaryReports, CopiesOverlapNvtxAndApiMatchTheFullTrace) {
 TEST(SummaryReports, AMixedSetCountsEveryFileAlike) {
   Pair p = MakePair(3);
   const TraceData* both[] = {&p.full, &p.summary};
-  ASSERT_TRUE(HasSummaries(both));
   const TraceData* full[] = {&p.full};
   KernelReport one = ComputeKernelStats(full);
-  KernelReport two = KernelsFromSummaries(MergeSummaries(both), {});
+  KernelReport two = ComputeKernelStats(both);
   EXPECT_EQ(two.kernel_count, 2 * one.kernel_count);
   EXPECT_EQ(two.total_ns, 2 * one.total_ns);
+  // Device time too: the events' sweep and the intervals' sums add up.
+  TimelineReport t1 = AnalyzeTimeline(full);
+  TimelineReport t2 = AnalyzeTimeline(both);
+  ASSERT_EQ(t2.devices.size(), t1.devices.size());
+  for (size_t i = 0; i < t1.devices.size(); ++i) {
+    EXPECT_EQ(t2.devices[i].span_ns, 2 * t1.devices[i].span_ns);
+    EXPECT_EQ(t2.devices[i].busy_ns, 2 * t1.devices[i].busy_ns);
+    EXPECT_EQ(t2.devices[i].ops, 2 * t1.devices[i].ops);
+  }
+}
+
+// diagnose judges a summary-mode trace's kernels by their aggregated totals
+// (it has no gaps to judge the host by), not as kernels that never ran.
+TEST(SummaryReports, DiagnoseTakesTheAggregatedTotals) {
+  Pair p = MakePair(4);
+  const TraceData* full[] = {&p.full};
+  const TraceData* sum[] = {&p.summary};
+  DiagnosisReport got = Diagnose(sum, {});
+  KernelReport want = ComputeKernelStats(full, {KernelSort::kTotal, 5});
+  ASSERT_EQ(got.kernels.size(), want.kernels.size());
+  for (size_t i = 0; i < want.kernels.size(); ++i) {
+    EXPECT_EQ(got.kernels[i].name, want.kernels[i].name);
+    EXPECT_EQ(got.kernels[i].count, want.kernels[i].count);
+    EXPECT_EQ(got.kernels[i].total_ns, want.kernels[i].total_ns);
+    EXPECT_NEAR(got.kernels[i].pct, want.kernels[i].pct, 1e-9);
+    EXPECT_EQ(got.kernels[i].gaps_after, 0u);
+    EXPECT_FALSE(got.kernels[i].timeline_known);
+  }
 }
 
 }  // namespace

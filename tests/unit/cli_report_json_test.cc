@@ -241,12 +241,15 @@ TEST_F(CliReportTest, NvtxSaysWhenTheTraceHasNoApiRecords) {
   Result summary = Run({"summary", bare});
   ASSERT_EQ(summary.exit_code, 0) << summary.err;
   EXPECT_NE(summary.out.find("top NVTX ranges (" + note), std::string::npos) << summary.out;
-  // With API records listed, or the kinds not listed at all: no note.
+  // With API records listed (the library's "runtime", or the Kineto
+  // importer's "api"), or the kinds not listed at all: no note.
   kinds_ = {"kernel", "nvtx", "runtime"};
   const std::string with_api = WriteTrace("api.trace");
+  kinds_ = {"kernel", "nvtx", "api"};
+  const std::string imported = WriteTrace("imported.trace");
   kinds_.clear();
   const std::string unlisted = WriteTrace("unlisted.trace");
-  for (const std::string& path : {with_api, unlisted}) {
+  for (const std::string& path : {with_api, imported, unlisted}) {
     Result r = Run({"nvtx", path});
     EXPECT_EQ(r.out.find(note), std::string::npos) << path << "\n" << r.out;
     EXPECT_EQ(Keys(RunJson({"nvtx", "--format", "json", path})), Keyset{"ranges"}) << path;

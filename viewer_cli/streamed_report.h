@@ -1,0 +1,47 @@
+// Report commands as one streaming pass per rendering: the files are mapped
+// and checked once (analysis/stream_summary.h StreamedTrace), and each
+// rendering (every file's own, then the aggregate, as report_common.h
+// prints them) streams its files through one ReportEngine
+// (analysis/report_engine.h) computing the parts the command asks for.
+// Memory follows distinct names and the disorder between packets, never the
+// number of events, so a report over a trace of any size fits in memory.
+//
+// Errors: a file that cannot be opened prints "cutrace: PATH: REASON" and
+// the command exits 1; a truncated one prints report_common.h's warning and
+// is reported as far as it can be read. Called on the main thread only.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "analysis/report_engine.h"
+#include "analysis/stream_summary.h"
+#include "viewer_cli/report_common.h"
+
+namespace cutrace::cli {
+
+using Streams = std::vector<std::unique_ptr<analysis::StreamedTrace>>;
+
+// Opens every path. On the first unreadable file prints its error line and
+// returns false; truncated files open with a warning on stderr.
+bool OpenStreams(const std::vector<std::string>& paths, Streams* out);
+
+// The files of `traces` (infos of `streams`) as the streams they belong to.
+std::vector<analysis::StreamedTrace*> StreamsOf(analysis::TraceSet traces, const Streams& streams);
+
+// Renders from a finished engine; `traces` holds each file's header,
+// devices, strings, counters and statistics (not its records), in engine
+// file order, and `streams` the same files for a further pass.
+using EngineRenderFn = std::function<Rendered(
+    analysis::ReportEngine& engine, analysis::TraceSet traces,
+    std::span<analysis::StreamedTrace* const> streams, Format format)>;
+
+// Opens, streams (per file and aggregate) and prints. Returns the exit status.
+int RunStreamedReport(const std::vector<std::string>& paths, Format format,
+                      const analysis::ReportParts& parts, const analysis::GapOptions& gaps,
+                      const EngineRenderFn& render);
+
+}  // namespace cutrace::cli
