@@ -43,6 +43,7 @@
 #include "injection/control.h"
 #include "injection/cupti_api.h"
 #include "injection/launch_names.h"
+#include "injection/session/cupti_attachment.h"
 
 namespace cutrace::injection {
 
@@ -89,7 +90,7 @@ class Session {
   void NoteProgramClock() { program_clock_.store(true, std::memory_order_release); }
   bool yielded() const { return yielded_.load(std::memory_order_acquire); }
   // Continuous mode asked CUPTI to detach at the next API exit (tests).
-  bool detach_pending() const { return attach_.load(std::memory_order_acquire) == kDetachPending; }
+  bool detach_pending() const { return attach_.detach_pending(); }
 
   // The session CUPTI's callbacks reach (the one most recently started).
   static Session* Active();
@@ -130,10 +131,7 @@ class Session {
   // while CUPTI is detached.
   CUptiResult FlushOwnBuffers();
   // Continuous mode between windows (CUTRACE_DETACH, session_modes.cc):
-  // kinds once enabled on a live context keep costing every launch after
-  // they are disabled (~1.3 us on the H200, CUDA 13.0), so CUPTI detaches
-  // (cuptiFinalize, at the exit of the program's next runtime API call, as CUPTI
-  // advises) and attaches again at the next window.
+  // the CUPTI calls around attach_'s transitions (session/cupti_attachment.h).
   void DecideDetach(bool counting);
   void RequestDetach();
   void DetachNow();     // an application thread, in the subscriber callback
@@ -152,7 +150,7 @@ class Session {
   void DomainsOff();
   // Waits (boundedly) for a detach under way, takes back one asked for and
   // not yet made; the state after. Caller holds attach_mu_.
-  int SettleDetach();
+  CuptiAttachment::State SettleDetach();
   // A module unload's flush is under way or stuck: no detach.
   bool DetachBlocked() const;
   // The callbacks cutrace keeps on its subscriber: module unloads, and
@@ -199,18 +197,18 @@ class Session {
   std::atomic<bool> unload_flush_stuck_{false};
   LaunchNames launch_names_;  // active after the first module unload
 
-  // CUPTI's attachment in continuous mode (see DecideDetach).
-  // kDetaching: DetachNow's forced flush (buffers still parsed); kTearingDown:
-  // inside cuptiFinalize (a buffer that comes back then, or later, is
-  // dropped unread: reading it would attach CUPTI again on that thread).
-  // In this order: from kDetaching on, OnRequested gives CUPTI no buffer.
-  enum Attach : int { kAttached, kDetachPending, kDetaching, kTearingDown, kDetached };
-  std::atomic<int> attach_{kAttached};
-  std::atomic<bool> detach_{false};  // detaching between windows is on
+  // CUPTI's attachment in continuous mode (session/cupti_attachment.h):
+  // its state, whether detaching is on, and its counts.
+  CuptiAttachment attach_;
+  // The attachment's actions that are CUPTI calls of this session.
+  struct AttachActions final : CuptiAttachment::Actions {
+    explicit AttachActions(Session& s) : session(s) {}
+    void CallbacksOff() override { session.DomainsOff(); }
+    void ForgetSubscriber() override { session.subscriber_ = nullptr; }
+    Session& session;
+  } attach_actions_{*this};
   std::mutex attach_mu_;             // Reattach against SettleAttachForExit
   bool attach_final_ = false;        // guarded by attach_mu_: exiting, no re-attach
-  std::atomic<uint64_t> detaches_{0};
-  std::atomic<uint64_t> buffers_dropped_at_detach_{0};
   bool window_kinds_on_ = true;          // control thread: this window enabled its kinds
   std::atomic<int> unloads_in_flight_{0};  // OnModuleUnload between its check and its flush's end
 

@@ -98,7 +98,7 @@ void CUPTIAPI Session::SubscriberCallback(void* userdata, CUpti_CallbackDomain d
   try {
     // Graph calls matter only while detaching is on (their callbacks are on
     // only then): the lists are not searched on every other call.
-    if (Session* s = Active(); s != nullptr && s->detach_.load(std::memory_order_relaxed) &&
+    if (Session* s = Active(); s != nullptr && s->attach_.enabled_relaxed() &&
         ((domain == CUPTI_CB_DOMAIN_RUNTIME_API && Contains(kRuntimeGraphCalls, cbid)) ||
          (domain == CUPTI_CB_DOMAIN_DRIVER_API && Contains(kDriverGraphCalls, cbid)))) {
       s->OnGraphCall();
@@ -110,7 +110,7 @@ void CUPTIAPI Session::SubscriberCallback(void* userdata, CUpti_CallbackDomain d
       const auto* cb = static_cast<const CUpti_CallbackData*>(data);
       Session* s = Active();
       if (s != nullptr && cb != nullptr && cb->callbackSite == CUPTI_API_EXIT &&
-          s->attach_.load(std::memory_order_acquire) == kDetachPending && ::getpid() == s->pid_) {
+          s->attach_.detach_pending() && ::getpid() == s->pid_) {
         s->DetachNow();
         return;
       }
@@ -177,7 +177,7 @@ void Session::OnModuleUnload() {
     std::atomic<int>& n;
     ~InFlight() { n.fetch_sub(1, std::memory_order_seq_cst); }
   } in_flight{unloads_in_flight_};
-  if (attach_.load(std::memory_order_seq_cst) != kAttached) {
+  if (!attach_.attached()) {
     // Names at launch from the next window on (EnableOwnCallbacks).
     launch_names_.Activate();
     return;
@@ -218,7 +218,7 @@ void Session::OnRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
     return;
   }
   uint8_t* p = pool_->Acquire();
-  if (p != nullptr && attach_.load(std::memory_order_seq_cst) >= kDetaching) {
+  if (p != nullptr && !attach_.hands_out_buffers()) {
     // A detach under way or done (every kind is off): none to CUPTI now.
     // Taken, then the state read, as DetachNow sets the state and then
     // counts the buffers out: one of the two sees the other.
@@ -255,13 +255,13 @@ void Session::OnCompleted(CUcontext context, uint32_t stream_id, uint8_t* buffer
   // Another client's buffer (its callbacks were replaced by cutrace's): its
   // records are that client's, not cutrace's to take.
   if (!pool_->Owns(buffer)) return;
-  const int attach = attach_.load(std::memory_order_acquire);
-  if (attach == kTearingDown || attach == kDetached) {
+  const CuptiAttachment::State attach = attach_.state();
+  if (attach == CuptiAttachment::State::kTearingDown || attach == CuptiAttachment::State::kDetached) {
     // From inside cuptiFinalize or after it (DetachNow's flush should have
     // left CUPTI none): reading the records takes CUPTI calls, which would
     // attach it again from this thread.
     pool_->Release(buffer);
-    if (buffers_dropped_at_detach_.fetch_add(1, std::memory_order_relaxed) == 0) {
+    if (attach_.CountDroppedBuffer()) {
       Log(LogLevel::kWarn, "continuous mode: CUPTI returned an activity buffer while detaching; its "
           "records are dropped (counted in the trace)");
     }
@@ -277,7 +277,7 @@ void Session::OnCompleted(CUcontext context, uint32_t stream_id, uint8_t* buffer
   size_t dropped = 0;
   // Not while a detach is under way (DetachNow's flush): RequestDetach took
   // the count before.
-  if (attach == kAttached &&
+  if (attach == CuptiAttachment::State::kAttached &&
       api_->ActivityGetNumDroppedRecords(context, stream_id, &dropped) == CUPTI_SUCCESS &&
       dropped > 0) {
     stats_.AddDroppedByCupti(dropped);
@@ -334,8 +334,8 @@ StatsInfo Session::CollectStats(const TraceWriter& writer) const {
   s.records_dropped_queue_full = writer_->records_dropped_queue_full();
   s.queue_peak_batches = writer_->peak_queued_batches();
   s.queue_capacity_batches = config_.queue_batches;
-  s.cupti_detaches = detaches_.load(std::memory_order_relaxed);
-  s.buffers_dropped_at_detach = buffers_dropped_at_detach_.load(std::memory_order_relaxed);
+  s.cupti_detaches = attach_.detaches();
+  s.buffers_dropped_at_detach = attach_.buffers_dropped();
   s.buffers_requested = pool_->requested();
   s.buffers_refused = pool_->refused();
   s.buffer_bytes = pool_->total_bytes();

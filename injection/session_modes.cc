@@ -72,7 +72,7 @@ CUptiResult Session::FlushOwnBuffers() {
   // holds is that client's: cutrace's came back at the hand-over. Anywhere
   // but attached (a detach asked for, under way or done), the window's flush
   // came first and CUPTI holds none of cutrace's.
-  if (yielded() || attach_.load(std::memory_order_acquire) != kAttached) return CUPTI_SUCCESS;
+  if (yielded() || !attach_.attached()) return CUPTI_SUCCESS;
   return api_->ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 }
 
@@ -157,22 +157,22 @@ void Session::DecideDetach(bool counting) {
             : "");
     return;
   }
-  detach_.store(true, std::memory_order_release);
+  attach_.Enable();
   WatchForGraphs();
 }
 
 void Session::WatchForGraphs() {
   // Graphs stop the detaching (OnGraphCall): without their callbacks
   // cutrace could not know, so it does not detach at all.
-  if (detach_.load(std::memory_order_acquire) && !EnableGraphCallbacks()) {
-    detach_.store(false, std::memory_order_release);
+  if (attach_.enabled() && !EnableGraphCallbacks()) {
+    attach_.Disable();
     Log(LogLevel::kDebug, "continuous mode: no graph callbacks: CUPTI stays attached between windows");
   }
 }
 
 void Session::OnGraphCall() {
   // Any thread, attached: no more detaching, for the rest of the process.
-  if (detach_.exchange(false, std::memory_order_acq_rel)) {
+  if (attach_.Disable()) {
     Log(LogLevel::kDebug, "continuous mode: the program uses CUDA graphs: CUPTI stays attached between "
         "windows from now on");
   }
@@ -190,8 +190,7 @@ void Session::RequestDetach() {
   // (SettleAttachForExit) either comes first and no detach is asked for, or
   // after, and takes the request back.
   std::lock_guard<std::mutex> lock(attach_mu_);
-  if (attach_final_ || !detach_.load(std::memory_order_acquire) || yielded() || DetachBlocked() ||
-      attach_.load(std::memory_order_acquire) != kAttached) {
+  if (attach_final_ || !attach_.enabled() || yielded() || DetachBlocked() || !attach_.attached()) {
     return;
   }
   // CUPTI's count of dropped records goes with it: take it now.
@@ -209,12 +208,12 @@ void Session::RequestDetach() {
   CUptiResult r = api_->EnableDomain(1, subscriber_, CUPTI_CB_DOMAIN_RUNTIME_API);
   if (r != CUPTI_SUCCESS) {
     DomainsOff();
-    detach_.store(false, std::memory_order_release);
+    attach_.Disable();
     Log(LogLevel::kInfo, "continuous mode: cannot detach CUPTI between windows (cuptiEnableDomain: %s); "
         "it stays attached with the traced kinds off", api_->ResultString(r).c_str());
     return;
   }
-  attach_.store(kDetachPending, std::memory_order_seq_cst);
+  attach_.Fire(CuptiAttachment::Event::kRequest, attach_actions_);
 }
 
 void Session::DomainsOff() {
@@ -224,17 +223,13 @@ void Session::DomainsOff() {
 
 void Session::DetachNow() {
   // An application thread, at a runtime API call's exit (SubscriberCallback).
-  int expected = kDetachPending;
-  if (!attach_.compare_exchange_strong(expected, kDetaching, std::memory_order_seq_cst)) return;
+  if (!attach_.Fire(CuptiAttachment::Event::kApiExit, attach_actions_)) return;
   try {
     DetachOrStay();
   } catch (...) {
-    // Whatever threw (an allocation in a log line), the state must not
-    // stay "detaching": every later window and the exit would wait on it.
-    if (attach_.load(std::memory_order_acquire) == kDetaching) {
-      detach_.store(false, std::memory_order_release);
-      attach_.store(kAttached, std::memory_order_release);
-    }
+    // Whatever threw (an allocation in a log line): out of kDetaching, for
+    // good (a no-op in any other state).
+    attach_.Fire(CuptiAttachment::Event::kAbort, attach_actions_);
     LogRaw("internal error while detaching CUPTI; it stays attached");
   }
 }
@@ -243,8 +238,7 @@ void Session::DetachOrStay() {
   // Not while another client has the activity API, nor under a module
   // unload's flush (which may never return): both before the flush below.
   if (yielded() || DetachBlocked()) {
-    DomainsOff();
-    attach_.store(kAttached, std::memory_order_release);
+    attach_.Fire(CuptiAttachment::Event::kStay, attach_actions_);
     return;
   }
   const uint64_t t0 = MonotonicNs();
@@ -258,19 +252,21 @@ void Session::DetachOrStay() {
   const size_t held = pool_->capacity() - pool_->available();
   // A graph since the request (OnGraphCall) turned the detaching off.
   const char* why_not = r != CUPTI_SUCCESS ? "the flush failed"
-                        : !detach_.load(std::memory_order_acquire) ? "the program uses CUDA graphs"
+                        : !attach_.enabled() ? "the program uses CUDA graphs"
                         : held != 0        ? "CUPTI still holds activity buffers after a forced flush"
                         : DetachBlocked()  ? "a module unload's flush is under way"
                                            : nullptr;
+  bool tearing_down = false;
   if (why_not == nullptr) {
-    attach_.store(kTearingDown, std::memory_order_seq_cst);
+    attach_.Fire(CuptiAttachment::Event::kTearDown, attach_actions_);
+    tearing_down = true;
     r = api_->Finalize();
     if (r != CUPTI_SUCCESS) {
       why_not = "cuptiFinalize failed";
     } else {
-      subscriber_ = nullptr;  // published by the store below (Reattach reads it after)
-      detaches_.fetch_add(1, std::memory_order_relaxed);
-      attach_.store(kDetached, std::memory_order_release);
+      // The subscriber handle is forgotten before kDetached is published
+      // (Reattach reads it after).
+      attach_.Fire(CuptiAttachment::Event::kTornDown, attach_actions_);
     }
   }
   if (why_not == nullptr) {
@@ -284,42 +280,37 @@ void Session::DetachOrStay() {
   // callbacks off again, cutrace's own back on. A failed call stops the
   // detaching for good; the others (a buffer held, an unload) may pass by
   // the next window, which asks again.
-  DomainsOff();
   const bool for_good = r != CUPTI_SUCCESS;
-  if (for_good) detach_.store(false, std::memory_order_release);
-  attach_.store(kAttached, std::memory_order_release);
+  attach_.Fire(tearing_down ? CuptiAttachment::Event::kTearDownFailed
+               : for_good   ? CuptiAttachment::Event::kGiveUp
+                            : CuptiAttachment::Event::kStay,
+               attach_actions_);
   Log(for_good ? LogLevel::kInfo : LogLevel::kDebug,
       "continuous mode: CUPTI stays attached %s (%s%s; %zu of %zu activity buffers with CUPTI)",
       for_good ? "between windows with the traced kinds off" : "until the next window", why_not,
       r != CUPTI_SUCCESS ? (": " + api_->ResultString(r)).c_str() : "", held, pool_->capacity());
 }
 
-int Session::SettleDetach() {
+CuptiAttachment::State Session::SettleDetach() {
   // A detach under way on an application thread ends soon (cuptiFinalize):
   // wait for it, boundedly. A request no API exit took yet (no CUDA call
   // since the window closed) is taken back: nothing was detached.
   // The take-back first: waiting first could miss an API exit that takes
   // the request between the two. Nothing asks again meanwhile (the caller
   // holds attach_mu_, which RequestDetach takes).
-  int expected = kDetachPending;
-  if (attach_.compare_exchange_strong(expected, kAttached, std::memory_order_seq_cst)) {
-    DomainsOff();
-    return kAttached;
+  if (attach_.Fire(CuptiAttachment::Event::kTakeBack, attach_actions_)) {
+    return CuptiAttachment::State::kAttached;
   }
-  auto busy = [this] {
-    const int a = attach_.load(std::memory_order_acquire);
-    return a == kDetaching || a == kTearingDown;
-  };
-  for (int i = 0; i < 2000 && busy(); ++i) ::usleep(500);
-  return attach_.load(std::memory_order_acquire);
+  for (int i = 0; i < 2000 && attach_.busy(); ++i) ::usleep(500);
+  return attach_.state();
 }
 
 bool Session::Reattach() {
   // Control thread; the caller holds attach_mu_.
   if (attach_final_) return false;
-  const int state = SettleDetach();
-  if (state == kAttached) return true;
-  if (state != kDetached) {
+  const CuptiAttachment::State state = SettleDetach();
+  if (state == CuptiAttachment::State::kAttached) return true;
+  if (state != CuptiAttachment::State::kDetached) {
     Log(LogLevel::kWarn, "continuous mode: CUPTI is still detaching; this window records nothing");
     return false;
   }
@@ -345,7 +336,7 @@ bool Session::Reattach() {
     if (subscribed) static_cast<void>(api_->Unsubscribe(subscriber_));
     subscriber_ = nullptr;
     attach_final_ = true;
-    detach_.store(false, std::memory_order_release);
+    attach_.Disable();
     Log(LogLevel::kWarn, "continuous mode: cannot attach CUPTI again for a window (%s: %s%s%s); "
         "no more windows are recorded", step, api_->ResultString(r).c_str(),
         other.empty() ? "" : ", other client: ", other.c_str());
@@ -356,7 +347,7 @@ bool Session::Reattach() {
   // land on the new calls (the launches come after EnableOwnCallbacks).
   launch_names_.Forget();
   EnableOwnCallbacks();
-  attach_.store(kAttached, std::memory_order_release);
+  attach_.Fire(CuptiAttachment::Event::kReattached, attach_actions_);
   Log(LogLevel::kDebug, "CUPTI attached again: %llu us",
       static_cast<unsigned long long>((MonotonicNs() - t0) / 1000));
   return true;
@@ -365,10 +356,10 @@ bool Session::Reattach() {
 bool Session::SettleAttachForExit() {
   std::lock_guard<std::mutex> lock(attach_mu_);
   attach_final_ = true;
-  detach_.store(false, std::memory_order_release);
+  attach_.Disable();
   // Detached, or a detach that did not end in time: no CUPTI call from the
   // exit (one could wait on the cuptiFinalize under way, or attach CUPTI again).
-  return SettleDetach() != kAttached;
+  return SettleDetach() != CuptiAttachment::State::kAttached;
 }
 
 }  // namespace cutrace::injection
