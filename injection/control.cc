@@ -37,9 +37,6 @@ void OnExitStatus(int status, void*) {
   g_exit_seen.store(true);
 }
 
-constexpr int64_t kTickNs = 50'000'000;    // the control loop's period
-constexpr int64_t kPollNs = 1'000'000'000;  // control and trigger files
-
 std::string SignalName(int sig) {
   if (sig == SIGUSR1) return "SIGUSR1";
   if (sig == SIGUSR2) return "SIGUSR2";
@@ -51,7 +48,12 @@ std::string SignalName(int sig) {
 
 ProductionController::ProductionController(ProductionConfig config, MemoryBudget budget,
                                            Callbacks callbacks)
-    : config_(std::move(config)), budget_(budget), cb_(std::move(callbacks)) {
+    : config_(std::move(config)),
+      budget_(budget),
+      cb_(std::move(callbacks)),
+      summary_due_(static_cast<int64_t>(config_.summary_interval_ns)),
+      schedule_(config_.mode == Mode::kContinuous, static_cast<int64_t>(config_.window_ns),
+                static_cast<int64_t>(config_.period_ns)) {
   pid_ = ::getpid();
   if (config_.mode == Mode::kSummary) {
     aggregator_ = std::make_unique<SummaryAggregator>();
@@ -88,14 +90,12 @@ void ProductionController::Attach(AsyncWriter* writer, StringInterner* interner)
   writer_ = writer;
   interner_ = interner;
   writer_->SetHooks(this);
-  next_summary_ns_ = cb_.now() + static_cast<int64_t>(config_.summary_interval_ns);
+  summary_due_.Restart(cb_.now());
   if (aggregator_) aggregator_->Begin(cb_.now());
 }
 
 void ProductionController::Schedule(int64_t now) {
-  window_end_ns_ = now + static_cast<int64_t>(config_.window_ns);
-  next_window_ns_ = now + static_cast<int64_t>(config_.period_ns);
-  in_window_ = true;
+  schedule_.Start(now);
   if (config_.mode == Mode::kContinuous) {
     windows_.store(1);
     // The first window opens with the session (its kinds went on with it):
@@ -182,26 +182,22 @@ void ProductionController::RequestSummary() {
 }
 
 void ProductionController::RequestCapture(uint64_t duration_ns) {
-  const int64_t now = cb_.now();
-  if (config_.mode == Mode::kContinuous) {
-    // A capture is one more window, now, of the asked length.
-    if (in_window_) {
-      window_end_ns_ = std::max(window_end_ns_, now + static_cast<int64_t>(duration_ns));
+  switch (schedule_.RequestCapture(cb_.now(), static_cast<int64_t>(duration_ns))) {
+    case WindowSchedule::Capture::kExtended:
       return;
-    }
-    Send([=, this] {
-      window_open_ = true;
-      window_reason_ = "capture";
-    });
-    if (cb_.set_activity) cb_.set_activity(true);
-    in_window_ = true;
-    capture_window_ = true;
-    windows_.fetch_add(1);
-    window_end_ns_ = now + static_cast<int64_t>(duration_ns);
-    return;
+    case WindowSchedule::Capture::kOpened:
+      // A capture is one more window, now, of the asked length.
+      Send([=, this] {
+        window_open_ = true;
+        window_reason_ = "capture";
+      });
+      if (cb_.set_activity) cb_.set_activity(true);
+      windows_.fetch_add(1);
+      return;
+    case WindowSchedule::Capture::kSideCapture:
+      Send([=, this] { capture_start_ = true; });
+      return;
   }
-  Send([=, this] { capture_start_ = true; });
-  capture_end_ns_ = now + static_cast<int64_t>(duration_ns);
 }
 
 bool ProductionController::HandleCommand(const std::string& command) {
@@ -272,63 +268,44 @@ void ProductionController::Tick(int64_t now) {
     RequestDump("flight-recorder:" + SignalName(config_.trigger_signal));
   }
   for (int n = g_capture_signals.exchange(0); n > 0; n = 0) RequestCapture(config_.capture_ns);
-  if (now >= next_poll_ns_) {
-    next_poll_ns_ = now + kPollNs;
-    PollFiles();
+  if (schedule_.TakePollDue(now)) PollFiles();
+  if (schedule_.WindowEndDue(now)) {
+    // Off first, then deliver what the window recorded, then close its
+    // chunk after those records (the Post orders it behind them).
+    const uint64_t t0 = MonotonicNs();
+    if (cb_.set_activity) cb_.set_activity(false);
+    const uint64_t t1 = MonotonicNs();
+    if (cb_.flush_activity) cb_.flush_activity();
+    const uint64_t t2 = MonotonicNs();
+    // CLOCK_MONOTONIC, so that bench/continuous_probe.py can lay the
+    // edges over the program's own timeline.
+    Log(LogLevel::kDebug, "window closes at %llu ns (monotonic): activity off %llu us, flush %llu us",
+        static_cast<unsigned long long>(t0), static_cast<unsigned long long>((t1 - t0) / 1000),
+        static_cast<unsigned long long>((t2 - t1) / 1000));
+    if (cb_.window_closed) cb_.window_closed();
+    Send([=, this] { window_close_ = true; });
+    schedule_.CloseWindow();
   }
-  if (config_.mode == Mode::kContinuous) {
-    if (in_window_ && now >= window_end_ns_) {
-      // Off first, then deliver what the window recorded, then close its
-      // chunk after those records (the Post orders it behind them).
-      const uint64_t t0 = MonotonicNs();
-      if (cb_.set_activity) cb_.set_activity(false);
-      const uint64_t t1 = MonotonicNs();
-      if (cb_.flush_activity) cb_.flush_activity();
-      const uint64_t t2 = MonotonicNs();
-      // CLOCK_MONOTONIC, so that bench/continuous_probe.py can lay the
-      // edges over the program's own timeline.
-      Log(LogLevel::kDebug, "window closes at %llu ns (monotonic): activity off %llu us, flush %llu us",
-          static_cast<unsigned long long>(t0), static_cast<unsigned long long>((t1 - t0) / 1000),
-          static_cast<unsigned long long>((t2 - t1) / 1000));
-      if (cb_.window_closed) cb_.window_closed();
-      Send([=, this] { window_close_ = true; });
-      in_window_ = false;
-      capture_window_ = false;
-    }
-    if (!in_window_ && now >= next_window_ns_) {
-      Send([=, this] {
-        window_open_ = true;
-        window_reason_ = "window";
-      });
-      const uint64_t t0 = MonotonicNs();
-      if (cb_.set_activity) cb_.set_activity(true);
-      Log(LogLevel::kDebug, "window opens at %llu ns (monotonic): activity on %llu us",
-          static_cast<unsigned long long>(t0), static_cast<unsigned long long>((MonotonicNs() - t0) / 1000));
-      in_window_ = true;
-      windows_.fetch_add(1);
-      window_end_ns_ = now + static_cast<int64_t>(config_.window_ns);
-      while (next_window_ns_ <= now) next_window_ns_ += static_cast<int64_t>(config_.period_ns);
-    }
+  if (schedule_.WindowStartDue(now)) {
+    Send([=, this] {
+      window_open_ = true;
+      window_reason_ = "window";
+    });
+    const uint64_t t0 = MonotonicNs();
+    if (cb_.set_activity) cb_.set_activity(true);
+    Log(LogLevel::kDebug, "window opens at %llu ns (monotonic): activity on %llu us",
+        static_cast<unsigned long long>(t0), static_cast<unsigned long long>((MonotonicNs() - t0) / 1000));
+    schedule_.OpenWindow(now);
+    windows_.fetch_add(1);
   }
-  if (capture_end_ns_ != 0 && now >= capture_end_ns_) {
-    capture_end_ns_ = 0;
+  if (schedule_.TakeCaptureEndDue(now)) {
     Send([=, this] {
       capture_end_ = true;
     });
   }
   // Summary intervals and rotation by time are checked between items: make
   // sure there is an item at least once a second.
-  if (now >= next_tick_ns_) {
-    next_tick_ns_ = now + kPollNs;
-    Poke();
-  }
-}
-
-int64_t ProductionController::SleepNs(int64_t now_ns) const {
-  int64_t next = now_ns + kTickNs;
-  if (config_.mode == Mode::kContinuous) next = std::min(next, in_window_ ? window_end_ns_ : next_window_ns_);
-  if (capture_end_ns_ != 0) next = std::min(next, capture_end_ns_);
-  return std::max<int64_t>(next - now_ns, 0);
+  if (schedule_.TakeWriterWakeDue(now)) Poke();
 }
 
 void ProductionController::Run() {
@@ -491,9 +468,9 @@ void ProductionController::AfterItem(std::unique_ptr<TraceWriter>* writer, Strin
     side_files_.push_back(capture_->path());
     capture_.reset();
   }
-  if (aggregator_ && (summary_now || final_now || now >= next_summary_ns_)) {
+  if (aggregator_ && (summary_now || final_now || summary_due_.Due(now))) {
     EmitSummary(**writer, interner, now);
-    next_summary_ns_ = now + static_cast<int64_t>(config_.summary_interval_ns);
+    summary_due_.Restart(now);
   }
   if (config_.mode == Mode::kContinuous) {
     if (window_close && !between_windows_) {

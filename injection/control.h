@@ -44,6 +44,7 @@
 #include "collector/summary_totals.h"
 #include "collector/writer_hooks.h"
 #include "injection/modes.h"
+#include "injection/production/window_schedule.h"
 
 namespace cutrace::injection {
 
@@ -107,10 +108,8 @@ class ProductionController : public WriterHooks {
   void Schedule(int64_t now_ns);
   // One pass of the control thread's loop at `now_ns` (tests drive it).
   void Tick(int64_t now_ns);
-  // How long the loop may sleep after a Tick() at `now_ns`: its period, or
-  // less when a window opens or closes (or a capture ends) sooner, so that
-  // windows last what CUTRACE_WINDOW says and not up to a period more.
-  int64_t SleepNs(int64_t now_ns) const;
+  // How long the loop may sleep after a Tick() at `now_ns` (WindowSchedule::SleepNs).
+  int64_t SleepNs(int64_t now_ns) const { return schedule_.SleepNs(now_ns); }
 
   // Paths of dumps and captures written so far (writer thread's view).
   std::vector<std::string> side_files() const;
@@ -144,7 +143,7 @@ class ProductionController : public WriterHooks {
   std::unique_ptr<FlightRecorder> ring_;
   std::unique_ptr<SideTrace> capture_;
   std::vector<DeviceInfo> devices_;
-  int64_t next_summary_ns_ = 0;
+  IntervalDeadline summary_due_;
   uint32_t dumps_ = 0;
   uint32_t captures_ = 0;
   bool between_windows_ = false;
@@ -167,13 +166,7 @@ class ProductionController : public WriterHooks {
   // Control-thread state.
   std::thread thread_;
   std::atomic<bool> stop_{false};
-  bool in_window_ = true;
-  bool capture_window_ = false;
-  int64_t window_end_ns_ = 0;
-  int64_t next_window_ns_ = 0;
-  int64_t capture_end_ns_ = 0;
-  int64_t next_poll_ns_ = 0;
-  int64_t next_tick_ns_ = 0;
+  WindowSchedule schedule_;
   bool on_exit_registered_ = false;
 
   // Figures for Statistics (any thread).

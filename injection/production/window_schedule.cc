@@ -1,0 +1,60 @@
+#include "injection/production/window_schedule.h"
+
+#include <algorithm>
+
+namespace cutrace::injection {
+
+void WindowSchedule::Start(int64_t now) {
+  window_end_ns_ = now + window_ns_;
+  next_window_ns_ = now + period_ns_;
+  in_window_ = true;
+}
+
+bool WindowSchedule::TakePollDue(int64_t now) {
+  if (now < next_poll_ns_) return false;
+  next_poll_ns_ = now + kPollNs;
+  return true;
+}
+
+void WindowSchedule::OpenWindow(int64_t now) {
+  in_window_ = true;
+  window_end_ns_ = now + window_ns_;
+  while (next_window_ns_ <= now) next_window_ns_ += period_ns_;
+}
+
+WindowSchedule::Capture WindowSchedule::RequestCapture(int64_t now, int64_t duration_ns) {
+  if (!continuous_) {
+    capture_end_ns_ = now + duration_ns;
+    return Capture::kSideCapture;
+  }
+  if (in_window_) {
+    window_end_ns_ = std::max(window_end_ns_, now + duration_ns);
+    return Capture::kExtended;
+  }
+  // The periodic schedule stays as it was: the next window starts when it
+  // would have.
+  in_window_ = true;
+  window_end_ns_ = now + duration_ns;
+  return Capture::kOpened;
+}
+
+bool WindowSchedule::TakeCaptureEndDue(int64_t now) {
+  if (capture_end_ns_ == 0 || now < capture_end_ns_) return false;
+  capture_end_ns_ = 0;
+  return true;
+}
+
+bool WindowSchedule::TakeWriterWakeDue(int64_t now) {
+  if (now < next_wake_ns_) return false;
+  next_wake_ns_ = now + kPollNs;
+  return true;
+}
+
+int64_t WindowSchedule::SleepNs(int64_t now) const {
+  int64_t next = now + kTickNs;
+  if (continuous_) next = std::min(next, in_window_ ? window_end_ns_ : next_window_ns_);
+  if (capture_end_ns_ != 0) next = std::min(next, capture_end_ns_);
+  return std::max<int64_t>(next - now, 0);
+}
+
+}  // namespace cutrace::injection

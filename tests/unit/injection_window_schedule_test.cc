@@ -1,0 +1,121 @@
+// WindowSchedule and IntervalDeadline (injection/production/window_schedule.h):
+// the control loop's deadlines at exact times, with no thread and no clock.
+#include "injection/production/window_schedule.h"
+
+#include <gtest/gtest.h>
+
+namespace cutrace::injection {
+namespace {
+
+constexpr int64_t kMs = 1'000'000;
+constexpr int64_t kT0 = 1'000'000 * kMs;  // an arbitrary start on the trace's clock
+
+TEST(WindowScheduleTest, TheFirstWindowOpensAtStartAndClosesAfterOneWindow) {
+  WindowSchedule s(/*continuous=*/true, 200 * kMs, 1000 * kMs);
+  s.Start(kT0);
+  EXPECT_TRUE(s.in_window());
+  EXPECT_EQ(s.window_end_ns(), kT0 + 200 * kMs);
+  EXPECT_EQ(s.next_window_ns(), kT0 + 1000 * kMs);
+  EXPECT_FALSE(s.WindowEndDue(kT0 + 200 * kMs - 1));
+  EXPECT_TRUE(s.WindowEndDue(kT0 + 200 * kMs));
+  EXPECT_FALSE(s.WindowStartDue(kT0 + 1000 * kMs));  // still open
+  s.CloseWindow();
+  EXPECT_FALSE(s.in_window());
+  EXPECT_FALSE(s.WindowEndDue(kT0 + 200 * kMs));
+  EXPECT_FALSE(s.WindowStartDue(kT0 + 1000 * kMs - 1));
+  EXPECT_TRUE(s.WindowStartDue(kT0 + 1000 * kMs));
+}
+
+TEST(WindowScheduleTest, OpeningLateSkipsTheMissedStartsAndKeepsThePeriodsPhase) {
+  WindowSchedule s(true, 200 * kMs, 1000 * kMs);
+  s.Start(kT0);
+  s.CloseWindow();
+  // The loop came back only at 3.25 periods: one window now, the next at 4.
+  const int64_t late = kT0 + 3250 * kMs;
+  ASSERT_TRUE(s.WindowStartDue(late));
+  s.OpenWindow(late);
+  EXPECT_TRUE(s.in_window());
+  EXPECT_EQ(s.window_end_ns(), late + 200 * kMs);
+  EXPECT_EQ(s.next_window_ns(), kT0 + 4000 * kMs);
+  // On time, the next start is exactly one period on.
+  s.CloseWindow();
+  s.OpenWindow(kT0 + 4000 * kMs);
+  EXPECT_EQ(s.next_window_ns(), kT0 + 5000 * kMs);
+}
+
+TEST(WindowScheduleTest, SleepsUntilTheNextEdgeOrOneTickAtMost) {
+  WindowSchedule s(true, 16 * kMs, 100 * kMs);
+  s.Start(kT0);
+  EXPECT_EQ(s.SleepNs(kT0), 16 * kMs);               // to the window's end
+  EXPECT_EQ(s.SleepNs(kT0 + 10 * kMs), 6 * kMs);
+  EXPECT_EQ(s.SleepNs(kT0 + 20 * kMs), 0);            // overdue: no sleep
+  s.CloseWindow();
+  EXPECT_EQ(s.SleepNs(kT0 + 20 * kMs), WindowSchedule::kTickNs);  // next start is 80 ms away
+  EXPECT_EQ(s.SleepNs(kT0 + 90 * kMs), 10 * kMs);     // to the next start
+}
+
+TEST(WindowScheduleTest, OutsideContinuousModeThereAreNoWindows) {
+  WindowSchedule s(/*continuous=*/false, 16 * kMs, 100 * kMs);
+  s.Start(kT0);
+  EXPECT_FALSE(s.WindowEndDue(kT0 + 10'000 * kMs));
+  s.CloseWindow();
+  EXPECT_FALSE(s.WindowStartDue(kT0 + 10'000 * kMs));
+  EXPECT_EQ(s.SleepNs(kT0), WindowSchedule::kTickNs);
+}
+
+TEST(WindowScheduleTest, ACaptureInAnOpenWindowLengthensItButNeverShortensIt) {
+  WindowSchedule s(true, 200 * kMs, 1000 * kMs);
+  s.Start(kT0);
+  EXPECT_EQ(s.RequestCapture(kT0 + 100 * kMs, 500 * kMs), WindowSchedule::Capture::kExtended);
+  EXPECT_EQ(s.window_end_ns(), kT0 + 600 * kMs);
+  EXPECT_EQ(s.RequestCapture(kT0 + 150 * kMs, 10 * kMs), WindowSchedule::Capture::kExtended);
+  EXPECT_EQ(s.window_end_ns(), kT0 + 600 * kMs);
+}
+
+TEST(WindowScheduleTest, ACaptureBetweenWindowsOpensOneAndLeavesThePeriodicStart) {
+  WindowSchedule s(true, 200 * kMs, 1000 * kMs);
+  s.Start(kT0);
+  s.CloseWindow();
+  EXPECT_EQ(s.RequestCapture(kT0 + 300 * kMs, 50 * kMs), WindowSchedule::Capture::kOpened);
+  EXPECT_TRUE(s.in_window());
+  EXPECT_EQ(s.window_end_ns(), kT0 + 350 * kMs);
+  EXPECT_EQ(s.next_window_ns(), kT0 + 1000 * kMs);
+  EXPECT_EQ(s.SleepNs(kT0 + 300 * kMs), 50 * kMs);
+  EXPECT_TRUE(s.WindowEndDue(kT0 + 350 * kMs));
+}
+
+TEST(WindowScheduleTest, ASideCaptureEndsOnceAtItsDeadline) {
+  WindowSchedule s(/*continuous=*/false, 0, 0);
+  s.Start(kT0);
+  EXPECT_FALSE(s.TakeCaptureEndDue(kT0));  // none asked for
+  EXPECT_EQ(s.RequestCapture(kT0, 30 * kMs), WindowSchedule::Capture::kSideCapture);
+  EXPECT_EQ(s.SleepNs(kT0 + 10 * kMs), 20 * kMs);
+  EXPECT_FALSE(s.TakeCaptureEndDue(kT0 + 30 * kMs - 1));
+  EXPECT_TRUE(s.TakeCaptureEndDue(kT0 + 30 * kMs));
+  EXPECT_FALSE(s.TakeCaptureEndDue(kT0 + 60 * kMs));
+  EXPECT_EQ(s.SleepNs(kT0 + 60 * kMs), WindowSchedule::kTickNs);
+}
+
+TEST(WindowScheduleTest, FilesArePolledAndTheWriterWokenAtOnceThenOnceASecond) {
+  WindowSchedule s(false, 0, 0);
+  s.Start(kT0);
+  EXPECT_TRUE(s.TakePollDue(kT0));
+  EXPECT_FALSE(s.TakePollDue(kT0 + 999 * kMs));
+  EXPECT_TRUE(s.TakePollDue(kT0 + 1000 * kMs));
+  EXPECT_TRUE(s.TakeWriterWakeDue(kT0 + 500 * kMs));
+  EXPECT_FALSE(s.TakeWriterWakeDue(kT0 + 1499 * kMs));
+  EXPECT_TRUE(s.TakeWriterWakeDue(kT0 + 1500 * kMs));
+}
+
+TEST(IntervalDeadlineTest, RecursOneIntervalAfterItWasLastMet) {
+  IntervalDeadline d(10 * kMs);
+  d.Restart(kT0);
+  EXPECT_FALSE(d.Due(kT0 + 10 * kMs - 1));
+  EXPECT_TRUE(d.Due(kT0 + 10 * kMs));
+  d.Restart(kT0 + 13 * kMs);  // met late: the next one counts from then
+  EXPECT_EQ(d.next_ns(), kT0 + 23 * kMs);
+  EXPECT_FALSE(d.Due(kT0 + 20 * kMs));
+}
+
+}  // namespace
+}  // namespace cutrace::injection
