@@ -61,7 +61,7 @@ class CuptiApi {
                                            void* value) = 0;
   virtual CUptiResult ActivityFlushPeriod(uint32_t ms) = 0;
   virtual CUptiResult ActivityEnable(CUpti_ActivityKind kind) = 0;
-  // Continuous mode turns kinds off between windows (injection/control.h).
+  // Continuous mode turns kinds off between windows (injection/production/production_controller.h).
   virtual CUptiResult ActivityDisable(CUpti_ActivityKind /*kind*/) { return CUPTI_ERROR_NOT_SUPPORTED; }
   // cuptiActivityEnableLatencyTimestamps; optional (only CUTRACE_LATENCY_TIMESTAMPS=1 calls it).
   virtual CUptiResult ActivityEnableLatencyTimestamps(uint8_t /*enable*/) {

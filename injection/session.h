@@ -40,7 +40,7 @@
 #include "injection/activity_stats.h"
 #include "injection/buffer_pool.h"
 #include "injection/config.h"
-#include "injection/control.h"
+#include "injection/production/production_controller.h"
 #include "injection/cupti_api.h"
 #include "injection/launch_names.h"
 #include "injection/session/cupti_attachment.h"
@@ -123,7 +123,7 @@ class Session {
   void EnableKinds();
   void EnableApiRecords(bool runtime);
   void WriteManifest();
-  // Production modes (injection/session_modes.cc, injection/control.h).
+  // Production modes (injection/session_modes.cc, injection/production/production_controller.h).
   void StartProduction();
   void SetActivity(bool on);
   void DisableKinds(bool all);

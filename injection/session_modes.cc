@@ -1,5 +1,5 @@
 // Session: the production modes' part (issue 5) — creating the
-// ProductionController (injection/control.h) and turning the traced activity
+// ProductionController (injection/production/production_controller.h) and turning the traced activity
 // kinds on and off around continuous mode's windows. The start-up half is in
 // session.cc, the callbacks and shutdown in session_callbacks.cc.
 #include "injection/api_filter.h"

@@ -1,6 +1,6 @@
 // The production controller on its own, without a GPU: continuous windows,
 // captures, control and trigger files, rotation, the OpenMetrics file and
-// the trigger signal, driven tick by tick (injection/control.cc). The
+// the trigger signal, driven tick by tick (injection/production/production_controller.cc). The
 // modes' parsing and a Session in each mode: injection_modes_test.cc.
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 
 #include "collector/rotation.h"
 #include "collector/trace_loader.h"
-#include "injection/control.h"
+#include "injection/production/production_controller.h"
 #include "injection/modes.h"
 #include "tests/unit/injection_session_fixture.h"
 

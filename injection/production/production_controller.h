@@ -18,9 +18,9 @@
 //    disabling, with no cutrace lock held: CUPTI calls back into the
 //    session), and schedules summary intervals.
 //
-// Signals: the trigger and capture signals only set an atomic flag
-// (async-signal-safe); the control thread does the work. A program's own
-// handler for the signal is left in place (and the trigger is then off).
+// Signals, the trigger file and the control directory arrive through the
+// ControlChannel (production/control_channel.h); the control thread does
+// the work. Deadlines come from the WindowSchedule (production/window_schedule.h).
 //
 // Threads: construct and Attach() on the starting thread; Start() once;
 // Stop() from Session::Finalize (joins the thread); FillStats() from any
@@ -44,6 +44,7 @@
 #include "collector/summary_totals.h"
 #include "collector/writer_hooks.h"
 #include "injection/modes.h"
+#include "injection/production/control_channel.h"
 #include "injection/production/window_schedule.h"
 
 namespace cutrace::injection {
@@ -119,8 +120,6 @@ class ProductionController : public WriterHooks {
   void Poke();
   // Sets writer-thread request state on the writer thread (a Post).
   void Send(std::function<void()> request);
-  void PollFiles();
-  void InstallSignals();
   void EmitSummary(TraceWriter& writer, StringInterner& interner, int64_t now);
   void WriteOpenMetrics(const StatsInfo& stats);
   std::string SidePath(const char* kind, uint32_t n) const;
@@ -167,6 +166,7 @@ class ProductionController : public WriterHooks {
   std::thread thread_;
   std::atomic<bool> stop_{false};
   WindowSchedule schedule_;
+  ControlChannel channel_;
   bool on_exit_registered_ = false;
 
   // Figures for Statistics (any thread).

@@ -1,11 +1,8 @@
-// See control.h.
-#include "injection/control.h"
+// See production_controller.h.
+#include "injection/production/production_controller.h"
 
-#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdlib.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,36 +13,6 @@
 #include "injection/log.h"
 
 namespace cutrace::injection {
-namespace {
-
-// Set by the signal handlers and on_exit; read by the control thread and
-// Stop(). Plain atomics: nothing here has a destructor.
-std::atomic<int> g_dump_signals{0};
-std::atomic<int> g_capture_signals{0};
-std::atomic<int> g_trigger_signal{0};
-std::atomic<int> g_capture_signal{0};
-std::atomic<int> g_exit_status{0};
-std::atomic<bool> g_exit_seen{false};
-
-void OnTriggerSignal(int sig) {
-  if (sig == g_trigger_signal.load()) g_dump_signals.fetch_add(1);
-  if (sig == g_capture_signal.load()) g_capture_signals.fetch_add(1);
-}
-
-void OnExitStatus(int status, void*) {
-  g_exit_status.store(status);
-  g_exit_seen.store(true);
-}
-
-std::string SignalName(int sig) {
-  if (sig == SIGUSR1) return "SIGUSR1";
-  if (sig == SIGUSR2) return "SIGUSR2";
-  if (sig == SIGHUP) return "SIGHUP";
-  return "signal " + std::to_string(sig);
-}
-
-}  // namespace
-
 ProductionController::ProductionController(ProductionConfig config, MemoryBudget budget,
                                            Callbacks callbacks)
     : config_(std::move(config)),
@@ -53,7 +20,8 @@ ProductionController::ProductionController(ProductionConfig config, MemoryBudget
       cb_(std::move(callbacks)),
       summary_due_(static_cast<int64_t>(config_.summary_interval_ns)),
       schedule_(config_.mode == Mode::kContinuous, static_cast<int64_t>(config_.window_ns),
-                static_cast<int64_t>(config_.period_ns)) {
+                static_cast<int64_t>(config_.period_ns)),
+      channel_(config_.trigger_file, config_.control_dir, ::getpid()) {
   pid_ = ::getpid();
   if (config_.mode == Mode::kSummary) {
     aggregator_ = std::make_unique<SummaryAggregator>();
@@ -108,7 +76,7 @@ void ProductionController::Schedule(int64_t now) {
 
 void ProductionController::Start() {
   Schedule(cb_.now());
-  InstallSignals();
+  ControlChannel::InstallSignals(&config_.trigger_signal, &config_.capture_signal);
   // The thread inherits a mask without the signals the lifecycle and the
   // triggers handle: those run on the program's threads.
   sigset_t block, old;
@@ -125,35 +93,6 @@ void ProductionController::Start() {
     Log(LogLevel::kWarn, "cannot start the control thread: windows, summaries and triggers are off");
   }
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
-}
-
-void ProductionController::InstallSignals() {
-  for (int* sig : {&config_.trigger_signal, &config_.capture_signal}) {
-    if (*sig == 0) continue;
-    struct sigaction current;
-    if (sigaction(*sig, nullptr, &current) != 0) continue;
-    // cutrace's own handler (an earlier session: a forked child's) is not the program's.
-    const bool program_handler =
-        (current.sa_flags & SA_SIGINFO)
-            ? current.sa_sigaction != nullptr
-            : (current.sa_handler != SIG_DFL && current.sa_handler != SIG_IGN &&
-               current.sa_handler != &OnTriggerSignal);
-    if (program_handler) {
-      Log(LogLevel::kWarn, "the program handles %s itself: cutrace's trigger on it is off (set "
-          "CUTRACE_TRIGGER_SIGNAL or CUTRACE_CAPTURE_SIGNAL to another signal)",
-          SignalName(*sig).c_str());
-      *sig = 0;
-      continue;
-    }
-    struct sigaction action;
-    std::memset(&action, 0, sizeof(action));
-    action.sa_handler = &OnTriggerSignal;
-    action.sa_flags = SA_RESTART;
-    sigemptyset(&action.sa_mask);
-    if (sigaction(*sig, &action, nullptr) != 0) *sig = 0;
-  }
-  g_trigger_signal.store(config_.trigger_signal);
-  g_capture_signal.store(config_.capture_signal);
 }
 
 void ProductionController::Poke() {
@@ -201,60 +140,20 @@ void ProductionController::RequestCapture(uint64_t duration_ns) {
 }
 
 bool ProductionController::HandleCommand(const std::string& command) {
-  std::string c = command;
-  while (!c.empty() && (c.back() == '\n' || c.back() == ' ' || c.back() == '\r')) c.pop_back();
-  if (c == "dump") {
-    RequestDump("flight-recorder:control");
-    return ring_ != nullptr;
-  }
-  if (c == "summary") {
-    RequestSummary();
-    return aggregator_ != nullptr;
-  }
-  if (c.rfind("capture", 0) == 0) {
-    uint64_t ns = config_.capture_ns;
-    std::string arg = c.substr(7);
-    while (!arg.empty() && arg.front() == ' ') arg.erase(0, 1);
-    if (!arg.empty()) {
-      auto d = ParseDurationNs(arg);
-      if (!d || *d == 0 || *d > 3600'000'000'000ull) return false;
-      ns = *d;
-    }
-    RequestCapture(ns);
-    return true;
+  const std::optional<ControlCommand> c = ParseControlCommand(command);
+  if (!c) return false;
+  switch (c->kind) {
+    case ControlCommand::Kind::kDump:
+      RequestDump("flight-recorder:control");
+      return ring_ != nullptr;
+    case ControlCommand::Kind::kSummary:
+      RequestSummary();
+      return aggregator_ != nullptr;
+    case ControlCommand::Kind::kCapture:
+      RequestCapture(c->capture_ns.value_or(config_.capture_ns));
+      return true;
   }
   return false;
-}
-
-void ProductionController::PollFiles() {
-  if (!config_.trigger_file.empty()) {
-    struct stat st;
-    if (::stat(config_.trigger_file.c_str(), &st) == 0) {
-      ::unlink(config_.trigger_file.c_str());
-      RequestDump("flight-recorder:file");
-    }
-  }
-  if (!config_.control_dir.empty()) {
-    const std::string path = config_.control_dir + "/" + std::to_string(pid_) + ".ctl";
-    int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-    if (fd >= 0) {
-      char buf[256];
-      const ssize_t n = ::read(fd, buf, sizeof(buf) - 1);
-      ::close(fd);
-      ::unlink(path.c_str());
-      std::string text(buf, n > 0 ? static_cast<size_t>(n) : 0);
-      // One command per line.
-      size_t pos = 0;
-      while (pos < text.size()) {
-        size_t nl = text.find('\n', pos);
-        if (nl == std::string::npos) nl = text.size();
-        const std::string line = text.substr(pos, nl - pos);
-        pos = nl + 1;
-        if (line.empty()) continue;
-        if (!HandleCommand(line)) Log(LogLevel::kWarn, "%s: unknown command \"%s\"", path.c_str(), line.c_str());
-      }
-    }
-  }
 }
 
 void ProductionController::Tick(int64_t now) {
@@ -262,13 +161,15 @@ void ProductionController::Tick(int64_t now) {
     // Registered from here, after the lifecycle's atexit handler, so it runs
     // before it (handlers run in reverse order) and Stop() sees the status.
     on_exit_registered_ = true;
-    ::on_exit(&OnExitStatus, nullptr);
+    ControlChannel::RegisterExitStatus();
   }
-  for (int n = g_dump_signals.exchange(0); n > 0; n = 0) {
-    RequestDump("flight-recorder:" + SignalName(config_.trigger_signal));
+  // However many came since the last pass, one dump and one capture.
+  if (ControlChannel::TakeDumpSignals() > 0) RequestDump("flight-recorder:" + SignalName(config_.trigger_signal));
+  if (ControlChannel::TakeCaptureSignals() > 0) RequestCapture(config_.capture_ns);
+  if (schedule_.TakePollDue(now)) {
+    channel_.Poll([this] { RequestDump("flight-recorder:file"); },
+                  [this](const std::string& line) { return HandleCommand(line); });
   }
-  for (int n = g_capture_signals.exchange(0); n > 0; n = 0) RequestCapture(config_.capture_ns);
-  if (schedule_.TakePollDue(now)) PollFiles();
   if (schedule_.WindowEndDue(now)) {
     // Off first, then deliver what the window recorded, then close its
     // chunk after those records (the Post orders it behind them).
@@ -328,9 +229,9 @@ void ProductionController::Run() {
 void ProductionController::Stop(const std::string& reason) {
   stop_.store(true);
   if (thread_.joinable()) thread_.join();
-  const bool abnormal = reason != "exit" || (g_exit_seen.load() && g_exit_status.load() != 0);
+  const bool abnormal = reason != "exit" || (ControlChannel::ExitSeen() && ControlChannel::ExitStatus() != 0);
   const std::string dump =
-      reason == "exit" ? "flight-recorder:exit-status-" + std::to_string(g_exit_status.load())
+      reason == "exit" ? "flight-recorder:exit-status-" + std::to_string(ControlChannel::ExitStatus())
                        : "flight-recorder:" + reason;
   Send([=, this] {
     final_ = true;
