@@ -51,7 +51,7 @@ class CuptiApi {
   // takes one subscriber, so cutrace then holds none unless counters need it.
   virtual bool ProgramHasOwnClient() const { return false; }
   // The address of one of libcupti's functions (dlsym), for the watch on the
-  // program's own client (session_handover.cc); nullptr where unknown.
+  // program's own client (session/client_handover.cc); nullptr where unknown.
   virtual void* EntryPoint(const char* /*name*/) { return nullptr; }
   virtual CUptiResult ActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc requested,
                                                 CUpti_BuffersCallbackCompleteFunc completed) = 0;

@@ -18,7 +18,8 @@
 #include "injection/config.h"
 #include "injection/cupti_loader.h"
 #include "injection/log.h"
-#include "injection/session.h"
+#include "injection/process_state.h"
+#include "injection/session/session.h"
 
 namespace cutrace::injection {
 namespace {
@@ -27,7 +28,6 @@ namespace {
 // destructor, so atexit ordering and late CUPTI callbacks never meet a
 // destroyed object. The Session is leaked for the same reason.
 std::atomic<pid_t> g_init_pid{0};
-std::atomic<Session*> g_session{nullptr};
 std::atomic<bool> g_atexit_registered{false};
 std::atomic<bool> g_atfork_registered{false};
 
@@ -68,8 +68,10 @@ bool IsFault(int sig, const siginfo_t* info) {
 }
 
 void FinalizeSession(const char* reason) {
-  Session* s = g_session.load(std::memory_order_acquire);
-  if (s == nullptr) return;
+  // Only once its Start returned: a forked child's new session may be
+  // starting on another thread.
+  Session* s = CurrentSession();
+  if (s == nullptr || !s->started()) return;
   try {
     s->Finalize(reason);
   } catch (...) {
@@ -280,7 +282,6 @@ int InitializeFromDriver() {
       delete session;
       return 1;
     }
-    g_session.store(session, std::memory_order_release);
     if (!g_atexit_registered.exchange(true) && std::atexit(&AtExit) != 0) {
       Log(LogLevel::kWarn, "cannot register the exit handler: the trace will lack its end marker");
     }

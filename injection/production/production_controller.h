@@ -1,7 +1,7 @@
 // ProductionController: the production modes of issue 5 inside one Session —
 // summary mode, continuous windows, rotation with a disk cap, the flight
 // recorder and its triggers, on-demand captures, the OpenMetrics file and
-// the memory cap — kept out of session.cc, which calls it at a few marked
+// the memory cap — kept out of the Session (session/production_link.cc), which calls it at a few marked
 // hooks.
 //
 // Two halves:

@@ -64,7 +64,7 @@ CASES: dict[str, Case] = {
 
 TOOL_ENV = ("CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH", "LD_PRELOAD")
 # The kinds continuous mode records by default and detaches CUPTI with: no
-# API records (injection/modes.cc ApplyModeDefaults, session_modes.cc DecideDetach).
+# API records (injection/modes.cc ApplyModeDefaults, session/detach.cc DecideDetach).
 DETACH_KINDS = "kernel,memcpy,memset,nvtx,overhead"
 
 

@@ -1,5 +1,5 @@
 // Continuous mode with CUPTI detached between windows (CUTRACE_DETACH=1,
-// injection/session_modes.cc) without a GPU: a Session against the fake
+// injection/session/detach.cc) without a GPU: a Session against the fake
 // CUPTI, whose cuptiFinalize drops everything and whose calls made while
 // detached are kept apart, driven by the controller's real clock.
 #include <gtest/gtest.h>

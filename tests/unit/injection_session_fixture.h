@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "injection/session.h"
+#include "injection/session/session.h"
 #include "tests/unit/injection_fake_cupti.h"
 
 namespace cutrace::injection {

@@ -32,9 +32,9 @@
 #include <mutex>
 
 #include "injection/clock.h"
-#include "injection/import_redirect.h"
+#include "injection/session/import_redirect.h"
 #include "injection/log.h"
-#include "injection/session.h"
+#include "injection/session/session.h"
 
 namespace cutrace::injection {
 namespace {

@@ -11,6 +11,14 @@
 // for each kind (plus cuptiActivityEnableRuntimeApi/DriverApi per call) —
 // all before cuInit returns, so before any module load or graph capture.
 //
+// One idea a file, all in injection/session/: session.cc (construction,
+// Start's order, Finalize), trace_file.cc (path, header, writer),
+// activity_kinds.cc (settings, kinds on and off), activity_intake.cc (the
+// buffer callbacks, devices, statistics), subscriber_callbacks.cc (module
+// unloads, launch names, graph calls), detach.cc (the CUPTI side of
+// cupti_attachment.h), production_link.cc (the ProductionController's
+// callbacks), client_handover.cc (the program's own CUPTI client).
+//
 // Threads:
 //  - Start(): once, from the initialising thread.
 //  - OnBufferRequested/OnBufferCompleted: CUPTI's threads and any thread in
@@ -70,6 +78,9 @@ class Session {
 
   bool running() const { return state_.load(std::memory_order_acquire) == kRunning; }
   bool finished() const { return state_.load(std::memory_order_acquire) == kDone; }
+  // Start() returned success: the process's end may finish this session
+  // (lifecycle.cc). CUPTI's callbacks reach it earlier, while Start runs.
+  bool started() const { return started_.load(std::memory_order_acquire); }
   const std::string& path() const { return path_; }
   pid_t pid() const { return pid_; }
   ActivityStats& stats() { return stats_; }
@@ -80,7 +91,7 @@ class Session {
   bool has_flight_recorder() const;
 
   // The program's own CUPTI client is registering its activity buffer
-  // callbacks (session_handover.cc): cutrace takes its buffers back and
+  // callbacks (client_handover.cc): cutrace takes its buffers back and
   // stops recording activity. Any thread; the first call does the work.
   void YieldActivity();
   // That client turned its kernel records off and flushed: cutrace takes the
@@ -92,7 +103,8 @@ class Session {
   // Continuous mode asked CUPTI to detach at the next API exit (tests).
   bool detach_pending() const { return attach_.detach_pending(); }
 
-  // The session CUPTI's callbacks reach (the one most recently started).
+  // The session CUPTI's callbacks reach (the one most recently started;
+  // process_state.h).
   static Session* Active();
 
   // CUPTI's buffer callbacks (registered with cuptiActivityRegisterCallbacks).
@@ -123,14 +135,14 @@ class Session {
   void EnableKinds();
   void EnableApiRecords(bool runtime);
   void WriteManifest();
-  // Production modes (injection/session_modes.cc, injection/production/production_controller.h).
+  // Production modes (production_link.cc, injection/production/production_controller.h).
   void StartProduction();
   void SetActivity(bool on);
   void DisableKinds(bool all);
   // A forced flush of cutrace's own buffers; nothing once it has yielded or
   // while CUPTI is detached.
   CUptiResult FlushOwnBuffers();
-  // Continuous mode between windows (CUTRACE_DETACH, session_modes.cc):
+  // Continuous mode between windows (CUTRACE_DETACH, detach.cc):
   // the CUPTI calls around attach_'s transitions (session/cupti_attachment.h).
   void DecideDetach(bool counting);
   void RequestDetach();
@@ -159,7 +171,7 @@ class Session {
   // The activity settings of the config (thread ids, per-thread buffers, flush
   // period, latency timestamps): at Start and after every re-attach.
   void ApplyActivitySettings();
-  // Watches the program's objects for a CUPTI client of their own (session_handover.cc).
+  // Watches the program's objects for a CUPTI client of their own (client_handover.cc).
   void WatchForOtherClient();
 
   void OnRequested(uint8_t** buffer, size_t* size, size_t* max_records);
@@ -186,6 +198,7 @@ class Session {
   std::unique_ptr<ProductionController> production_;  // null in plain trace mode
 
   std::atomic<int> state_{kIdle};
+  std::atomic<bool> started_{false};
   std::atomic<uint64_t> writer_cpu_ns_{0};
   std::atomic<bool> pool_warning_posted_{false};
   std::atomic<bool> yielded_{false};  // the program's CUPTI client has the activity API

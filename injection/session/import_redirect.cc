@@ -1,4 +1,4 @@
-#include "injection/import_redirect.h"
+#include "injection/session/import_redirect.h"
 
 #include <dlfcn.h>
 #include <elf.h>
