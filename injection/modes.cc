@@ -6,20 +6,10 @@
 #include <algorithm>
 #include <cctype>
 
+#include "injection/text.h"
+
 namespace cutrace::injection {
 namespace {
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 void ReadDuration(const EnvGetter& env, const char* name, uint64_t lo, uint64_t hi, uint64_t* value,
                   const char* fallback, std::vector<std::string>* problems) {
