@@ -5,6 +5,7 @@
 #include "injection/api_filter.h"
 #include "injection/convert.h"
 #include "injection/log.h"
+#include "injection/process_state.h"
 
 namespace cutrace::injection {
 namespace {
@@ -13,8 +14,6 @@ constexpr size_t kNameCacheSlots = 256;
 // Guards against absurd callback ids: a table grows to at most this size.
 constexpr uint32_t kMaxCbid = 1u << 16;
 
-std::atomic<bool> g_bad_record_logged{false};
-std::atomic<bool> g_first_marker_logged{false};
 
 template <typename T>
 const T& As(const CUpti_Activity* record) {
@@ -67,7 +66,7 @@ void ActivityProcessor::Process(uint8_t* buffer, size_t valid_bytes, RecordBatch
     if (r == CUPTI_ERROR_MAX_LIMIT_REACHED) break;
     if (r != CUPTI_SUCCESS) {
       // CUPTI_ERROR_INVALID_KIND: an incomplete record ends the buffer.
-      LogOnce(g_bad_record_logged, LogLevel::kWarn,
+      LogOnce(Said().bad_record, LogLevel::kWarn,
               "an activity buffer ended with an unreadable record (%s); the rest of that buffer "
               "is lost",
               api_->ResultString(r).c_str());
@@ -132,7 +131,7 @@ void ActivityProcessor::ProcessRecord(const CUpti_Activity* record, RecordBatch*
       // Only a record with no thread at all cannot sit on a thread's stack;
       // otherwise the pairer's LIFO rule decides (marker_pairer.h).
       e.process_scoped = in.objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS && e.thread_id == 0;
-      LogOnce(g_first_marker_logged, LogLevel::kDebug,
+      LogOnce(Said().first_marker, LogLevel::kDebug,
               "first NVTX marker: flags 0x%x, object kind %d, thread %llu, domain %s",
               static_cast<unsigned>(in.flags), static_cast<int>(in.objectKind),
               static_cast<unsigned long long>(e.thread_id), in.domain ? in.domain : "(default)");

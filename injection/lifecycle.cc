@@ -24,16 +24,13 @@
 namespace cutrace::injection {
 namespace {
 
-// Process-wide state. Plain atomics and POD on purpose: nothing here has a
-// destructor, so atexit ordering and late CUPTI callbacks never meet a
-// destroyed object. The Session is leaked for the same reason.
-std::atomic<pid_t> g_init_pid{0};
-std::atomic<bool> g_atexit_registered{false};
-std::atomic<bool> g_atfork_registered{false};
+// The process-wide state this file keeps is Lifecycle() (process_state.h):
+// POD and atomics with no destructor. The Session is leaked for the same
+// reason: nothing atexit or a late CUPTI callback reaches is ever destroyed.
 
 // Signal handling: the handler asks the watcher thread to finish the trace
 // (a signal handler cannot safely call into CUPTI or take locks) and waits
-// on g_finalize_done with a timeout. SIGINT and SIGTERM always; the crash
+// on finalize_done with a timeout. SIGINT and SIGTERM always; the crash
 // signals after them only with the flight recorder on, whose dump is what a
 // crash should leave behind (lifecycle.h).
 constexpr int kSignals[] = {SIGINT, SIGTERM, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
@@ -41,15 +38,7 @@ constexpr const char* kSignalNames[] = {"SIGINT", "SIGTERM", "SIGSEGV", "SIGBUS"
                                         "SIGFPE", "SIGILL",  "SIGABRT"};
 constexpr size_t kSignalCount = sizeof(kSignals) / sizeof(kSignals[0]);
 constexpr size_t kFirstCrashSignal = 2;
-struct sigaction g_old_actions[kSignalCount];
-std::atomic<bool> g_handlers_installed{false};
-sem_t g_finalize_request;
-sem_t g_finalize_done;
-std::atomic<pid_t> g_watcher_pid{0};
-std::atomic<pid_t> g_watcher_tid{0};
-std::atomic<int> g_finalize_signal{0};
-std::atomic<bool> g_finalize_requested{false};
-std::atomic<uint32_t> g_signal_wait_ms{7000};
+static_assert(kSignalCount == LifecycleState::kSignalCount);
 
 size_t SignalIndex(int sig) {
   for (size_t i = 0; i < kSignalCount; ++i)
@@ -82,46 +71,45 @@ void FinalizeSession(const char* reason) {
 // Non-zero while OnSignal runs the program's own handler: such a handler
 // often calls exit(), and then AtExit runs inside a signal handler, where
 // finishing inline could wait forever on a lock the interrupted code holds.
-std::atomic<int> g_chained_signal{0};
 
 // Hands the shutdown to the watcher thread and waits for it, boundedly.
 // Async-signal-safe. Returns false if this process has no watcher.
 bool FinalizeViaWatcher(int sig) {
-  if (g_watcher_pid.load() != ::getpid()) return false;
+  if (Lifecycle().watcher_pid.load() != ::getpid()) return false;
   // The watcher itself faulted while finishing the trace: no one is left to wait for.
-  if (g_watcher_tid.load() == static_cast<pid_t>(::syscall(SYS_gettid))) return true;
-  if (!g_finalize_requested.exchange(true)) {
-    g_finalize_signal.store(sig);
-    sem_post(&g_finalize_request);
+  if (Lifecycle().watcher_tid.load() == static_cast<pid_t>(::syscall(SYS_gettid))) return true;
+  if (!Lifecycle().finalize_requested.exchange(true)) {
+    Lifecycle().finalize_signal.store(sig);
+    sem_post(&Lifecycle().finalize_request);
   }
   struct timespec deadline;
   clock_gettime(CLOCK_REALTIME, &deadline);
-  const uint32_t ms = g_signal_wait_ms.load();
+  const uint32_t ms = Lifecycle().signal_wait_ms.load();
   deadline.tv_sec += ms / 1000;
   deadline.tv_nsec += static_cast<long>(ms % 1000) * 1000000L;
   if (deadline.tv_nsec >= 1000000000L) {
     deadline.tv_sec += 1;
     deadline.tv_nsec -= 1000000000L;
   }
-  while (sem_timedwait(&g_finalize_done, &deadline) != 0 && errno == EINTR) {
+  while (sem_timedwait(&Lifecycle().finalize_done, &deadline) != 0 && errno == EINTR) {
   }
-  sem_post(&g_finalize_done);  // let a second waiter through as well
+  sem_post(&Lifecycle().finalize_done);  // let a second waiter through as well
   return true;
 }
 
 void AtExit() {
-  int sig = g_chained_signal.load();
+  int sig = Lifecycle().chained_signal.load();
   if (sig != 0 && FinalizeViaWatcher(sig)) return;
   FinalizeSession("exit");
 }
 
 void* WatcherMain(void*) {
-  g_watcher_tid.store(static_cast<pid_t>(::syscall(SYS_gettid)));
+  Lifecycle().watcher_tid.store(static_cast<pid_t>(::syscall(SYS_gettid)));
   for (;;) {
-    while (sem_wait(&g_finalize_request) != 0 && errno == EINTR) {
+    while (sem_wait(&Lifecycle().finalize_request) != 0 && errno == EINTR) {
     }
-    FinalizeSession(SignalReason(g_finalize_signal.load()));
-    sem_post(&g_finalize_done);
+    FinalizeSession(SignalReason(Lifecycle().finalize_signal.load()));
+    sem_post(&Lifecycle().finalize_done);
   }
   return nullptr;
 }
@@ -129,7 +117,7 @@ void* WatcherMain(void*) {
 // Starts the watcher thread with SIGINT/SIGTERM blocked, so it never runs
 // the handler itself (it would wait for itself).
 bool StartWatcher() {
-  if (sem_init(&g_finalize_request, 0, 0) != 0 || sem_init(&g_finalize_done, 0, 0) != 0) return false;
+  if (sem_init(&Lifecycle().finalize_request, 0, 0) != 0 || sem_init(&Lifecycle().finalize_done, 0, 0) != 0) return false;
   sigset_t block, old;
   sigemptyset(&block);
   sigaddset(&block, SIGINT);
@@ -145,7 +133,7 @@ bool StartWatcher() {
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
   if (ok) {
     pthread_setname_np(thread, "cutrace-signal");
-    g_watcher_pid.store(::getpid());
+    Lifecycle().watcher_pid.store(::getpid());
   }
   return ok;
 }
@@ -158,16 +146,16 @@ bool IsProgramHandler(const struct sigaction& a) {
 // Async-signal-safe throughout: atomics, sem_post/sem_timedwait, sigaction, raise.
 void OnSignal(int sig, siginfo_t* info, void* context) {
   const int saved_errno = errno;
-  const struct sigaction& old = g_old_actions[SignalIndex(sig)];
+  const struct sigaction& old = Lifecycle().old_actions[SignalIndex(sig)];
   if (IsProgramHandler(old)) {
     // The program decides what the signal means; if it exits, atexit finishes the trace.
-    int outer = g_chained_signal.exchange(sig);
+    int outer = Lifecycle().chained_signal.exchange(sig);
     if (old.sa_flags & SA_SIGINFO) {
       old.sa_sigaction(sig, info, context);
     } else {
       old.sa_handler(sig);
     }
-    g_chained_signal.store(outer);
+    Lifecycle().chained_signal.store(outer);
     errno = saved_errno;
     return;
   }
@@ -197,7 +185,7 @@ void OnSignal(int sig, siginfo_t* info, void* context) {
 }
 
 void InstallSignalHandlers(bool crash_signals) {
-  if (g_handlers_installed.exchange(true)) return;
+  if (Lifecycle().handlers_installed.exchange(true)) return;
   for (size_t i = 0; i < kSignalCount; ++i) {
     const int sig = kSignals[i];
     if (i >= kFirstCrashSignal && !crash_signals) break;
@@ -205,7 +193,7 @@ void InstallSignalHandlers(bool crash_signals) {
     if (sigaction(sig, nullptr, &current) != 0) continue;
     // Ignored signals stay ignored (e.g. SIGINT of a background job).
     if (!(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_IGN) continue;
-    g_old_actions[SignalIndex(sig)] = current;
+    Lifecycle().old_actions[SignalIndex(sig)] = current;
     struct sigaction action;
     std::memset(&action, 0, sizeof(action));
     action.sa_sigaction = &OnSignal;
@@ -224,7 +212,7 @@ void ChildAfterFork() {
   // descriptor, but not its threads: it must never touch them. Session
   // checks the pid on every path; here only the signal bookkeeping resets
   // (the child has no watcher until it starts its own session).
-  g_finalize_requested.store(false);
+  Lifecycle().finalize_requested.store(false);
 }
 
 // NVTX ranges reach CUPTI through NVTX_INJECTION64_PATH, read at the
@@ -252,8 +240,8 @@ void PointNvtxAt(const std::string& loaded) {
 int InitializeFromDriver() {
   try {
     const pid_t pid = ::getpid();
-    pid_t previous = g_init_pid.load();
-    if (previous == pid || !g_init_pid.compare_exchange_strong(previous, pid)) return 1;
+    pid_t previous = Lifecycle().init_pid.load();
+    if (previous == pid || !Lifecycle().init_pid.compare_exchange_strong(previous, pid)) return 1;
 
     Config config = ParseConfig(&GetProcessEnv);
     SetLogLevel(config.log_level);
@@ -262,7 +250,7 @@ int InitializeFromDriver() {
       Log(LogLevel::kDebug, "CUTRACE_DISABLE is set: not tracing");
       return 1;
     }
-    g_signal_wait_ms.store(config.flush_timeout_ms + 2000);
+    Lifecycle().signal_wait_ms.store(config.flush_timeout_ms + 2000);
 
     std::string cupti_path;
     auto api = LoadCupti(config.cupti_path, &cupti_path);
@@ -282,11 +270,11 @@ int InitializeFromDriver() {
       delete session;
       return 1;
     }
-    if (!g_atexit_registered.exchange(true) && std::atexit(&AtExit) != 0) {
+    if (!Lifecycle().atexit_registered.exchange(true) && std::atexit(&AtExit) != 0) {
       Log(LogLevel::kWarn, "cannot register the exit handler: the trace will lack its end marker");
     }
-    if (!g_atfork_registered.exchange(true)) pthread_atfork(nullptr, nullptr, &ChildAfterFork);
-    if (g_watcher_pid.load() != pid && !StartWatcher()) {
+    if (!Lifecycle().atfork_registered.exchange(true)) pthread_atfork(nullptr, nullptr, &ChildAfterFork);
+    if (Lifecycle().watcher_pid.load() != pid && !StartWatcher()) {
       Log(LogLevel::kWarn, "cannot start the signal watcher: SIGINT/SIGTERM will cut the trace short");
     } else {
       InstallSignalHandlers(session->has_flight_recorder());

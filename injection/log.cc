@@ -8,10 +8,11 @@
 #include <cstdio>
 #include <cstring>
 
+#include "injection/process_state.h"
+
 namespace cutrace::injection {
 namespace {
 
-std::atomic<int> g_level{static_cast<int>(LogLevel::kWarn)};
 
 void WriteAll(const char* data, size_t n) {
   while (n > 0) {
@@ -39,9 +40,9 @@ void VLog(const char* format, va_list args) {
 
 }  // namespace
 
-void SetLogLevel(LogLevel level) { g_level.store(static_cast<int>(level), std::memory_order_relaxed); }
+void SetLogLevel(LogLevel level) { LogLevelState().store(static_cast<int>(level), std::memory_order_relaxed); }
 
-LogLevel GetLogLevel() { return static_cast<LogLevel>(g_level.load(std::memory_order_relaxed)); }
+LogLevel GetLogLevel() { return static_cast<LogLevel>(LogLevelState().load(std::memory_order_relaxed)); }
 
 void Log(LogLevel level, const char* format, ...) {
   if (!LogEnabled(level)) return;

@@ -13,11 +13,10 @@
 #include "collector/string_interner.h"
 #include "injection/cupti/launch_callbacks.h"
 #include "injection/log.h"
+#include "injection/process_state.h"
 
 namespace cutrace::injection {
 namespace {
-
-std::atomic<RangeProfiler*> g_profiler{nullptr};
 
 // Launch nesting on this thread (a runtime launch calls the driver): only
 // the outermost callback starts and stops a range.
@@ -337,7 +336,7 @@ void RangeProfiler::FailWith(const std::string& line) {
 
 void CUPTIAPI CounterCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                               const void* data) {
-  if (RangeProfiler* p = g_profiler.load(std::memory_order_acquire)) p->OnCallback(domain, cbid, data);
+  if (RangeProfiler* p = CurrentProfiler().load(std::memory_order_acquire)) p->OnCallback(domain, cbid, data);
 }
 
 bool StartCounters(const EnvGetter& env, const std::string& cupti_path,
@@ -353,12 +352,12 @@ bool StartCounters(const EnvGetter& env, const std::string& cupti_path,
   // Never destroyed: CUPTI may call back after Finalize.
   auto* profiler = new RangeProfiler(std::move(config), std::move(api).value(), interner, std::move(sinks));
   if (!profiler->Start(subscriber)) return false;
-  g_profiler.store(profiler, std::memory_order_release);
+  CurrentProfiler().store(profiler, std::memory_order_release);
   return true;
 }
 
 void FinishCounters() {
-  if (RangeProfiler* p = g_profiler.load(std::memory_order_acquire)) p->Finish();
+  if (RangeProfiler* p = CurrentProfiler().load(std::memory_order_acquire)) p->Finish();
 }
 
 }  // namespace cutrace::injection

@@ -11,27 +11,19 @@
 
 #include "injection/log.h"
 #include "injection/modes.h"
+#include "injection/process_state.h"
 
 namespace cutrace::injection {
 namespace {
 
-// Set by the signal handlers and on_exit; read by the control thread and
-// Stop(). Plain atomics: nothing here has a destructor.
-std::atomic<int> g_dump_signals{0};
-std::atomic<int> g_capture_signals{0};
-std::atomic<int> g_trigger_signal{0};
-std::atomic<int> g_capture_signal{0};
-std::atomic<int> g_exit_status{0};
-std::atomic<bool> g_exit_seen{false};
-
 void OnTriggerSignal(int sig) {
-  if (sig == g_trigger_signal.load()) g_dump_signals.fetch_add(1);
-  if (sig == g_capture_signal.load()) g_capture_signals.fetch_add(1);
+  if (sig == ControlSignals().trigger_signal.load()) ControlSignals().dump_requests.fetch_add(1);
+  if (sig == ControlSignals().capture_signal.load()) ControlSignals().capture_requests.fetch_add(1);
 }
 
 void OnExitStatus(int status, void*) {
-  g_exit_status.store(status);
-  g_exit_seen.store(true);
+  ControlSignals().exit_status.store(status);
+  ControlSignals().exit_seen.store(true);
 }
 
 }  // namespace
@@ -84,16 +76,16 @@ void ControlChannel::InstallSignals(int* trigger_signal, int* capture_signal) {
     sigemptyset(&action.sa_mask);
     if (sigaction(*sig, &action, nullptr) != 0) *sig = 0;
   }
-  g_trigger_signal.store(*trigger_signal);
-  g_capture_signal.store(*capture_signal);
+  ControlSignals().trigger_signal.store(*trigger_signal);
+  ControlSignals().capture_signal.store(*capture_signal);
 }
 
-int ControlChannel::TakeDumpSignals() { return g_dump_signals.exchange(0); }
-int ControlChannel::TakeCaptureSignals() { return g_capture_signals.exchange(0); }
+int ControlChannel::TakeDumpSignals() { return ControlSignals().dump_requests.exchange(0); }
+int ControlChannel::TakeCaptureSignals() { return ControlSignals().capture_requests.exchange(0); }
 
 void ControlChannel::RegisterExitStatus() { ::on_exit(&OnExitStatus, nullptr); }
-bool ControlChannel::ExitSeen() { return g_exit_seen.load(); }
-int ControlChannel::ExitStatus() { return g_exit_status.load(); }
+bool ControlChannel::ExitSeen() { return ControlSignals().exit_seen.load(); }
+int ControlChannel::ExitStatus() { return ControlSignals().exit_status.load(); }
 
 void ControlChannel::Poll(const std::function<void()>& trigger,
                           const std::function<bool(const std::string&)>& command) const {

@@ -11,6 +11,7 @@
 #include "collector/openmetrics.h"
 #include "injection/clock.h"
 #include "injection/log.h"
+#include "injection/process_state.h"
 
 namespace cutrace::injection {
 ProductionController::ProductionController(ProductionConfig config, MemoryBudget budget,
@@ -330,8 +331,7 @@ void ProductionController::WriteOpenMetrics(const StatsInfo& stats) {
   if (!header_.rank.empty()) labels.push_back({"rank", header_.rank});
   Status s = WriteFileAtomically(config_.openmetrics_file, RenderOpenMetrics(*totals_, labels, &stats));
   if (!s.ok()) {
-    static std::atomic<bool> logged{false};
-    LogOnce(logged, LogLevel::kWarn, "CUTRACE_OPENMETRICS_FILE: %s", s.message().c_str());
+    LogOnce(Said().openmetrics_failed, LogLevel::kWarn, "CUTRACE_OPENMETRICS_FILE: %s", s.message().c_str());
   }
 }
 

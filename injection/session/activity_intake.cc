@@ -70,7 +70,7 @@ void Session::OnRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
   *buffer = p;
   *size = p != nullptr ? pool_->buffer_size() : 0;
   if (p == nullptr) {
-    LogOnce(IntakeWarningsSaid().pool_empty, LogLevel::kWarn,
+    LogOnce(Said().pool_empty, LogLevel::kWarn,
             "all %zu activity buffers are in use: CUPTI will drop records (counted in the trace); "
             "raise CUTRACE_BUFFER_COUNT",
             pool_->capacity());
@@ -122,8 +122,8 @@ void Session::OnCompleted(CUcontext context, uint32_t stream_id, uint8_t* buffer
       dropped > 0) {
     stats_.AddDroppedByCupti(dropped);
     // One line per problem: an exhausted pool has said already why CUPTI drops.
-    if (IntakeWarningsSaid().pool_empty.load()) IntakeWarningsSaid().cupti_dropped.store(true);
-    LogOnce(IntakeWarningsSaid().cupti_dropped, LogLevel::kWarn,
+    if (Said().pool_empty.load()) Said().cupti_dropped.store(true);
+    LogOnce(Said().cupti_dropped, LogLevel::kWarn,
             "CUPTI dropped %zu activity records (counted in the trace); raise CUTRACE_BUFFER_COUNT "
             "or CUTRACE_BUFFER_SIZE",
             dropped);
@@ -136,7 +136,7 @@ void Session::OnCompleted(CUcontext context, uint32_t stream_id, uint8_t* buffer
   if (!batch.empty()) {
     size_t n = batch.size();
     if (!writer_->TryPush(std::move(batch))) {
-      LogOnce(IntakeWarningsSaid().queue_full, LogLevel::kWarn,
+      LogOnce(Said().queue_full, LogLevel::kWarn,
               "the writer queue is full: %zu records dropped (counted in the trace); the disk is "
               "slower than the GPU; raise CUTRACE_QUEUE_BATCHES",
               n);

@@ -34,6 +34,7 @@
 #include "injection/clock.h"
 #include "injection/session/import_redirect.h"
 #include "injection/log.h"
+#include "injection/process_state.h"
 #include "injection/session/session.h"
 
 namespace cutrace::injection {
@@ -45,7 +46,7 @@ enum Watched : size_t { kRegister, kEnable, kDisable, kFlush, kClock, kWatchedCo
 constexpr const char* kWatchedNames[kWatchedCount] = {
     "cuptiActivityRegisterCallbacks", "cuptiActivityEnable", "cuptiActivityDisable",
     "cuptiActivityFlushAll", "cuptiActivityRegisterTimestampCallback"};
-std::atomic<void*> g_real[kWatchedCount] = {};
+static_assert(kWatchedCount == HandoverState::kWatchedCount);
 
 using RegisterFn = CUptiResult(CUPTIAPI*)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
 using KindFn = CUptiResult(CUPTIAPI*)(CUpti_ActivityKind);
@@ -54,7 +55,7 @@ using ClockFn = CUptiResult(CUPTIAPI*)(CUpti_TimestampCallbackFunc);
 
 template <typename Fn>
 Fn Real(Watched w) {
-  return reinterpret_cast<Fn>(g_real[w].load(std::memory_order_acquire));
+  return reinterpret_cast<Fn>(Handover().real[w].load(std::memory_order_acquire));
 }
 
 // Calls libcupti's function, or says CUPTI is not there.
@@ -65,7 +66,6 @@ CUptiResult CallReal(Watched w, Args... args) {
 }
 
 // Whether the program's own client has kernel records on (its calls only).
-std::atomic<bool> g_client_kernels{false};
 
 bool IsKernelKind(CUpti_ActivityKind kind) {
   return kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || kind == CUPTI_ACTIVITY_KIND_KERNEL;
@@ -93,19 +93,19 @@ uint64_t CUPTIAPI RealtimeClock() { return RealtimeNs(); }
 
 CUptiResult CUPTIAPI ProgramEnablesKind(CUpti_ActivityKind kind) {
   CUptiResult r = CallReal<KindFn>(kEnable, kind);
-  if (r == CUPTI_SUCCESS && IsKernelKind(kind)) g_client_kernels.store(true, std::memory_order_release);
+  if (r == CUPTI_SUCCESS && IsKernelKind(kind)) Handover().client_kernels.store(true, std::memory_order_release);
   return r;
 }
 
 CUptiResult CUPTIAPI ProgramDisablesKind(CUpti_ActivityKind kind) {
   CUptiResult r = CallReal<KindFn>(kDisable, kind);
-  if (r == CUPTI_SUCCESS && IsKernelKind(kind)) g_client_kernels.store(false, std::memory_order_release);
+  if (r == CUPTI_SUCCESS && IsKernelKind(kind)) Handover().client_kernels.store(false, std::memory_order_release);
   return r;
 }
 
 CUptiResult CUPTIAPI ProgramFlushes(uint32_t flag) {
   CUptiResult r = CallReal<FlushFn>(kFlush, flag);
-  if ((flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) != 0 && !g_client_kernels.load(std::memory_order_acquire)) {
+  if ((flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) != 0 && !Handover().client_kernels.load(std::memory_order_acquire)) {
     if (Session* s = Session::Active()) s->ResumeActivity();
   }
   return r;
@@ -122,7 +122,6 @@ const ImportRedirect kRedirects[kWatchedCount] = {
 }  // namespace
 
 void Session::WatchForOtherClient() {
-  static std::once_flag once;  // GOT slots are the process's, not a session's
   // Whether the trace's clock is CUPTI's default (CLOCK_REALTIME ns), which
   // cutrace can put back after another client installed its own.
   if (clock_ == ClockDomain::kCupti) {
@@ -131,14 +130,14 @@ void Session::WatchForOtherClient() {
     cupti_clock_is_realtime_ = api_->GetTimestamp(&t) == CUPTI_SUCCESS &&
                                (t > real ? t - real : real - t) < 10'000'000'000ull;
   }
-  std::call_once(once, [this] {
+  std::call_once(Handover().once, [this] {
     // Every real function first: a redirected slot may be called at once.
     for (size_t i = 0; i < kWatchedCount; ++i) {
       void* real = api_->EntryPoint(kWatchedNames[i]);
       if (real == nullptr) return;  // a test's fake CuptiApi, or a libcupti without it
-      g_real[i].store(real, std::memory_order_release);
+      Handover().real[i].store(real, std::memory_order_release);
     }
-    RedirectResult r = RedirectImports(kRedirects, g_real[kRegister].load(), "cupti");
+    RedirectResult r = RedirectImports(kRedirects, Handover().real[kRegister].load(), "cupti");
     for (const std::string& o : r.objects) {
       Log(LogLevel::kDebug, "watching %s's calls to CUPTI's activity API (a CUPTI client of its own)",
           o.c_str());
@@ -165,8 +164,7 @@ void Session::YieldActivity() {
   // turned on goes off (the client turns on what it wants next).
   DisableKinds(/*all=*/true);
   // One line per process: a profiler started every few minutes is no news.
-  static std::atomic<bool> said{false};
-  LogOnce(said, LogLevel::kWarn, "the program started a CUPTI client of its own (such as "
+  LogOnce(Said().client_started, LogLevel::kWarn, "the program started a CUPTI client of its own (such as "
           "torch.profiler), which takes CUPTI's activity records: cutrace records no GPU "
           "activity while it runs");
   writer_->Post([at](TraceWriter& w, StringInterner&) {

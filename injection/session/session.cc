@@ -206,8 +206,8 @@ void Session::Finalize(const char* reason) {
       dropped > 0) {
     stats_.AddDroppedByCupti(dropped);
     // Said once per process, whichever path sees drops first.
-    if (IntakeWarningsSaid().pool_empty.load()) IntakeWarningsSaid().cupti_dropped.store(true);
-    LogOnce(IntakeWarningsSaid().cupti_dropped, LogLevel::kWarn,
+    if (Said().pool_empty.load()) Said().cupti_dropped.store(true);
+    LogOnce(Said().cupti_dropped, LogLevel::kWarn,
             "CUPTI dropped %zu activity records at shutdown (counted in the trace); raise "
             "CUTRACE_BUFFER_COUNT or CUTRACE_BUFFER_SIZE",
             dropped);
