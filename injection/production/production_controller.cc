@@ -8,10 +8,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "collector/openmetrics.h"
 #include "injection/clock.h"
 #include "injection/log.h"
-#include "injection/process_state.h"
 
 namespace cutrace::injection {
 ProductionController::ProductionController(ProductionConfig config, MemoryBudget budget,
@@ -19,21 +17,31 @@ ProductionController::ProductionController(ProductionConfig config, MemoryBudget
     : config_(std::move(config)),
       budget_(budget),
       cb_(std::move(callbacks)),
-      summary_due_(static_cast<int64_t>(config_.summary_interval_ns)),
       schedule_(config_.mode == Mode::kContinuous, static_cast<int64_t>(config_.window_ns),
                 static_cast<int64_t>(config_.period_ns)),
       channel_(config_.trigger_file, config_.control_dir, ::getpid()) {
-  pid_ = ::getpid();
-  if (config_.mode == Mode::kSummary) {
-    aggregator_ = std::make_unique<SummaryAggregator>();
-    if (!config_.openmetrics_file.empty()) totals_ = std::make_unique<SummaryTotals>();
-  }
+  ctx_.pid = ::getpid();
+  ctx_.stats = [this](const TraceWriter& w) { return Stats(w); };
+  ctx_.now = [this] { return cb_.now(); };
   if (config_.flight_recorder()) {
     FlightRecorderOptions o;
     o.max_age_ns = config_.flight_age_ns;
     o.max_bytes = budget_.ring_bytes;
-    ring_ = std::make_unique<FlightRecorder>(o);
+    flight_ = std::make_unique<FlightRecorderHook>(&ctx_, o);
+    chain_.push_back(flight_.get());
   }
+  capture_ = std::make_unique<CaptureHook>(&ctx_);
+  chain_.push_back(capture_.get());
+  if (config_.mode == Mode::kSummary) {
+    summary_ = std::make_unique<SummaryHook>(&ctx_, config_.summary_interval_ns, config_.openmetrics_file);
+    chain_.push_back(summary_.get());
+  }
+  RotationOptions o;
+  o.max_file_bytes = config_.max_file_bytes;
+  o.rotate_interval_ns = config_.rotate_interval_ns;
+  o.max_disk_bytes = config_.max_disk_bytes;
+  rotation_ = std::make_unique<RotationHook>(&ctx_, config_.mode == Mode::kContinuous, o);
+  chain_.push_back(rotation_.get());
 }
 
 ProductionController::~ProductionController() {
@@ -42,25 +50,18 @@ ProductionController::~ProductionController() {
 }
 
 void ProductionController::DecorateHeader(HeaderInfo* h, const std::string& path) {
-  path_ = path;
+  ctx_.path = path;
   h->mode = ModeName(config_.mode);
-  h->run_id = std::to_string(pid_) + "-" + std::to_string(RealtimeNs());
-  RotationOptions o;
-  o.max_file_bytes = config_.max_file_bytes;
-  o.rotate_interval_ns = config_.rotate_interval_ns;
-  o.max_disk_bytes = config_.max_disk_bytes;
-  series_ = std::make_unique<ChunkSeries>(path, *h, o);
-  *h = series_->FirstHeader();
-  header_ = *h;
-  series_->AdoptFirst(cb_.now());
+  h->run_id = std::to_string(ctx_.pid) + "-" + std::to_string(RealtimeNs());
+  rotation_->Decorate(h, path, cb_.now());
+  ctx_.header = *h;
 }
 
 void ProductionController::Attach(AsyncWriter* writer, StringInterner* interner) {
   writer_ = writer;
   interner_ = interner;
   writer_->SetHooks(this);
-  summary_due_.Restart(cb_.now());
-  if (aggregator_) aggregator_->Begin(cb_.now());
+  if (summary_) summary_->Begin(cb_.now());
 }
 
 void ProductionController::Schedule(int64_t now) {
@@ -109,15 +110,13 @@ void ProductionController::Send(std::function<void()> request) {
 }
 
 void ProductionController::RequestDump(const std::string& reason) {
-  if (!ring_) return;
-  Send([=, this] {
-    dump_reason_ = reason;
-  });
+  if (!flight_) return;
+  Send([=, this] { flight_->RequestDump(reason); });
 }
 
 void ProductionController::RequestSummary() {
-  Send([=, this] {
-    summary_now_ = true;
+  Send([this] {
+    if (summary_) summary_->RequestNow();
   });
 }
 
@@ -127,15 +126,12 @@ void ProductionController::RequestCapture(uint64_t duration_ns) {
       return;
     case WindowSchedule::Capture::kOpened:
       // A capture is one more window, now, of the asked length.
-      Send([=, this] {
-        window_open_ = true;
-        window_reason_ = "capture";
-      });
+      Send([this] { rotation_->RequestWindowOpen("capture"); });
       if (cb_.set_activity) cb_.set_activity(true);
       windows_.fetch_add(1);
       return;
     case WindowSchedule::Capture::kSideCapture:
-      Send([=, this] { capture_start_ = true; });
+      Send([this] { capture_->RequestStart(); });
       return;
   }
 }
@@ -146,10 +142,10 @@ bool ProductionController::HandleCommand(const std::string& command) {
   switch (c->kind) {
     case ControlCommand::Kind::kDump:
       RequestDump("flight-recorder:control");
-      return ring_ != nullptr;
+      return flight_ != nullptr;
     case ControlCommand::Kind::kSummary:
       RequestSummary();
-      return aggregator_ != nullptr;
+      return summary_ != nullptr;
     case ControlCommand::Kind::kCapture:
       RequestCapture(c->capture_ns.value_or(config_.capture_ns));
       return true;
@@ -185,14 +181,11 @@ void ProductionController::Tick(int64_t now) {
         static_cast<unsigned long long>(t0), static_cast<unsigned long long>((t1 - t0) / 1000),
         static_cast<unsigned long long>((t2 - t1) / 1000));
     if (cb_.window_closed) cb_.window_closed();
-    Send([=, this] { window_close_ = true; });
+    Send([this] { rotation_->RequestWindowClose(); });
     schedule_.CloseWindow();
   }
   if (schedule_.WindowStartDue(now)) {
-    Send([=, this] {
-      window_open_ = true;
-      window_reason_ = "window";
-    });
+    Send([this] { rotation_->RequestWindowOpen("window"); });
     const uint64_t t0 = MonotonicNs();
     if (cb_.set_activity) cb_.set_activity(true);
     Log(LogLevel::kDebug, "window opens at %llu ns (monotonic): activity on %llu us",
@@ -201,9 +194,7 @@ void ProductionController::Tick(int64_t now) {
     windows_.fetch_add(1);
   }
   if (schedule_.TakeCaptureEndDue(now)) {
-    Send([=, this] {
-      capture_end_ = true;
-    });
+    Send([this] { capture_->RequestEnd(); });
   }
   // Summary intervals and rotation by time are checked between items: make
   // sure there is an item at least once a second.
@@ -235,183 +226,25 @@ void ProductionController::Stop(const std::string& reason) {
       reason == "exit" ? "flight-recorder:exit-status-" + std::to_string(ControlChannel::ExitStatus())
                        : "flight-recorder:" + reason;
   Send([=, this] {
-    final_ = true;
-    if (capture_) capture_end_ = true;
-    if (ring_ && abnormal) dump_reason_ = dump;
+    for (FeatureHook* hook : chain_) hook->OnFinal(abnormal, dump);
   });
 }
 
 bool ProductionController::OnBatch(RecordBatch& batch, TraceWriter&, StringInterner& interner) {
   const int64_t now = cb_.now();
-  if (ring_) {
-    ring_->Add(batch, now);
-    ring_bytes_.store(ring_->bytes(), std::memory_order_relaxed);
-  }
-  if (capture_) static_cast<void>(capture_->Write(batch, interner));
-  if (aggregator_) {
-    aggregator_->Add(batch);
-    aggregate_bytes_.store(aggregator_->memory_bytes(), std::memory_order_relaxed);
-    return true;
-  }
-  if (between_windows_) {
-    // Delivered after its window closed (CUPTI flushed late): counted, not
-    // written into a finished chunk.
-    outside_window_.fetch_add(batch.size(), std::memory_order_relaxed);
-    return true;
+  for (FeatureHook* hook : chain_) {
+    if (hook->OnBatch(batch, interner, now)) return true;
   }
   return false;
 }
 
-std::string ProductionController::SidePath(const char* kind, uint32_t n) const {
-  const size_t slash = path_.rfind('/');
-  const size_t dot = path_.rfind('.');
-  std::string stem = path_;
-  std::string ext;
-  if (dot != std::string::npos && (slash == std::string::npos || dot > slash + 1)) {
-    stem = path_.substr(0, dot);
-    ext = path_.substr(dot);
-  }
-  return stem + "." + kind + "-" + std::to_string(n) + ext;
-}
 
-void ProductionController::DoDump(const std::string& reason, TraceWriter& writer,
-                                  StringInterner& interner) {
-  HeaderInfo h = header_;
-  h.chunk_reason = reason;
-  h.chunk_index = 0;
-  h.previous_chunk.clear();
-  std::string path;
-  std::unique_ptr<SideTrace> side;
-  for (int attempt = 0; attempt < 16 && !side; ++attempt) {
-    path = SidePath("flight", ++dumps_);
-    auto created = SideTrace::Create(path, h, devices_);
-    if (created.ok()) side = std::move(created).value();
-  }
-  if (!side) {
-    Log(LogLevel::kWarn, "cannot write the flight recorder's dump (%s)", path.c_str());
-    return;
-  }
-  Status s = ring_->Dump(side.get(), interner);
-  EndInfo end;
-  end.reason = reason;
-  end.end_anchor.trace_ns = cb_.now();
-  end.end_anchor.monotonic_ns = static_cast<int64_t>(MonotonicNs());
-  end.end_anchor.realtime_ns = static_cast<int64_t>(RealtimeNs());
-  if (s.ok()) s = side->Finish(Stats(writer), end);
-  if (!s.ok()) {
-    Log(LogLevel::kWarn, "flight recorder dump %s is incomplete: %s", path.c_str(), s.message().c_str());
-  } else {
-    Log(LogLevel::kInfo, "flight recorder: wrote %s (%llu records, %s)", path.c_str(),
-        static_cast<unsigned long long>(side->records()), reason.c_str());
-  }
-  std::lock_guard<std::mutex> lock(mu_);
-  side_files_.push_back(path);
-}
 
-void ProductionController::EmitSummary(TraceWriter& writer, StringInterner& interner, int64_t now) {
-  SummaryInfo s = aggregator_->Close(now);
-  aggregate_bytes_.store(aggregator_->memory_bytes(), std::memory_order_relaxed);
-  s.has_statistics = true;
-  s.statistics = Stats(writer);
-  static_cast<void>(writer.WriteSummary(s, interner));  // errors surface at Finalize
-  static_cast<void>(writer.Flush());
-  if (totals_) {
-    auto name = [&](uint32_t id) {
-      std::string raw = interner.Lookup(id);
-      std::string demangled = Demangle(raw);
-      return demangled.empty() ? raw : demangled;
-    };
-    totals_->Add(s, name, [&](uint32_t id) { return interner.Lookup(id); });
-    WriteOpenMetrics(s.statistics);
-  }
-}
 
-void ProductionController::WriteOpenMetrics(const StatsInfo& stats) {
-  MetricLabels labels = {{"host", header_.host}, {"pid", std::to_string(pid_)}};
-  if (!header_.rank.empty()) labels.push_back({"rank", header_.rank});
-  Status s = WriteFileAtomically(config_.openmetrics_file, RenderOpenMetrics(*totals_, labels, &stats));
-  if (!s.ok()) {
-    LogOnce(Said().openmetrics_failed, LogLevel::kWarn, "CUTRACE_OPENMETRICS_FILE: %s", s.message().c_str());
-  }
-}
 
 void ProductionController::AfterItem(std::unique_ptr<TraceWriter>* writer, StringInterner& interner) {
-  std::string dump;
-  dump.swap(dump_reason_);
-  const bool capture_start = std::exchange(capture_start_, false);
-  const bool capture_end = std::exchange(capture_end_, false);
-  const bool summary_now = std::exchange(summary_now_, false);
-  const bool window_open = std::exchange(window_open_, false);
-  const bool window_close = std::exchange(window_close_, false);
-  const bool final_now = std::exchange(final_, false);
-  const std::string window_reason = window_reason_;
   const int64_t now = cb_.now();
-  if (!dump.empty() && ring_) DoDump(dump, **writer, interner);
-  if (capture_start && !capture_) {
-    HeaderInfo h = header_;
-    h.chunk_reason = "capture";
-    h.chunk_index = 0;
-    h.previous_chunk.clear();
-    for (int attempt = 0; attempt < 16 && !capture_; ++attempt) {
-      auto created = SideTrace::Create(SidePath("capture", ++captures_), h, devices_);
-      if (created.ok()) capture_ = std::move(created).value();
-    }
-    if (!capture_) Log(LogLevel::kWarn, "cannot create a capture file beside %s", path_.c_str());
-  }
-  if (capture_end && capture_) {
-    EndInfo end;
-    end.reason = "capture";
-    end.end_anchor.trace_ns = now;
-    static_cast<void>(capture_->Finish(Stats(**writer), end));
-    Log(LogLevel::kInfo, "capture: wrote %s (%llu records)", capture_->path().c_str(),
-        static_cast<unsigned long long>(capture_->records()));
-    std::lock_guard<std::mutex> lock(mu_);
-    side_files_.push_back(capture_->path());
-    capture_.reset();
-  }
-  if (aggregator_ && (summary_now || final_now || summary_due_.Due(now))) {
-    EmitSummary(**writer, interner, now);
-    summary_due_.Restart(now);
-  }
-  if (config_.mode == Mode::kContinuous) {
-    if (window_close && !between_windows_) {
-      EndInfo end;
-      end.reason = "window";
-      end.end_anchor.trace_ns = now;
-      end.end_anchor.monotonic_ns = static_cast<int64_t>(MonotonicNs());
-      end.end_anchor.realtime_ns = static_cast<int64_t>(RealtimeNs());
-      static_cast<void>(series_->Finish(writer->get(), Stats(**writer), end));
-      between_windows_ = true;
-      file_finished_.store(true);
-    }
-    if (window_open && between_windows_) {
-      auto next = series_->OpenNext(interner, window_reason, now);
-      if (next.ok()) {
-        *writer = std::move(next).value();
-        between_windows_ = false;
-        file_finished_.store(false);
-      } else {
-        Log(LogLevel::kWarn, "cannot start the next window's chunk: %s", next.status().message().c_str());
-      }
-    }
-    return;
-  }
-  if (series_ && series_->options().rotates() && !final_now && series_->Due(**writer, now)) {
-    EndInfo end;
-    end.reason = "rotate";
-    end.end_anchor.trace_ns = now;
-    end.end_anchor.monotonic_ns = static_cast<int64_t>(MonotonicNs());
-    end.end_anchor.realtime_ns = static_cast<int64_t>(RealtimeNs());
-    static_cast<void>(series_->Finish(writer->get(), Stats(**writer), end));
-    const bool by_size = series_->options().max_file_bytes != 0 &&
-                         (*writer)->bytes_written() >= series_->options().max_file_bytes;
-    auto next = series_->OpenNext(interner, by_size ? "size" : "time", now);
-    if (next.ok()) {
-      *writer = std::move(next).value();
-    } else {
-      Log(LogLevel::kWarn, "cannot rotate the trace: %s; tracing stops", next.status().message().c_str());
-    }
-  }
+  for (FeatureHook* hook : chain_) hook->AfterItem(writer, interner, now);
 }
 
 StatsInfo ProductionController::Stats(const TraceWriter& writer) const {
@@ -423,25 +256,21 @@ StatsInfo ProductionController::Stats(const TraceWriter& writer) const {
 }
 
 void ProductionController::AddDevice(const DeviceInfo& device) {
-  for (const DeviceInfo& d : devices_)
+  for (const DeviceInfo& d : ctx_.devices)
     if (d.id == device.id) return;
-  devices_.push_back(device);
-  if (series_) series_->AddDevice(device);
+  ctx_.devices.push_back(device);
+  rotation_->AddDevice(device);
 }
 
 void ProductionController::FillStats(StatsInfo* s) const {
   s->memory_cap_bytes = config_.max_memory_bytes;
   if (writer_ != nullptr) s->queue_bytes = writer_->queued_bytes();
-  s->ring_bytes = ring_bytes_.load(std::memory_order_relaxed);
-  s->aggregate_bytes = aggregate_bytes_.load(std::memory_order_relaxed);
+  s->ring_bytes = flight_ ? flight_->ring_bytes() : 0;
+  s->aggregate_bytes = summary_ ? summary_->aggregate_bytes() : 0;
   s->records_handled = s->kernels + s->memcpys + s->memsets + s->ranges + s->api_calls + s->syncs;
   s->windows = windows_.load(std::memory_order_relaxed);
   s->tool_cpu_ns += control_cpu_ns_.load(std::memory_order_relaxed);
 }
 
-std::vector<std::string> ProductionController::side_files() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return side_files_;
-}
 
 }  // namespace cutrace::injection

@@ -5,12 +5,12 @@
 // hooks.
 //
 // Two halves:
-//  - WriterHooks (writer thread): aggregates batches (summary), copies them
-//    into the ring (flight recorder) and into a capture file, and, between
-//    items, closes summary intervals, rotates chunks, opens and closes
-//    windows, writes dumps. Requests from the control thread reach it as
-//    flags followed by a Post()ed no-op, so they are handled in order with
-//    the batches pushed before them.
+//  - WriterHooks (writer thread): a chain of one hook per feature
+//    (feature_hooks.h: flight recorder, capture, summary, rotation), which
+//    take, copy or aggregate batches and, between items, write dumps,
+//    captures and summaries and finish and open chunks. Requests from the
+//    control thread reach a hook as a Post()ed call, so they are handled in
+//    order with the batches pushed before them.
 //  - The control thread ("cutrace-ctl", started after the kinds are
 //    enabled): wakes every 50 ms (a clock read and a few atomics), polls the
 //    control directory and trigger file once a second, turns CUPTI activity
@@ -37,14 +37,10 @@
 #include <vector>
 
 #include "collector/async_writer.h"
-#include "collector/flight_recorder.h"
-#include "collector/rotation.h"
-#include "collector/side_trace.h"
-#include "collector/summary_aggregator.h"
-#include "collector/summary_totals.h"
 #include "collector/writer_hooks.h"
 #include "injection/modes.h"
 #include "injection/production/control_channel.h"
+#include "injection/production/feature_hooks.h"
 #include "injection/production/window_schedule.h"
 
 namespace cutrace::injection {
@@ -85,7 +81,7 @@ class ProductionController : public WriterHooks {
   void Stop(const std::string& reason);
   // After the writer stopped: true when the current file is already
   // complete (continuous mode between windows), so nothing more goes in.
-  bool FileFinished() const { return file_finished_.load(); }
+  bool FileFinished() const { return rotation_->file_finished(); }
 
   // The memory and cost figures of Statistics; any thread.
   void FillStats(StatsInfo* stats) const;
@@ -113,17 +109,13 @@ class ProductionController : public WriterHooks {
   int64_t SleepNs(int64_t now_ns) const { return schedule_.SleepNs(now_ns); }
 
   // Paths of dumps and captures written so far (writer thread's view).
-  std::vector<std::string> side_files() const;
+  std::vector<std::string> side_files() const { return ctx_.side_files(); }
 
  private:
   void Run();
   void Poke();
   // Sets writer-thread request state on the writer thread (a Post).
   void Send(std::function<void()> request);
-  void EmitSummary(TraceWriter& writer, StringInterner& interner, int64_t now);
-  void WriteOpenMetrics(const StatsInfo& stats);
-  std::string SidePath(const char* kind, uint32_t n) const;
-  void DoDump(const std::string& reason, TraceWriter& writer, StringInterner& interner);
   StatsInfo Stats(const TraceWriter& writer) const;
 
   ProductionConfig config_;
@@ -131,36 +123,16 @@ class ProductionController : public WriterHooks {
   Callbacks cb_;
   AsyncWriter* writer_ = nullptr;
   StringInterner* interner_ = nullptr;
-  std::string path_;
-  HeaderInfo header_;
-  pid_t pid_ = 0;
 
-  // Writer-thread state.
-  std::unique_ptr<SummaryAggregator> aggregator_;
-  std::unique_ptr<SummaryTotals> totals_;  // OpenMetrics
-  std::unique_ptr<ChunkSeries> series_;
-  std::unique_ptr<FlightRecorder> ring_;
-  std::unique_ptr<SideTrace> capture_;
-  std::vector<DeviceInfo> devices_;
-  IntervalDeadline summary_due_;
-  uint32_t dumps_ = 0;
-  uint32_t captures_ = 0;
-  bool between_windows_ = false;
-
-  // Requests (control thread -> writer thread): set by Send()'s closures
-  // and read by AfterItem(), both on the writer thread, so they are acted
-  // on in order with the batches pushed before the request.
-  std::string dump_reason_;  // "" = none
-  bool capture_start_ = false;
-  bool capture_end_ = false;
-  bool summary_now_ = false;
-  bool window_open_ = false;
-  bool window_close_ = false;
-  bool final_ = false;
-  std::string window_reason_;
-
-  mutable std::mutex mu_;
-  std::vector<std::string> side_files_;  // guarded by mu_
+  // Writer-thread state: the features' hooks, chained in this order (a
+  // batch goes through the ring and a capture before summary mode or a
+  // finished window takes it).
+  HookContext ctx_;
+  std::unique_ptr<FlightRecorderHook> flight_;  // CUTRACE_FLIGHT_RECORDER only
+  std::unique_ptr<CaptureHook> capture_;
+  std::unique_ptr<SummaryHook> summary_;        // summary mode only
+  std::unique_ptr<RotationHook> rotation_;
+  std::vector<FeatureHook*> chain_;
 
   // Control-thread state.
   std::thread thread_;
@@ -170,12 +142,8 @@ class ProductionController : public WriterHooks {
   bool on_exit_registered_ = false;
 
   // Figures for Statistics (any thread).
-  std::atomic<uint64_t> ring_bytes_{0};
-  std::atomic<uint64_t> aggregate_bytes_{0};
   std::atomic<uint64_t> windows_{0};
   std::atomic<uint64_t> control_cpu_ns_{0};
-  std::atomic<uint64_t> outside_window_{0};
-  std::atomic<bool> file_finished_{false};
 };
 
 }  // namespace cutrace::injection
