@@ -121,65 +121,77 @@ class Session {
  private:
   enum State : int { kIdle, kRunning, kFinalizing, kDone };
 
+  // session.cc: the start order.
   Status Subscribe();
   // After counters started (or not): keeps the subscription where it serves,
   // releases it where it would lock the program's own CUPTI client out.
   void KeepOrReleaseSubscription(bool counting);
-  void OnModuleUnload();
-  // From then on, every launch's name from its API callback (launch_names.h).
-  void CaptureLaunchNames();
-  bool EnableLaunchCallbacks();
-  void OnLaunch(const CUpti_CallbackData* cb);
-  void ConfigureActivity();
+
+  // trace_file.cc.
   Status OpenTrace();
-  void EnableKinds();
-  void EnableApiRecords(bool runtime);
   void WriteManifest();
-  // Production modes (production_link.cc, injection/production/production_controller.h).
-  void StartProduction();
-  void SetActivity(bool on);
-  void DisableKinds(bool all);
-  // A forced flush of cutrace's own buffers; nothing once it has yielded or
-  // while CUPTI is detached.
-  CUptiResult FlushOwnBuffers();
-  // Continuous mode between windows (CUTRACE_DETACH, detach.cc):
-  // the CUPTI calls around attach_'s transitions (session/cupti_attachment.h).
-  void DecideDetach(bool counting);
-  void RequestDetach();
-  void DetachNow();     // an application thread, in the subscriber callback
-  void DetachOrStay();  // DetachNow's work, once the request is taken
-  void OnGraphCall();   // any thread: a graph instantiated or launched
-  // Detaching on: the graph calls' callbacks on, or detaching off without them.
-  void WatchForGraphs();
-  bool EnableGraphCallbacks();
-  // Turns these callbacks of cutrace's subscriber on; false if any failed.
-  bool EnableApiCallbacks(std::span<const CUpti_CallbackId> runtime, std::span<const CUpti_CallbackId> driver);
-  bool Reattach();    // the control thread, before a window's kinds go on
-  // Finalize: no detach from now on; true unless CUPTI is attached (then
-  // there is nothing to flush, and no CUPTI call may be made).
-  bool SettleAttachForExit();
-  // The API domains' callbacks off, cutrace's own callbacks back on.
-  void DomainsOff();
-  // Waits (boundedly) for a detach under way, takes back one asked for and
-  // not yet made; the state after. Caller holds attach_mu_.
-  CuptiAttachment::State SettleDetach();
-  // A module unload's flush is under way or stuck: no detach.
-  bool DetachBlocked() const;
-  // The callbacks cutrace keeps on its subscriber: module unloads, and
-  // launches once a module was unloaded (launch_names.h).
-  void EnableOwnCallbacks();
+  ClockAnchorInfo Anchor();
+
+  // activity_kinds.cc.
+  void ConfigureActivity();
   // The activity settings of the config (thread ids, per-thread buffers, flush
   // period, latency timestamps): at Start and after every re-attach.
   void ApplyActivitySettings();
-  // Watches the program's objects for a CUPTI client of their own (client_handover.cc).
-  void WatchForOtherClient();
+  void EnableKinds();
+  void EnableApiRecords(bool runtime);
+  void DisableKinds(bool all);
+  // Continuous mode's windows turn the kinds on and off (control thread).
+  void SetActivity(bool on);
+  // A forced flush of cutrace's own buffers; nothing once it has yielded or
+  // while CUPTI is detached.
+  CUptiResult FlushOwnBuffers();
 
+  // activity_intake.cc (CUPTI's threads).
   void OnRequested(uint8_t** buffer, size_t* size, size_t* max_records);
   void OnCompleted(CUcontext context, uint32_t stream_id, uint8_t* buffer, size_t valid_size);
   void PostDevices(const std::vector<DeviceInfo>& devices);
   // Totals for a Statistics packet; `writer` must belong to the calling thread.
   StatsInfo CollectStats(const TraceWriter& writer) const;
-  ClockAnchorInfo Anchor();
+
+  // subscriber_callbacks.cc.
+  // The callbacks cutrace keeps on its subscriber: module unloads, and
+  // launches once a module was unloaded (launch_names.h).
+  void EnableOwnCallbacks();
+  // Turns these callbacks of cutrace's subscriber on; false if any failed.
+  bool EnableApiCallbacks(std::span<const CUpti_CallbackId> runtime, std::span<const CUpti_CallbackId> driver);
+  bool EnableLaunchCallbacks();
+  bool EnableGraphCallbacks();
+  void OnModuleUnload();
+  // From then on, every launch's name from its API callback (launch_names.h).
+  void CaptureLaunchNames();
+  void OnLaunch(const CUpti_CallbackData* cb);
+
+  // detach.cc: continuous mode between windows (CUTRACE_DETACH), the CUPTI
+  // calls around attach_'s transitions (cupti_attachment.h).
+  void DecideDetach(bool counting);
+  // Detaching on: the graph calls' callbacks on, or detaching off without them.
+  void WatchForGraphs();
+  void OnGraphCall();   // any thread: a graph instantiated or launched
+  // A module unload's flush is under way or stuck: no detach.
+  bool DetachBlocked() const;
+  void RequestDetach();
+  // The API domains' callbacks off, cutrace's own callbacks back on.
+  void DomainsOff();
+  void DetachNow();     // an application thread, in the subscriber callback
+  void DetachOrStay();  // DetachNow's work, once the request is taken
+  // Waits (boundedly) for a detach under way, takes back one asked for and
+  // not yet made; the state after. Caller holds attach_mu_.
+  CuptiAttachment::State SettleDetach();
+  bool Reattach();    // the control thread, before a window's kinds go on
+  // Finalize: no detach from now on; true unless CUPTI is attached (then
+  // there is nothing to flush, and no CUPTI call may be made).
+  bool SettleAttachForExit();
+
+  // production_link.cc (injection/production/production_controller.h).
+  void StartProduction();
+
+  // client_handover.cc: watches the program's objects for a CUPTI client of their own.
+  void WatchForOtherClient();
 
   Config config_;
   EnvGetter env_;
