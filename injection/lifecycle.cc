@@ -16,7 +16,7 @@
 #include <string>
 
 #include "injection/config.h"
-#include "injection/cupti_loader.h"
+#include "injection/cupti/cupti_loader.h"
 #include "injection/log.h"
 #include "injection/process_state.h"
 #include "injection/session/session.h"

@@ -11,7 +11,7 @@
 #include "injection/clock.h"
 #include "injection/log.h"
 #include "injection/process_state.h"
-#include "injection/range_profiler.h"
+#include "injection/counters/range_profiler.h"
 
 namespace cutrace::injection {
 namespace {
@@ -106,7 +106,7 @@ Status Session::Start(std::unique_ptr<CuptiApi> api) {
     return Status::Error("cuptiActivityRegisterCallbacks failed: " + api_->ResultString(r));
   }
   EnableKinds();
-  // --- hardware counters (injection/range_profiler.h): only when
+  // --- hardware counters (injection/counters/range_profiler.h): only when
   // CUTRACE_METRICS asks; failures are one line and leave tracing as is.
   CounterSinks sinks;
   sinks.counters = [this](CounterBatchInfo batch) {

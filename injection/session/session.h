@@ -44,13 +44,13 @@
 #include "collector/status.h"
 #include "collector/string_interner.h"
 #include "collector/trace_info.h"
-#include "injection/activity_processor.h"
+#include "injection/records/activity_processor.h"
 #include "injection/activity_stats.h"
 #include "injection/buffer_pool.h"
 #include "injection/config.h"
 #include "injection/production/production_controller.h"
-#include "injection/cupti_api.h"
-#include "injection/launch_names.h"
+#include "injection/cupti/cupti_api.h"
+#include "injection/records/launch_names.h"
 #include "injection/session/cupti_attachment.h"
 
 namespace cutrace::injection {

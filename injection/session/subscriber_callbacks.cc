@@ -12,7 +12,7 @@
 
 #include "injection/cupti/launch_callbacks.h"
 #include "injection/log.h"
-#include "injection/range_profiler.h"
+#include "injection/counters/range_profiler.h"
 #include "injection/session/session.h"
 
 namespace cutrace::injection {

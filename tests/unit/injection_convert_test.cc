@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "injection/convert.h"
+#include "injection/records/convert.h"
 
 namespace cutrace::injection {
 namespace {

@@ -3,7 +3,7 @@
 // with the tests) or reporting what is missing in one line.
 #include <gtest/gtest.h>
 
-#include "injection/cupti_loader.h"
+#include "injection/cupti/cupti_loader.h"
 
 namespace cutrace::injection {
 namespace {

@@ -1,4 +1,4 @@
-// FakeCupti: a CuptiApi (injection/cupti_api.h) for unit tests, in the spirit
+// FakeCupti: a CuptiApi (injection/cupti/cupti_api.h) for unit tests, in the spirit
 // of Kineto's CuptiActivityApi mocks. It records every call in order,
 // captures the buffer callbacks so tests drive the real BufferRequested /
 // BufferCompleted, walks buffers built with testing::BufferWriter, and can
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "injection/cupti_api.h"
+#include "injection/cupti/cupti_api.h"
 #include "injection/testing/fake_activity_buffer.h"
 
 namespace cutrace::injection::testing {

@@ -1,8 +1,8 @@
 // LaunchIndex: API call start times by correlation id, bounded, never wrong.
 #include <gtest/gtest.h>
 
-#include "injection/launch_index.h"
-#include "injection/launch_names.h"
+#include "injection/records/launch_index.h"
+#include "injection/records/launch_names.h"
 
 namespace cutrace::injection {
 namespace {

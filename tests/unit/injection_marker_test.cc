@@ -6,7 +6,7 @@
 
 #include <map>
 
-#include "injection/marker_pairer.h"
+#include "injection/records/marker_pairer.h"
 
 namespace cutrace::injection {
 namespace {

@@ -1,4 +1,4 @@
-// The metric check (injection/metric_check.h) through a fake ProfilerApi:
+// The metric check (injection/counters/metric_check.h) through a fake ProfilerApi:
 // devices named by chip and grouped, every name asked of the chip's host
 // object, what CUPTI says about each copied out, and the errors that make the
 // check impossible. The same functions against CUPTI's real tables (offline,
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "injection/metric_check.h"
+#include "injection/counters/metric_check.h"
 
 namespace cutrace::injection {
 namespace {

@@ -1,4 +1,4 @@
-// The range profiler (injection/range_profiler.h) driven through a fake
+// The range profiler (injection/counters/range_profiler.h) driven through a fake
 // ProfilerApi: the CUPTI call order, the samples it writes (joined by
 // correlation id or range name, with passes), launch selection, and failing
 // open with one line. No GPU: the fake answers as CUPTI documents.
@@ -10,8 +10,8 @@
 
 #include <generated_nvtx_meta.h>
 
-#include "injection/metrics_config.h"
-#include "injection/range_profiler.h"
+#include "injection/counters/metrics_config.h"
+#include "injection/counters/range_profiler.h"
 
 namespace cutrace::injection {
 namespace {

@@ -15,7 +15,7 @@
 
 #include "collector/trace_loader.h"
 #include "injection/clock.h"
-#include "injection/convert.h"
+#include "injection/records/convert.h"
 #include "tests/unit/injection_session_fixture.h"
 
 namespace cutrace::injection {

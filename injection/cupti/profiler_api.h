@@ -1,5 +1,5 @@
 // ProfilerApi: the seam between cutrace's hardware-counter collection
-// (injection/range_profiler.h) and CUPTI's Range Profiler and Profiler Host
+// (injection/counters/range_profiler.h) and CUPTI's Range Profiler and Profiler Host
 // APIs (cupti_range_profiler.h, cupti_profiler_host.h, cupti_profiler_target.h,
 // cupti_target.h), plus the callback switches and the one driver call it
 // needs. Unit tests drive the range profiler through a fake; production uses
@@ -56,7 +56,7 @@ class ProfilerApi {
   virtual CUptiResult HostGetNumOfPasses(CUpti_Profiler_Host_GetNumOfPasses_Params* p) = 0;
   virtual CUptiResult HostEvaluateToGpuValues(CUpti_Profiler_Host_EvaluateToGpuValues_Params* p) = 0;
   // The chips this libcupti's metric tables cover (only the metric check,
-  // injection/metric_check.h, asks); optional.
+  // injection/counters/metric_check.h, asks); optional.
   virtual CUptiResult HostGetSupportedChips(CUpti_Profiler_Host_GetSupportedChips_Params* /*p*/) {
     return CUPTI_ERROR_NOT_SUPPORTED;
   }

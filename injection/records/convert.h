@@ -1,7 +1,7 @@
 // Record conversion: pure functions from CUPTI activity structs (CUDA 13
 // layouts) to collector records (collector/records.h). Nothing here keeps a
 // pointer into CUPTI memory: strings are resolved to interned ids by the
-// caller (injection/activity_processor.h) before or during the call.
+// caller (injection/records/activity_processor.h) before or during the call.
 //
 // Each Convert* returns nullopt when the record is usable, or the reason it
 // is not (zero or inverted timestamps, a kernel ending before it was

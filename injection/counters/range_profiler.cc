@@ -1,5 +1,5 @@
 // Hardware counters through the Range Profiler: see range_profiler.h.
-#include "injection/range_profiler.h"
+#include "injection/counters/range_profiler.h"
 
 #include <sys/syscall.h>
 #include <unistd.h>

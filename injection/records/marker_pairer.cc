@@ -1,11 +1,11 @@
-#include "injection/marker_pairer.h"
+#include "injection/records/marker_pairer.h"
 
 #include <algorithm>
 #include <iterator>
 
 #include <cupti.h>
 
-#include "injection/convert.h"
+#include "injection/records/convert.h"
 
 namespace cutrace::injection {
 

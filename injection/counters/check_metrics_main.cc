@@ -6,7 +6,7 @@
 //   cutrace-check-metrics [--chip NAME]... [--json] METRIC[,METRIC...]...
 //
 // Without --chip: libcuda.so.1 is loaded, cuInit(0), and each device's chip
-// is named by CUPTI (injection/metric_check.h). With --chip no driver or GPU
+// is named by CUPTI (injection/counters/metric_check.h). With --chip no driver or GPU
 // is needed: CUPTI's host API carries the metric tables of every chip it
 // supports. libcupti is found as the injected library finds it
 // (FindCuptiLibrary: CUTRACE_CUPTI_PATH, LD_LIBRARY_PATH, the CUDA dirs, the
@@ -38,9 +38,9 @@
 #include <nlohmann/json.hpp>
 
 #include "collector/list_items.h"
-#include "injection/cupti_loader.h"
-#include "injection/metric_check.h"
-#include "injection/profiler_api.h"
+#include "injection/cupti/cupti_loader.h"
+#include "injection/counters/metric_check.h"
+#include "injection/cupti/profiler_api.h"
 
 namespace cutrace::injection {
 namespace {

@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "collector/status.h"
-#include "injection/profiler_api.h"
+#include "injection/cupti/profiler_api.h"
 
 namespace cutrace::injection {
 

@@ -1,4 +1,4 @@
-#include "injection/cupti_loader.h"
+#include "injection/cupti/cupti_loader.h"
 
 #include <dlfcn.h>
 #include <limits.h>

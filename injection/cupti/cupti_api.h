@@ -2,7 +2,7 @@
 // CUDA version) calls the library makes go through this interface, so unit
 // tests drive the real buffer callbacks and record conversion with a fake
 // (tests/unit/injection_fake_cupti.h) and no GPU. The production
-// implementation, DlCuptiApi (injection/cupti_loader.h), dlopen()s libcupti,
+// implementation, DlCuptiApi (injection/cupti/cupti_loader.h), dlopen()s libcupti,
 // so the injected library has no link-time dependency on CUDA.
 //
 // Threads: implementations must be callable from any thread, as CUPTI's own

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "collector/status.h"
-#include "injection/cupti_api.h"
+#include "injection/cupti/cupti_api.h"
 
 namespace cutrace::injection {
 

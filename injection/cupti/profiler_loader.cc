@@ -2,8 +2,8 @@
 // profiler_api.h.
 #include <dlfcn.h>
 
-#include "injection/cupti_loader.h"
-#include "injection/profiler_api.h"
+#include "injection/cupti/cupti_loader.h"
+#include "injection/cupti/profiler_api.h"
 
 namespace cutrace::injection {
 namespace {

@@ -1,6 +1,6 @@
 // ActivityProcessor: reads one completed CUPTI activity buffer with
 // cuptiActivityGetNextRecord (through the CuptiApi seam), converts every
-// record at once into collector records (injection/convert.h), resolves
+// record at once into collector records (injection/records/convert.h), resolves
 // names to interned ids immediately (nothing keeps a pointer into CUPTI's
 // memory once Process() returns, so the buffer can go straight back to the
 // pool), pairs NVTX markers into ranges, and counts everything in
@@ -10,7 +10,7 @@
 // ends later than the moment its buffer was delivered (plus kDeliverySlackNs
 // for clock interpolation) is "after_delivery"; a kernel, copy or memset that
 // ends before the API call that issued it began (joined by correlation id,
-// injection/launch_index.h) is "ends_before_launch". Both are counted and
+// injection/records/launch_index.h) is "ends_before_launch". Both are counted and
 // kept out of the trace.
 //
 // Threads: Process() may be called from CUPTI's buffer thread and, during
@@ -33,10 +33,10 @@
 #include "collector/trace_info.h"
 #include "injection/activity_stats.h"
 #include "injection/config.h"
-#include "injection/cupti_api.h"
-#include "injection/launch_index.h"
-#include "injection/launch_names.h"
-#include "injection/marker_pairer.h"
+#include "injection/cupti/cupti_api.h"
+#include "injection/records/launch_index.h"
+#include "injection/records/launch_names.h"
+#include "injection/records/marker_pairer.h"
 
 namespace cutrace::injection {
 
@@ -59,7 +59,7 @@ class ActivityProcessor {
   // alone use arbitrary times).
   void set_now(NowFn now);
 
-  // Names taken at launch (injection/launch_names.h), preferred over the
+  // Names taken at launch (injection/records/launch_names.h), preferred over the
   // record's own once the table is active. Must outlive the processor.
   void set_launch_names(const LaunchNames* names) { launch_names_ = names; }
 

@@ -1,4 +1,4 @@
-#include "injection/convert.h"
+#include "injection/records/convert.h"
 
 #include <cstring>
 

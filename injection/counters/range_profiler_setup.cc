@@ -6,7 +6,7 @@
 //
 // Threads: called from inside a launch or NVTX callback with the
 // profiler's lock held (OnLaunch / OnNvtx), once per context.
-#include "injection/range_profiler.h"
+#include "injection/counters/range_profiler.h"
 
 #include <cstring>
 

@@ -1,5 +1,5 @@
 // CUTRACE_METRICS and friends: see metrics_config.h.
-#include "injection/metrics_config.h"
+#include "injection/counters/metrics_config.h"
 
 #include <algorithm>
 #include <memory>

@@ -1,9 +1,9 @@
-#include "injection/activity_processor.h"
+#include "injection/records/activity_processor.h"
 
 #include <cstring>
 
 #include "injection/api_filter.h"
-#include "injection/convert.h"
+#include "injection/records/convert.h"
 #include "injection/log.h"
 #include "injection/process_state.h"
 

@@ -1,5 +1,5 @@
 // Metric names against a chip's tables: see metric_check.h.
-#include "injection/metric_check.h"
+#include "injection/counters/metric_check.h"
 
 #include <cstring>
 

@@ -1,5 +1,5 @@
 // Kernel names by correlation id: see launch_names.h.
-#include "injection/launch_names.h"
+#include "injection/records/launch_names.h"
 
 namespace cutrace::injection {
 

@@ -57,8 +57,8 @@
 
 #include "collector/string_interner.h"
 #include "collector/trace_info.h"
-#include "injection/metrics_config.h"
-#include "injection/profiler_api.h"
+#include "injection/counters/metrics_config.h"
+#include "injection/cupti/profiler_api.h"
 
 namespace cutrace::injection {
 
