@@ -103,7 +103,6 @@ std::optional<bool> ParseBool(std::string_view text) {
   return std::nullopt;
 }
 
-
 Config ParseConfig(const EnvGetter& env) {
   Config c;
   auto& problems = c.problems;

@@ -13,7 +13,6 @@
 namespace cutrace::injection {
 namespace {
 
-
 void WriteAll(const char* data, size_t n) {
   while (n > 0) {
     ssize_t w = ::write(STDERR_FILENO, data, n);

@@ -167,10 +167,6 @@ void RangeProfiler::OnNvtx(CUpti_CallbackId cbid, const void* data) {
   if (--c->depth == 0 && ++c->closed >= kNvtxRanges) Collect(*c, 0, 0);
 }
 
-
-
-
-
 bool RangeProfiler::StartRange(Context& c) {
   auto p = Params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
   p.pRangeProfilerObject = c.object;

@@ -5,13 +5,11 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <cstring>
-
 #include "injection/clock.h"
 #include "injection/log.h"
 
 namespace cutrace::injection {
+
 ProductionController::ProductionController(ProductionConfig config, MemoryBudget budget,
                                            Callbacks callbacks)
     : config_(std::move(config)),
@@ -238,10 +236,6 @@ bool ProductionController::OnBatch(RecordBatch& batch, TraceWriter&, StringInter
   return false;
 }
 
-
-
-
-
 void ProductionController::AfterItem(std::unique_ptr<TraceWriter>* writer, StringInterner& interner) {
   const int64_t now = cb_.now();
   for (FeatureHook* hook : chain_) hook->AfterItem(writer, interner, now);
@@ -271,6 +265,5 @@ void ProductionController::FillStats(StatsInfo* s) const {
   s->windows = windows_.load(std::memory_order_relaxed);
   s->tool_cpu_ns += control_cpu_ns_.load(std::memory_order_relaxed);
 }
-
 
 }  // namespace cutrace::injection

@@ -14,7 +14,6 @@ constexpr size_t kNameCacheSlots = 256;
 // Guards against absurd callback ids: a table grows to at most this size.
 constexpr uint32_t kMaxCbid = 1u << 16;
 
-
 template <typename T>
 const T& As(const CUpti_Activity* record) {
   return *reinterpret_cast<const T*>(record);

@@ -35,7 +35,6 @@ class ScopedSignalBlock {
   sigset_t old_;
 };
 
-
 }  // namespace
 
 uint64_t CUPTIAPI MonotonicTimestampCallback() { return MonotonicTimestamp(); }
