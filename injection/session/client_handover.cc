@@ -65,8 +65,6 @@ CUptiResult CallReal(Watched w, Args... args) {
   return real != nullptr ? real(args...) : CUPTI_ERROR_NOT_INITIALIZED;
 }
 
-// Whether the program's own client has kernel records on (its calls only).
-
 bool IsKernelKind(CUpti_ActivityKind kind) {
   return kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || kind == CUPTI_ACTIVITY_KIND_KERNEL;
 }
