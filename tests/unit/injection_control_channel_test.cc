@@ -76,5 +76,44 @@ TEST(ControlChannelTest, PollTakesTheTriggerFileAndEachLineOfTheControlFileOnce)
   ::rmdir(dir.c_str());
 }
 
+void ProgramHandler(int) {}
+
+TEST(ControlChannelTest, ASignalTheProgramHandlesItselfIsLeftToTheProgram) {
+  struct sigaction mine = {};
+  mine.sa_handler = &ProgramHandler;
+  struct sigaction old = {};
+  ASSERT_EQ(::sigaction(SIGUSR1, &mine, &old), 0);
+  int trigger = SIGUSR1;
+  int capture = 0;
+  ::testing::internal::CaptureStderr();
+  ControlChannel::InstallSignals(&trigger, &capture);
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(trigger, 0);  // the trigger is off
+  EXPECT_NE(said.find("the program handles SIGUSR1 itself"), std::string::npos) << said;
+  struct sigaction now = {};
+  ASSERT_EQ(::sigaction(SIGUSR1, nullptr, &now), 0);
+  EXPECT_EQ(now.sa_handler, &ProgramHandler);
+  ::sigaction(SIGUSR1, &old, nullptr);
+}
+
+TEST(ControlChannelTest, TriggerAndCaptureSignalsAreCountedAndTakenOnce) {
+  int trigger = SIGUSR2;
+  int capture = SIGHUP;
+  ControlChannel::InstallSignals(&trigger, &capture);
+  ASSERT_EQ(trigger, SIGUSR2);
+  ASSERT_EQ(capture, SIGHUP);
+  static_cast<void>(ControlChannel::TakeDumpSignals());
+  static_cast<void>(ControlChannel::TakeCaptureSignals());
+  ASSERT_EQ(::raise(SIGUSR2), 0);  // the default action would end this test
+  ASSERT_EQ(::raise(SIGUSR2), 0);
+  ASSERT_EQ(::raise(SIGHUP), 0);
+  EXPECT_EQ(ControlChannel::TakeDumpSignals(), 2);
+  EXPECT_EQ(ControlChannel::TakeDumpSignals(), 0);
+  EXPECT_EQ(ControlChannel::TakeCaptureSignals(), 1);
+  EXPECT_EQ(ControlChannel::TakeCaptureSignals(), 0);
+  ::signal(SIGUSR2, SIG_DFL);
+  ::signal(SIGHUP, SIG_DFL);
+}
+
 }  // namespace
 }  // namespace cutrace::injection
