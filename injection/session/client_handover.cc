@@ -14,6 +14,7 @@
 //    own buffers back with a forced flush and turns its activity kinds off
 //    (YieldActivity). The program's client starts from empty buffers of its
 //    own and sees everything it asked for; cutrace records nothing meanwhile.
+//    (ClientHandover::Yield.)
 //  - cuptiActivityRegisterTimestampCallback: the client brings its own clock
 //    (Kineto: TSC ticks or CLOCK_MONOTONIC) before it registers its buffers.
 //    cutrace yields right there, so every record of its own is delivered and
@@ -32,6 +33,7 @@
 #include <mutex>
 
 #include "injection/clock.h"
+#include "injection/session/client_handover.h"
 #include "injection/session/import_redirect.h"
 #include "injection/log.h"
 #include "injection/process_state.h"
@@ -147,67 +149,89 @@ void Session::WatchForOtherClient() {
   });
 }
 
-void Session::YieldActivity() {
-  if (!running() || ::getpid() != pid_) return;
-  std::lock_guard<std::mutex> lock(handover_mu_);
+void ClientHandover::Yield(Host& host) {
+  if (!host.HandoverLive()) return;
+  std::lock_guard<std::mutex> lock(mu_);
   if (yielded_.exchange(true, std::memory_order_acq_rel)) return;
   const uint64_t at = MonotonicNs();
   // Still cutrace's callbacks: every buffer CUPTI holds for cutrace comes
   // back to it now, before the program's client gets the API.
-  CUptiResult r = api_->ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  CUptiResult r = host.FlushBeforeHandover();
   if (r != CUPTI_SUCCESS) {
-    Log(LogLevel::kDebug, "cuptiActivityFlushAll before the hand-over: %s", api_->ResultString(r).c_str());
+    Log(LogLevel::kDebug, "cuptiActivityFlushAll before the hand-over: %s", host.ResultString(r).c_str());
   }
   // Nothing of cutrace's goes into the other client's buffers: every kind it
   // turned on goes off (the client turns on what it wants next).
-  DisableKinds(/*all=*/true);
+  host.AllKindsOff();
   // One line per process: a profiler started every few minutes is no news.
   LogOnce(Said().client_started, LogLevel::kWarn, "the program started a CUPTI client of its own (such as "
           "torch.profiler), which takes CUPTI's activity records: cutrace records no GPU "
           "activity while it runs");
-  writer_->Post([at](TraceWriter& w, StringInterner&) {
-    static_cast<void>(w.WriteWarning(  // errors surface at Finalize
-        "the program started a CUPTI client of its own (such as torch.profiler), which took CUPTI's "
-        "activity API: no GPU activity was recorded from here until it stopped",
-        static_cast<int64_t>(at)));
-  });
+  host.PostWarning("the program started a CUPTI client of its own (such as torch.profiler), which took CUPTI's "
+                   "activity API: no GPU activity was recorded from here until it stopped",
+                   at);
 }
 
-void Session::ResumeActivity() {
-  if (!running() || ::getpid() != pid_ || !yielded()) return;
-  std::lock_guard<std::mutex> lock(handover_mu_);
+void ClientHandover::Resume(Host& host) {
+  if (!host.HandoverLive() || !yielded()) return;
+  std::lock_guard<std::mutex> lock(mu_);
   if (!yielded()) return;
-  CUptiResult r = api_->ActivityRegisterCallbacks(&Session::BufferRequested, &Session::BufferCompleted);
+  CUptiResult r = host.RegisterBufferCallbacks();
   if (r != CUPTI_SUCCESS) {
-    Log(LogLevel::kDebug, "cannot take the activity API back (%s)", api_->ResultString(r).c_str());
+    Log(LogLevel::kDebug, "cannot take the activity API back (%s)", host.ResultString(r).c_str());
     return;
   }
   if (program_clock_.exchange(false, std::memory_order_acq_rel)) {
     // Records from here on carry cutrace's clock again (the client installs
     // its own at its next start, which goes through ProgramSetsClock).
-    CUpti_TimestampCallbackFunc mine = clock_ == ClockDomain::kMonotonic ? &MonotonicTimestampCallback
-                                       : cupti_clock_is_realtime_         ? &RealtimeClock
-                                                                          : nullptr;
+    CUpti_TimestampCallbackFunc mine = host.OwnClock();
     if (mine == nullptr || CallReal<ClockFn>(kClock, mine) != CUPTI_SUCCESS) {
       Log(LogLevel::kDebug, "cannot put cutrace's clock back after the program's client: "
           "records after the hand-back may be on another clock");
-      writer_->Post([](TraceWriter& w, StringInterner&) {
-        static_cast<void>(w.WriteWarning(
-            "the program's CUPTI client left its own clock in place: timestamps after it stopped "
-            "may not match the ones before", static_cast<int64_t>(MonotonicNs())));
-      });
+      host.PostWarning("the program's CUPTI client left its own clock in place: timestamps after it stopped "
+                       "may not match the ones before",
+                       std::nullopt);
     }
   }
   yielded_.store(false, std::memory_order_release);
-  // Continuous mode turns kinds on at its next window; elsewhere they go on now.
-  if (!production_ || production_->config().mode != Mode::kContinuous) EnableKinds();
+  host.KindsBackOn();
   const uint64_t at = MonotonicNs();
   Log(LogLevel::kDebug, "the program's CUPTI client stopped: cutrace records GPU activity again");
-  writer_->Post([at](TraceWriter& w, StringInterner&) {
-    static_cast<void>(w.WriteWarning(  // errors surface at Finalize
-        "the program's own CUPTI client stopped: GPU activity is recorded again from here",
-        static_cast<int64_t>(at)));
+  host.PostWarning("the program's own CUPTI client stopped: GPU activity is recorded again from here", at);
+}
+
+// Session's side: its Host, and the watch.
+
+bool Session::HandoverHost::HandoverLive() const { return s.running() && ::getpid() == s.pid_; }
+
+CUptiResult Session::HandoverHost::FlushBeforeHandover() {
+  return s.api_->ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+}
+
+void Session::HandoverHost::AllKindsOff() { s.DisableKinds(/*all=*/true); }
+
+CUptiResult Session::HandoverHost::RegisterBufferCallbacks() {
+  return s.api_->ActivityRegisterCallbacks(&Session::BufferRequested, &Session::BufferCompleted);
+}
+
+void Session::HandoverHost::KindsBackOn() {
+  // Continuous mode turns kinds on at its next window; elsewhere they go on now.
+  if (!s.production_ || s.production_->config().mode != Mode::kContinuous) s.EnableKinds();
+}
+
+void Session::HandoverHost::PostWarning(std::string text, std::optional<uint64_t> at) {
+  s.writer_->Post([text = std::move(text), at](TraceWriter& w, StringInterner&) {
+    // Errors surface at Finalize.
+    static_cast<void>(w.WriteWarning(text, static_cast<int64_t>(at ? *at : MonotonicNs())));
   });
+}
+
+std::string Session::HandoverHost::ResultString(CUptiResult r) const { return s.api_->ResultString(r); }
+
+CUpti_TimestampCallbackFunc Session::HandoverHost::OwnClock() const {
+  return s.clock_ == ClockDomain::kMonotonic ? &MonotonicTimestampCallback
+         : s.cupti_clock_is_realtime_        ? &RealtimeClock
+                                             : nullptr;
 }
 
 }  // namespace cutrace::injection

@@ -51,6 +51,7 @@
 #include "injection/production/production_controller.h"
 #include "injection/cupti/cupti_api.h"
 #include "injection/records/launch_names.h"
+#include "injection/session/client_handover.h"
 #include "injection/session/cupti_attachment.h"
 
 namespace cutrace::injection {
@@ -93,13 +94,13 @@ class Session {
   // The program's own CUPTI client is registering its activity buffer
   // callbacks (client_handover.cc): cutrace takes its buffers back and
   // stops recording activity. Any thread; the first call does the work.
-  void YieldActivity();
+  void YieldActivity() { handover_.Yield(handover_host_); }
   // That client turned its kernel records off and flushed: cutrace takes the
   // activity API back. Any thread; a no-op unless yielded.
-  void ResumeActivity();
+  void ResumeActivity() { handover_.Resume(handover_host_); }
   // The program's client installed its own timestamp callback (while cutrace yields).
-  void NoteProgramClock() { program_clock_.store(true, std::memory_order_release); }
-  bool yielded() const { return yielded_.load(std::memory_order_acquire); }
+  void NoteProgramClock() { handover_.NoteProgramClock(); }
+  bool yielded() const { return handover_.yielded(); }
   // Continuous mode asked CUPTI to detach at the next API exit (tests).
   bool detach_pending() const { return attach_.detach_pending(); }
 
@@ -213,10 +214,22 @@ class Session {
   std::atomic<bool> started_{false};
   std::atomic<uint64_t> writer_cpu_ns_{0};
   std::atomic<bool> pool_warning_posted_{false};
-  std::atomic<bool> yielded_{false};  // the program's CUPTI client has the activity API
-  std::mutex handover_mu_;             // serialises YieldActivity and ResumeActivity
-  std::atomic<bool> program_clock_{false};  // its timestamp callback is CUPTI's now
-  bool cupti_clock_is_realtime_ = false;    // set at Start: CUPTI's default clock is in use
+  // The program's own CUPTI client (client_handover.h), and what the
+  // hand-over does to this session.
+  ClientHandover handover_;
+  struct HandoverHost final : ClientHandover::Host {
+    explicit HandoverHost(Session& session) : s(session) {}
+    bool HandoverLive() const override;
+    CUptiResult FlushBeforeHandover() override;
+    void AllKindsOff() override;
+    CUptiResult RegisterBufferCallbacks() override;
+    void KindsBackOn() override;
+    void PostWarning(std::string text, std::optional<uint64_t> at) override;
+    std::string ResultString(CUptiResult r) const override;
+    CUpti_TimestampCallbackFunc OwnClock() const override;
+    Session& s;
+  } handover_host_{*this};
+  bool cupti_clock_is_realtime_ = false;  // set at Start: CUPTI's default clock is in use
   // A flush before a module unload that did not return in time (see OnModuleUnload).
   static constexpr std::chrono::milliseconds kUnloadFlushWait{2000};
   std::atomic<bool> unload_flush_stuck_{false};
