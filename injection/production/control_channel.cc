@@ -1,3 +1,5 @@
+// ControlChannel (control_channel.h): the signals, files and commands an
+// operator uses to reach a running production session.
 #include "injection/production/control_channel.h"
 
 #include <fcntl.h>

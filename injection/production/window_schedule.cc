@@ -1,3 +1,4 @@
+// WindowSchedule (window_schedule.h): the control loop's deadlines, pure.
 #include "injection/production/window_schedule.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// CuptiAttachment (cupti_attachment.h): the transition table and Fire().
 #include "injection/session/cupti_attachment.h"
 
 namespace cutrace::injection {
