@@ -5,8 +5,8 @@
 set -euo pipefail
 
 packages=(cmake ninja-build g++ pkg-config libprotobuf-dev protobuf-compiler libcli11-dev
-          libfmt-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
-          libzstd-dev python3 binutils
+          libfmt-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev
+          python3 binutils
           prometheus  # promtool: the OpenMetrics export is checked with `promtool check metrics`
           valgrind)   # callgrind: bench/launch_instructions.py (and the launch storm's callgrind.h)
 # clang brings libFuzzer for the fuzz targets (optional for a plain build).
