@@ -44,11 +44,13 @@ struct Gap {
   uint64_t end_ns = 0;
   OpRef before;  // where the records are loaded (DescribeOp())
   OpRef after;
-  GapCause cause = GapCause::kUnknown;
+  GapCause cause = GapCause::kUnknown;  // the largest of `causes`
   // The same operations as text ids into TimelineReport::labels, which
   // streamed reports (no records in memory) have too.
   uint32_t before_label = 0;
   uint32_t after_label = 0;
+  // The gap's time by cause (gap_causes.h), by GapCause; they sum to its length.
+  uint64_t causes[kGapCauses] = {};
 
   uint64_t duration_ns() const { return end_ns - start_ns; }
 };
@@ -57,6 +59,8 @@ struct DeviceGaps {
   uint32_t device = 0;
   uint64_t idle_ns = 0;    // every gap, whatever the options
   uint64_t gap_count = 0;  // every gap, whatever the options
+  // idle_ns by cause, by GapCause (every gap, whatever the options).
+  uint64_t idle_by_cause[kGapCauses] = {};
   std::vector<Gap> gaps;   // the listed ones (see GapOptions)
 };
 

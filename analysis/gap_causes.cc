@@ -9,8 +9,11 @@ const char* GapCauseName(GapCause cause) {
   switch (cause) {
     case GapCause::kHostSync: return "host_sync";
     case GapCause::kPageableCopy: return "pageable_copy";
+    case GapCause::kApiOverhead: return "api_overhead";
+    case GapCause::kHostBusy: return "host_busy";
+    case GapCause::kLaunchLatency: return "launch_latency";
     case GapCause::kEventWait: return "event_wait";
-    case GapCause::kNothingLaunched: return "nothing_launched";
+    case GapCause::kQueued: return "queued";
     case GapCause::kUnknown: break;
   }
   return "unknown";
@@ -28,6 +31,8 @@ ApiRole ClassifyApiName(std::string_view name) {
   if (starts("cudaEventSynchronize") || starts("cuEventSynchronize") ||
       starts("cudaStreamWaitEvent") || starts("cuStreamWaitEvent"))
     return ApiRole::kEventWait;
+  if ((starts("cuda") || starts("cu")) && (has("Memcpy") || has("Memset")) && !has("Async"))
+    return ApiRole::kSyncCopy;
   if ((starts("cuda") || starts("cu")) &&
       (has("Launch") || has("Memcpy") || has("Memset") || has("MemPrefetch")))
     return ApiRole::kLaunch;

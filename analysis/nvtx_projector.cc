@@ -128,7 +128,7 @@ void NvtxProjector::SameId(Entry& e, const Thread& t, const TimedItem& call) {
   for (uint32_t in : m.instances) ++instances_[in].refs;
   UnrefSnapshot(e.snapshot);
   e.snapshot = merged;
-  e.launch = e.launch || static_cast<ApiRole>(call.b) == ApiRole::kLaunch;
+  e.launch = e.launch || LaunchesWork(static_cast<ApiRole>(call.b));
 }
 
 void NvtxProjector::OverflowOp(File& f, const TimedItem& op, bool graph) {

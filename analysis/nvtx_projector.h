@@ -173,7 +173,7 @@ class NvtxProjector {
     return;
   }
   if (e.correlation != 0) Evict(f, e);
-  e = Entry{call.correlation, t.snapshot, static_cast<ApiRole>(call.b) == ApiRole::kLaunch, false,
+  e = Entry{call.correlation, t.snapshot, LaunchesWork(static_cast<ApiRole>(call.b)), false,
             false};
   ++snapshots_[t.snapshot].refs;
 }

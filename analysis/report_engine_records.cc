@@ -288,7 +288,7 @@ void ReportEngine::OnApiCalls(std::span<const ApiRecord> r) {
   // The time extent (CountSpan()) and whether the staged calls keep the
   // run in order (TimeOrder::Staged()), both gathered in the loop below.
   uint64_t first = f.counts.first_ns, last = f.counts.last_ns;
-  // Which calls the sweeps need: those with a role for the timeline, those
+  // Which calls the sweeps need: all of them for the timeline, those
   // with a correlation id for the NVTX projection.
   const bool timeline = parts_.timeline, nvtx = parts_.nvtx;
   const uint16_t file = static_cast<uint16_t>(cur_file_);
@@ -325,7 +325,9 @@ void ReportEngine::OnApiCalls(std::span<const ApiRecord> r) {
     }
     if (ordered) {
       const uint32_t role = roles[slot];
-      if ((timeline && role != 0) || (nvtx && call.correlation_id != 0)) {
+      // Every call for the timeline: what the launching thread was doing
+      // splits the idle time (gap_causes.h).
+      if (timeline || (nvtx && call.correlation_id != 0)) {
         TimedItem* q = out + staged++;
         *q = TimedItem{call.start_ns, end,  call.correlation_id, ThreadSlot(f, call.thread_id),
                        role,          0,    file,                TimedItem::kApi,

@@ -38,34 +38,89 @@ TimelineSweep::Device& TimelineSweep::NewDevice(uint32_t id) {
   Device& d = devices_.emplace_back();
   d.id = id;
   d.gaps.device = id;
-  // Sync calls so far all started before anything this device will run.
-  d.sync_any = api_sync_any_;
-  d.sync_max_end = api_sync_max_end_;
   return d;
 }
 
-void TimelineSweep::HostSync(Device& d, uint64_t start, uint64_t end) {
-  if (d.ops > 0 && start <= d.reach) {
-    d.sync_any = true;
-    d.sync_max_end = std::max(d.sync_max_end, end);
-  } else {
-    d.pending_any = true;
-    d.pending_max_end = std::max(d.pending_max_end, end);
-  }
-}
-
-void TimelineSweep::ApiSync(const TimedItem& call) {
-  api_sync_any_ = true;
-  api_sync_max_end_ = std::max(api_sync_max_end_, call.end);
-  for (Device& d : devices_) HostSync(d, call.start, call.end);
+TimelineSweep::Calls& TimelineSweep::CallsOf(uint64_t key) {
+  const size_t file = key >> 32, slot = key & 0xffffffffu;
+  if (file >= threads_.size()) threads_.resize(file + 1);
+  if (slot >= threads_[file].size()) threads_[file].resize(slot + 1);
+  if (!threads_[file][slot]) threads_[file][slot] = std::make_unique<Calls>();
+  return *threads_[file][slot];
 }
 
 void TimelineSweep::Sync(const TimedItem& sync) {
-  Device& d = DeviceFor(sync.a);
-  if (sync.b != 0)
-    d.event_syncs.Add(sync.start, sync.end);
-  else
-    HostSync(d, sync.start, sync.end);
+  // Event waits on the device; the host's own syncs are read from its
+  // calls (SplitHostTime()), which know the thread that waited.
+  if (sync.b != 0) DeviceFor(sync.a).event_syncs.Add(sync.start, sync.end);
+}
+
+namespace {
+
+struct Span {
+  uint64_t start, end;
+};
+
+// |union| of spans (sorted here; at most a ring's worth).
+uint64_t UnionLength(Span* spans, size_t n) {
+  std::sort(spans, spans + n, [](const Span& a, const Span& b) { return a.start < b.start; });
+  uint64_t total = 0, start = 0, end = 0;
+  bool open = false;
+  for (size_t i = 0; i < n; ++i) {
+    if (open && spans[i].start <= end) {
+      end = std::max(end, spans[i].end);
+      continue;
+    }
+    if (open) total += end - start;
+    start = spans[i].start;
+    end = spans[i].end;
+    open = true;
+  }
+  return open ? total + (end - start) : total;
+}
+
+}  // namespace
+
+void TimelineSweep::SplitHostTime(uint64_t thread, uint64_t s, uint64_t cut,
+                                  uint64_t causes[kGapCauses]) const {
+  Span waits[kThreadCalls], all[kThreadCalls];
+  size_t nw = 0, na = 0;
+  if (const Calls* found = FindCalls(thread)) {
+    const Calls& calls = *found;
+    for (uint32_t i = 0; i < calls.count; ++i) {
+      const Call& c = calls.ring[i];
+      const uint64_t lo = std::max(c.start, s), hi = std::min(c.end, cut);
+      if (lo >= hi) continue;
+      all[na++] = Span{lo, hi};
+      if (Waits(c.role)) waits[nw++] = Span{lo, hi};
+    }
+  }
+  const uint64_t waited = UnionLength(waits, nw);
+  const uint64_t in_calls = UnionLength(all, na);  // holds the waits
+  causes[static_cast<size_t>(GapCause::kHostSync)] += waited;
+  causes[static_cast<size_t>(GapCause::kApiOverhead)] += in_calls - waited;
+  causes[static_cast<size_t>(GapCause::kHostBusy)] += (cut - s) - in_calls;
+}
+
+void TimelineSweep::Attribute(const Device& d, const TimedItem& op, uint64_t s, uint64_t e,
+                              uint64_t causes[kGapCauses]) const {
+  const Launch* launch = nullptr;
+  if (op.correlation != 0 && !launches_.empty()) {
+    const Launch& l = launches_[LaunchSlot(op.correlation, op.file)];
+    if (l.used && l.correlation == op.correlation && (l.thread >> 32) == op.file) launch = &l;
+  }
+  if (launch == nullptr) {
+    causes[static_cast<size_t>(GapCause::kUnknown)] += e - s;
+  } else if (launch->start >= s) {
+    // The host asked late: what it did until then, then the launch itself.
+    const uint64_t cut = std::min(launch->start, e);
+    if (cut > s) SplitHostTime(launch->thread, s, cut, causes);
+    const GapCause tail = (op.type & kOpPageable) ? GapCause::kPageableCopy : GapCause::kLaunchLatency;
+    causes[static_cast<size_t>(tail)] += e - cut;
+  } else {
+    const bool waited = api_events_.Covers(s, e) || d.event_syncs.Covers(s, e);
+    causes[static_cast<size_t>(waited ? GapCause::kEventWait : GapCause::kQueued)] += e - s;
+  }
 }
 
 void TimelineSweep::List(Device& d, const Gap& gap) {
@@ -97,18 +152,14 @@ void TimelineSweep::CloseGap(Device& d, const TimedItem& op) {
   Gap gap{d.reach, op.start, d.reach_op, RefOf(op), GapCause::kUnknown, d.reach_label, op.b};
   ++d.gaps.gap_count;
   d.gaps.idle_ns += gap.duration_ns();
-  if (gap.duration_ns() >= options_.min_gap_ns) {
-    const uint64_t s = gap.start_ns, e = gap.end_ns;
-    if (d.sync_any && d.sync_max_end >= s)
-      gap.cause = GapCause::kHostSync;
-    else if (op.type & kOpPageable)
-      gap.cause = GapCause::kPageableCopy;
-    else if (api_events_.Covers(s, e) || d.event_syncs.Covers(s, e))
-      gap.cause = GapCause::kEventWait;
-    else if (!launches_.Covers(s, e))
-      gap.cause = GapCause::kNothingLaunched;  // unknown if the set has no launches at all
-    List(d, gap);
+  Attribute(d, op, gap.start_ns, gap.end_ns, gap.causes);
+  size_t largest = 0;
+  for (size_t c = 0; c < kGapCauses; ++c) {
+    d.gaps.idle_by_cause[c] += gap.causes[c];
+    if (gap.causes[c] > gap.causes[largest]) largest = c;
   }
+  gap.cause = static_cast<GapCause>(largest);
+  if (gap.duration_ns() >= options_.min_gap_ns) List(d, gap);
 }
 
 TimelineReport TimelineSweep::Finish(std::vector<std::string> labels) {
@@ -134,9 +185,6 @@ TimelineReport TimelineSweep::Finish(std::vector<std::string> labels) {
       std::sort(d.heap.begin(), d.heap.end(), Longer);
       d.gaps.gaps = std::move(d.heap);
     }
-    if (!any_launch_)
-      for (Gap& g : d.gaps.gaps)
-        if (g.cause == GapCause::kNothingLaunched) g.cause = GapCause::kUnknown;
     report.devices.push_back(o);
     report.gaps.push_back(std::move(d.gaps));
   }

@@ -4,16 +4,16 @@
 // O(devices) state: a report over a trace of any length needs no memory per
 // event (but the gaps it is asked to list).
 //
-// Gap causes (gap_causes.h) follow from a few running values per device,
-// because events arrive in start order: for a gap [s, e) that closes when
-// an operation starting at e arrives,
-//   host_sync   the latest end of the host syncs that started by s; syncs
-//               starting while the device idles are folded in only once the
-//               gap has closed, since they did not start by its start;
-//   event_wait  the latest end of the event waits that started before e;
-//   launched    the latest launch call start before e is at least s;
-//   nothing_launched needs "the trace has launch calls": a gap that saw none
-//               is settled in Finish(), when the whole set has been seen.
+// Gap causes (gap_causes.h) follow from what was swept before the gap
+// closes, because events arrive in start order: the operation N closing a
+// gap [s, e) starts at e, so its launch call (started by e) and every call
+// of the launching thread that overlaps [s, e) have been seen. Two bounded
+// tables hold them: recent launch calls by correlation id (direct-mapped,
+// kLaunchSlots; a launch whose work comes after that many later launches is
+// forgotten and its gap is unknown) and each thread's last kThreadCalls
+// calls (a thread's calls follow each other or nest, so the calls that
+// overlap a gap are among its latest). Event waits: the latest end of the
+// event waits that started before e.
 //
 // Not thread-safe.
 #pragma once
@@ -21,9 +21,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <memory>
 #include <vector>
 
 #include "analysis/device_timeline.h"
+#include "analysis/gap_causes.h"
 #include "analysis/time_order.h"
 
 namespace cutrace::analysis {
@@ -37,8 +39,9 @@ class TimelineSweep {
  public:
   explicit TimelineSweep(const GapOptions& options) : options_(options) {}
 
-  // Host events in time order: API calls (b = ApiRole) and sync records
-  // (a = device, b = 1 for event waits). Api() is inline (below), as Op().
+  // Host events in time order: API calls (a = thread slot of the file,
+  // b = ApiRole) and sync records (a = device, b = 1 for event waits).
+  // Api() is inline (below), as Op().
   [[gnu::always_inline]] inline void Api(const TimedItem& call);
   void Sync(const TimedItem& sync);
   // A GPU operation (a = device, b = label, type = OpType | flags). Inline
@@ -99,21 +102,53 @@ class TimelineSweep {
     OpRef reach_op;
     uint32_t reach_label = 0;
     UnionMeter all, compute, copy;
-    // Host syncs: started by `reach` (folded) or while idle since (pending).
-    bool sync_any = false, pending_any = false;
-    uint64_t sync_max_end = 0, pending_max_end = 0;
     Latest event_syncs;  // this device's event-wait sync records
     DeviceGaps gaps;
     std::vector<Gap> heap;  // the N longest (options_.longest > 0)
   };
+  // A launch or copy call, found again by the operations it launched.
+  static constexpr size_t kLaunchSlots = size_t{1} << 16;
+  struct Launch {
+    uint64_t correlation = 0;
+    uint64_t start = 0;
+    uint64_t thread = 0;  // ThreadKey()
+    bool used = false;
+  };
+  // One thread's latest calls, a ring.
+  static constexpr size_t kThreadCalls = 32;
+  struct Call {
+    uint64_t start = 0, end = 0;
+    ApiRole role = ApiRole::kOther;
+  };
+  struct Calls {
+    Call ring[kThreadCalls];
+    uint32_t next = 0, count = 0;
+  };
+  static uint64_t ThreadKey(uint16_t file, uint32_t slot) { return (uint64_t{file} << 32) | slot; }
+  // Correlation ids grow one by one within a file: consecutive launches go
+  // to consecutive slots (no two of the last kLaunchSlots collide, and the
+  // writes stay in cache); each file starts at its own offset.
+  static size_t LaunchSlot(uint64_t correlation, uint16_t file) {
+    return static_cast<size_t>(correlation + uint64_t{file} * 40503u) & (kLaunchSlots - 1);
+  }
+  // Thread slots are dense per file (ReportEngine's): one vector a file.
+  Calls* FindCalls(uint64_t key) const {
+    const size_t file = key >> 32, slot = key & 0xffffffffu;
+    if (file >= threads_.size() || slot >= threads_[file].size()) return nullptr;
+    return threads_[file][slot].get();
+  }
+  Calls& CallsOf(uint64_t key);  // out of line: made on first use
+  // The gap's time by cause (gap_causes.h) into causes[].
+  void Attribute(const Device& d, const TimedItem& op, uint64_t s, uint64_t e,
+                 uint64_t causes[kGapCauses]) const;
+  // [s, cut) by what the thread's calls were: host_sync, api_overhead, host_busy.
+  void SplitHostTime(uint64_t thread, uint64_t s, uint64_t cut, uint64_t causes[kGapCauses]) const;
 
   Device& DeviceFor(uint32_t id) {
     if (id < index_.size() && index_[id] != 0) return devices_[index_[id] - 1];
     return NewDevice(id);
   }
   Device& NewDevice(uint32_t id);
-  void HostSync(Device& d, uint64_t start, uint64_t end);
-  void ApiSync(const TimedItem& call);
   static OpRef RefOf(const TimedItem& op) {
     return OpRef{op.index, op.file, static_cast<OpType>(op.type & kOpTypeMask)};
   }
@@ -127,23 +162,24 @@ class TimelineSweep {
   std::vector<Device> devices_;
   std::vector<uint32_t> index_;  // small device id -> position in devices_ + 1
   size_t last_ = 0;
-  // Host-wide: sync and event-wait API calls, launch call starts.
-  bool api_sync_any_ = false;
-  uint64_t api_sync_max_end_ = 0;
+  // Host-wide: event-wait API calls; launch calls; each thread's calls.
   Latest api_events_;
-  Latest launches_;  // end = start: only the starts matter
-  bool any_launch_ = false;
+  std::vector<Launch> launches_;  // kLaunchSlots, made on the first launch
+  std::vector<std::vector<std::unique_ptr<Calls>>> threads_;  // [file][thread slot]
 };
 
 [[gnu::always_inline]] inline void TimelineSweep::Api(const TimedItem& call) {
-  switch (static_cast<ApiRole>(call.b)) {
-    case ApiRole::kHostSync: ApiSync(call); break;
-    case ApiRole::kEventWait: api_events_.Add(call.start, call.end); break;
-    case ApiRole::kLaunch:
-      any_launch_ = true;
-      launches_.Add(call.start, call.start);
-      break;
-    case ApiRole::kOther: break;
+  const ApiRole role = static_cast<ApiRole>(call.b);
+  const uint64_t key = ThreadKey(call.file, call.a);
+  Calls* known = FindCalls(key);
+  Calls& calls = known ? *known : CallsOf(key);
+  calls.ring[calls.next] = Call{call.start, call.end, role};
+  calls.next = calls.next + 1 == kThreadCalls ? 0 : calls.next + 1;
+  if (calls.count < kThreadCalls) ++calls.count;
+  if (role == ApiRole::kEventWait) api_events_.Add(call.start, call.end);
+  if (LaunchesWork(role) && call.correlation != 0) {
+    if (launches_.empty()) launches_.resize(kLaunchSlots);
+    launches_[LaunchSlot(call.correlation, call.file)] = Launch{call.correlation, call.start, key, true};
   }
 }
 
@@ -153,13 +189,6 @@ class TimelineSweep {
     FirstOp(d, op);
   else if (op.start > d.reach)
     CloseGap(d, op);
-  // Syncs that started while the device idled did start by any later gap.
-  if (d.pending_any) {
-    d.sync_any = true;
-    d.sync_max_end = std::max(d.sync_max_end, d.pending_max_end);
-    d.pending_any = false;
-    d.pending_max_end = 0;
-  }
   ++d.ops;
   // The reference is made from the item's fields where it is stored: made
   // up front for CloseGap() (by reference), it was built on the stack,

@@ -41,6 +41,7 @@ int Run(const Options& options) {
                              "device {}: idle {} in {} gaps; {} listed", d.device,
                              FormatDuration(d.idle_ns), d.gap_count, d.gaps.size()));
                        if (report.gaps.empty()) r.lines.push_back("no GPU activity");
+                       else r.tables.push_back(IdleByCauseTable(report, format));
                      }
                      r.tables.push_back(GapsTable(report, traces, format));
                      return r;

@@ -22,7 +22,11 @@ const CommandRegistration kRegistration(
          .from_engine = [](analysis::ReportEngine& engine, size_t) { return engine.Timeline(); },
          .to_json = [](const analysis::TimelineReport& report) { return OverlapJson(report); },
          .to_table = [](const analysis::TimelineReport& report,
-                        Format format) { return OverlapTable(report, format); }}));
+                        Format format) { return OverlapTable(report, format); },
+         .more_tables =
+             [](const analysis::TimelineReport& report) {
+               return std::vector<TableSection>{IdleByCauseTable(report, Format::kTable)};
+             }}));
 
 }  // namespace
 }  // namespace cutrace::cli

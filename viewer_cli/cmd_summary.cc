@@ -139,6 +139,7 @@ Rendered RenderSummary(const analysis::SummaryReport& s, analysis::TraceSet trac
 
   if (format == Format::kTable) {
     r.tables.push_back(DevicesTable(s.timeline, traces));
+    r.tables.push_back(IdleByCauseTable(s.timeline, format));
   } else {
     r.tables.push_back(OverlapTable(s.timeline, format));
     r.tables.back().title = "devices";

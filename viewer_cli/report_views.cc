@@ -90,9 +90,18 @@ TableSection CopiesTable(const analysis::CopyReport& report, Format format) {
   return t;
 }
 
+json CausesJson(const uint64_t* causes, bool skip_zero) {
+  json out = json::object();
+  for (size_t c = 0; c < analysis::kGapCauses; ++c)
+    if (!skip_zero || causes[c] != 0)
+      out[analysis::GapCauseName(static_cast<analysis::GapCause>(c))] = causes[c];
+  return out;
+}
+
 json OverlapJson(const analysis::TimelineReport& report) {
   json devices = json::array();
-  for (const analysis::DeviceOverlap& d : report.devices)
+  for (size_t i = 0; i < report.devices.size(); ++i) {
+    const analysis::DeviceOverlap& d = report.devices[i];
     devices.push_back({{"device", d.device},
                        {"span_ns", d.span_ns},
                        {"busy_ns", d.busy_ns},
@@ -102,7 +111,37 @@ json OverlapJson(const analysis::TimelineReport& report) {
                        {"overlap_ns", d.overlap_ns},
                        {"compute_only_ns", d.compute_only_ns},
                        {"copy_only_ns", d.copy_only_ns}});
+    if (i < report.gaps.size())
+      devices.back()["idle_by_cause_ns"] = CausesJson(report.gaps[i].idle_by_cause, false);
+  }
   return devices;
+}
+
+TableSection IdleByCauseTable(const analysis::TimelineReport& report, Format format) {
+  Cells c(format);
+  TableSection t;
+  t.title = "idle time by cause (percent of each device's idle time)";
+  // Short headers keep the table inside 100 columns; CSV has the JSON keys.
+  static const char* const kShort[analysis::kGapCauses] = {
+      "Unknown", "Sync", "Pageable", "API", "Host busy", "Launch", "Event", "Queued"};
+  t.headers = {c.Header("Device", "device"), c.Header("Idle", "idle_ns")};
+  for (size_t k = 0; k < analysis::kGapCauses; ++k) {
+    const std::string key =
+        std::string(analysis::GapCauseName(static_cast<analysis::GapCause>(k))) + "_ns";
+    t.headers.push_back(c.human() ? kShort[k] : key);
+  }
+  t.right = std::vector<bool>(t.headers.size(), true);
+  t.empty_note = "no GPU activity";
+  for (const analysis::DeviceGaps& g : report.gaps) {
+    std::vector<std::string> row = {c.Count(g.device), c.Duration(g.idle_ns)};
+    for (size_t k = 0; k < analysis::kGapCauses; ++k)
+      row.push_back(c.human() ? c.Percent(g.idle_ns ? 100.0 * static_cast<double>(g.idle_by_cause[k]) /
+                                                          static_cast<double>(g.idle_ns)
+                                                    : 0.0)
+                              : std::to_string(g.idle_by_cause[k]));
+    t.rows.push_back(std::move(row));
+  }
+  return t;
 }
 
 TableSection OverlapTable(const analysis::TimelineReport& report, Format format) {
@@ -114,14 +153,26 @@ TableSection OverlapTable(const analysis::TimelineReport& report, Format format)
                c.Header("Copy", "copy_ns"),           c.Header("Overlap", "overlap_ns"),
                c.Header("Compute only", "compute_only_ns"),
                c.Header("Copy only", "copy_only_ns")};
-  t.right = std::vector<bool>(t.headers.size(), true);
   t.empty_note = "no GPU activity";
-  for (const analysis::DeviceOverlap& d : report.devices) {
+  // CSV carries the idle time by cause as columns of the same table (table
+  // form shows IdleByCauseTable() beside it instead).
+  if (!c.human())
+    for (size_t k = 0; k < analysis::kGapCauses; ++k)
+      t.headers.push_back("idle_" +
+                          std::string(analysis::GapCauseName(static_cast<analysis::GapCause>(k))) +
+                          "_ns");
+  t.right = std::vector<bool>(t.headers.size(), true);
+  for (size_t i = 0; i < report.devices.size(); ++i) {
+    const analysis::DeviceOverlap& d = report.devices[i];
     double idle_pct = d.span_ns ? 100.0 * static_cast<double>(d.idle_ns) / d.span_ns : 0.0;
     t.rows.push_back({c.Count(d.device), c.Duration(d.span_ns), c.Duration(d.busy_ns),
                       c.Duration(d.idle_ns), c.Percent(idle_pct), c.Duration(d.compute_ns),
                       c.Duration(d.copy_ns), c.Duration(d.overlap_ns),
                       c.Duration(d.compute_only_ns), c.Duration(d.copy_only_ns)});
+    if (!c.human())
+      for (size_t k = 0; k < analysis::kGapCauses; ++k)
+        t.rows.back().push_back(
+            std::to_string(i < report.gaps.size() ? report.gaps[i].idle_by_cause[k] : 0));
   }
   return t;
 }
@@ -136,9 +187,11 @@ json GapsJson(const analysis::TimelineReport& report, analysis::TraceSet) {
                       {"duration_ns", g.duration_ns()},
                       {"before", report.Label(g.before_label)},
                       {"after", report.Label(g.after_label)},
-                      {"cause", analysis::GapCauseName(g.cause)}});
+                      {"cause", analysis::GapCauseName(g.cause)},
+                      {"causes", CausesJson(g.causes, true)}});
     devices.push_back({{"device", d.device},
                        {"idle_ns", d.idle_ns},
+                       {"idle_by_cause_ns", CausesJson(d.idle_by_cause, false)},
                        {"gap_count", d.gap_count},
                        {"gaps", std::move(gaps)}});
   }

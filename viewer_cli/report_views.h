@@ -33,6 +33,11 @@ TableSection KernelsTable(const analysis::KernelReport& report, Format format,
                           size_t name_width = 0);
 TableSection CopiesTable(const analysis::CopyReport& report, Format format);
 TableSection OverlapTable(const analysis::TimelineReport& report, Format format);
+// Each device's idle time by cause (analysis/gap_causes.h): percent of the
+// idle time in table form, ns in CSV.
+TableSection IdleByCauseTable(const analysis::TimelineReport& report, Format format);
+// {"host_sync": ns, ...}: every cause, or (skip_zero) only those with time.
+nlohmann::json CausesJson(const uint64_t* causes, bool skip_zero);
 // One table for all devices' listed gaps (with a device column); starts are
 // offsets from the device's first operation in table form, absolute in CSV.
 TableSection GapsTable(const analysis::TimelineReport& report, analysis::TraceSet traces,

@@ -37,6 +37,9 @@ struct SimpleReport {
   std::function<Report(analysis::ReportEngine& engine, size_t top)> from_engine;
   std::function<nlohmann::json(const Report& report)> to_json;
   std::function<TableSection(const Report& report, Format format)> to_table;
+  // Optional: tables printed after it in table form only (CSV keeps one
+  // table a report, for readers such as pandas).
+  std::function<std::vector<TableSection>(const Report& report)> more_tables = nullptr;
   // Optional: lines printed above the table in table form (and a "notes"
   // array in JSON) about what the report could not show for these traces.
   std::function<std::vector<std::string>(const Report& report, analysis::TraceSet traces)> notes =
@@ -73,6 +76,8 @@ RegisterFn RegisterSimpleReport(SimpleReport<Report> spec) {
               if (!notes.empty()) r.json["notes"] = notes;
             } else {
               r.tables.push_back(s.to_table(report, format));
+              if (format == Format::kTable && s.more_tables)
+                for (TableSection& t : s.more_tables(report)) r.tables.push_back(std::move(t));
               if (format == Format::kTable) r.lines = notes;
             }
             return r;

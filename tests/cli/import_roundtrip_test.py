@@ -12,7 +12,9 @@ Device 0 intervals, in ns (ts/dur in us, rounded half away from zero):
 span 1285000-1019999 = 265001; compute = 100001+10123+100000 = 210124;
 copy = 50000+2500+25000 = 77500; overlap = K1 n M1 = 1069999-1020001 = 49998;
 busy = 210124+77500-49998 = 237626; idle = 27375 = the gaps 4998 + 4877 +
-7500 + 10000. NVTX: "forward" (CPU, depth 1) encloses the five launches
+7500 + 10000. Idle by cause: every launch call (1011.5 .. 1053 us) comes
+before the gaps, so the first three (4998 + 4877 + 7500 = 17375) are queued;
+the DtoH after the last has no launch call in the fixture: 10000 unknown. NVTX: "forward" (CPU, depth 1) encloses the five launches
 (correlations 101-105), so its GPU projection is 1250000-1019999 = 230001.
 
 usage: import_roundtrip_test.py CUTRACE SOURCE_DIR
@@ -65,7 +67,10 @@ def checks(tmp):
     expect("overlap", overlap, [{
         "device": 0, "span_ns": 265001, "busy_ns": 237626, "idle_ns": 27375,
         "compute_ns": 210124, "copy_ns": 77500, "overlap_ns": 49998,
-        "compute_only_ns": 160126, "copy_only_ns": 27502}])
+        "compute_only_ns": 160126, "copy_only_ns": 27502,
+        "idle_by_cause_ns": {"unknown": 10000, "host_sync": 0, "pageable_copy": 0,
+                             "api_overhead": 0, "host_busy": 0, "launch_latency": 0,
+                             "event_wait": 0, "queued": 17375}}])
 
     gaps = cutrace_json("gaps", trace)["devices"][0]
     expect("gaps idle", gaps["idle_ns"], 27375)
@@ -74,6 +79,7 @@ def checks(tmp):
            [(1120002, 4998), (1135123, 4877), (1142500, 7500), (1250000, 10000)])
     expect("gap 0 before", gaps["gaps"][0]["before"], "kernel:sgemm_128x64_nn")
     expect("gap 3 after", gaps["gaps"][3]["after"], "memcpy:DtoH")
+    expect("gap causes", [g["cause"] for g in gaps["gaps"]], ["queued", "queued", "queued", "unknown"])
     gaps_min = cutrace_json("gaps", trace, "--min-gap", "7us")["devices"][0]
     expect("gaps --min-gap list", [g["duration_ns"] for g in gaps_min["gaps"]], [7500, 10000])
     expect("gaps --min-gap idle", gaps_min["idle_ns"], 27375)

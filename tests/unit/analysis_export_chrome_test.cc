@@ -245,6 +245,7 @@ void ExpectSameReports(TraceSet a, TraceSet b) {
       EXPECT_EQ(DescribeOp(a, p.before), DescribeOp(b, q.before));
       EXPECT_EQ(DescribeOp(a, p.after), DescribeOp(b, q.after));
       EXPECT_EQ(p.cause, q.cause) << "gap " << g << " of device " << d;
+      for (size_t c = 0; c < kGapCauses; ++c) EXPECT_EQ(p.causes[c], q.causes[c]) << c;
     }
   }
 }
@@ -262,10 +263,15 @@ TEST(ChromeExportTest, ReimportGivesTheSameKernelGapAndOverlapReports) {
   TimelineReport ta = AnalyzeTimeline(a);
   // The hand-built causes are all there, so the comparison above means something.
   ASSERT_EQ(ta.gaps[0].gaps.size(), 2u);
+  // [2017,3005): thread 11 in cudaStreamSynchronize until 3001; [3999,4600):
+  // thread 12 in cudaEventSynchronize [4000,4500) before the memset's call;
+  // device 1's second reduce was launched at 5002, before its gap: queued.
   EXPECT_EQ(ta.gaps[0].gaps[0].cause, GapCause::kHostSync);
-  EXPECT_EQ(ta.gaps[0].gaps[1].cause, GapCause::kEventWait);
+  EXPECT_EQ(ta.gaps[0].gaps[0].causes[static_cast<size_t>(GapCause::kHostSync)], 984u);
+  EXPECT_EQ(ta.gaps[0].gaps[1].cause, GapCause::kHostSync);
+  EXPECT_EQ(ta.gaps[0].gaps[1].causes[static_cast<size_t>(GapCause::kLaunchLatency)], 99u);
   ASSERT_EQ(ta.gaps[1].gaps.size(), 1u);
-  EXPECT_EQ(ta.gaps[1].gaps[0].cause, GapCause::kNothingLaunched);
+  EXPECT_EQ(ta.gaps[1].gaps[0].cause, GapCause::kQueued);
   EXPECT_EQ(ta.devices[0].overlap_ns, 997u);  // copy [10,1010) under kernel [13,2017)
 }
 

@@ -11,28 +11,33 @@ namespace {
 
 using cutrace::testing::TraceBuilder;
 
-// One device, five gaps, one of each cause:
-//   a [0,100)      gap1 [100,200)   host_sync: cudaDeviceSynchronize [50,110)
-//   b [200,300)    gap2 [300,1000)  pageable_copy: the HtoD after is pageable
-//   HtoD [1000,1100) gap3 [1100,1150) event_wait: event sync [1090,1140)
-//   c [1150,1200)  gap4 [1200,5000) nothing_launched: no launch call in it
-//   d [5000,5100)  gap5 [5100,5200) unknown: a launch call at 5150
+// One device, five gaps, each with a different largest cause
+// (analysis/gap_causes.h), launches joined by correlation id:
+//   a [0,100)        gap1 [100,200)   host_sync: the thread sits in
+//                    cudaDeviceSynchronize [50,180) (80), then 5 outside
+//                    calls, then b's call at 185 (15 to b's start)
+//   b [200,300)      gap2 [300,1000)  pageable_copy: the pageable HtoD's call
+//                    at 310 (10 host_busy before it, 690 of staging after)
+//   HtoD [1000,1100) gap3 [1100,1150) event_wait: c was queued at 1090, and an
+//                    event sync [1090,1140) of the device overlaps the gap
+//   c [1150,1200)    gap4 [1200,5000) host_busy: d's call only at 4900
+//   d [5000,5100)    gap5 [5100,5200) unknown: no call launched e
 //   e [5200,5300)
 // A stream sync of device 1 covering gap5's start must not count for device 0.
 void BuildFiveGaps(TraceBuilder* t) {
-  t->Kernel("a", 0, 100);
-  t->Kernel("b", 200, 300);
-  t->Copy(CopyKind::kHtoD, 1000, 1100, 4096, 0, /*pageable=*/true);
-  t->Kernel("c", 1150, 1200);
-  t->Kernel("d", 5000, 5100);
+  t->Kernel("a", 0, 100, 0, 7, 1);
+  t->Kernel("b", 200, 300, 0, 7, 2);
+  t->Copy(CopyKind::kHtoD, 1000, 1100, 4096, 0, /*pageable=*/true, 3);
+  t->Kernel("c", 1150, 1200, 0, 7, 4);
+  t->Kernel("d", 5000, 5100, 0, 7, 5);
   t->Kernel("e", 5200, 5300);
-  t->Api("cudaLaunchKernel", 10, 12);
-  t->Api("cudaDeviceSynchronize", 50, 110);
-  t->Api("cudaLaunchKernel", 150, 160);  // inside gap1: host_sync still wins
-  t->Api("cudaMemcpy", 310, 1100);
+  t->Api("cudaLaunchKernel", 10, 12, 1, 1);
+  t->Api("cudaDeviceSynchronize", 50, 180);
+  t->Api("cudaLaunchKernel", 185, 190, 1, 2);
+  t->Api("cudaMemcpyAsync", 310, 320, 1, 3);
+  t->Api("cudaLaunchKernel", 1090, 1095, 1, 4);
   t->Sync(SyncKind::kEventSynchronize, 1090, 1140, 0);
-  t->Api("cudaLaunchKernel", 1190, 1195);  // launches d, before gap4 opens
-  t->Api("cudaLaunchKernel", 5150, 5160);
+  t->Api("cudaLaunchKernel", 4900, 4910, 1, 5);
   t->Sync(SyncKind::kStreamSynchronize, 5050, 5150, /*device=*/1);
 }
 
@@ -58,7 +63,7 @@ TEST(GapsTest, EachGapHasBeforeAfterAndCause) {
       {100, 200, "kernel:a", "kernel:b", "host_sync"},
       {300, 1000, "kernel:b", "memcpy:HtoD", "pageable_copy"},
       {1100, 1150, "memcpy:HtoD", "kernel:c", "event_wait"},
-      {1200, 5000, "kernel:c", "kernel:d", "nothing_launched"},
+      {1200, 5000, "kernel:c", "kernel:d", "host_busy"},
       {5100, 5200, "kernel:d", "kernel:e", "unknown"},
   };
   for (size_t i = 0; i < 5; ++i) {
@@ -71,6 +76,20 @@ TEST(GapsTest, EachGapHasBeforeAfterAndCause) {
     EXPECT_EQ(DescribeOp(TraceSet(one), g.after), expected[i].after);
     EXPECT_STREQ(GapCauseName(g.cause), expected[i].cause);
   }
+  // The parts, worked out above.
+  auto part = [&](size_t gap, GapCause c) { return d.gaps[gap].causes[static_cast<size_t>(c)]; };
+  EXPECT_EQ(part(0, GapCause::kHostSync), 80u);
+  EXPECT_EQ(part(0, GapCause::kHostBusy), 5u);
+  EXPECT_EQ(part(0, GapCause::kLaunchLatency), 15u);
+  EXPECT_EQ(part(1, GapCause::kHostBusy), 10u);
+  EXPECT_EQ(part(1, GapCause::kPageableCopy), 690u);
+  EXPECT_EQ(part(2, GapCause::kEventWait), 50u);
+  EXPECT_EQ(part(3, GapCause::kHostBusy), 3700u);
+  EXPECT_EQ(part(3, GapCause::kLaunchLatency), 100u);
+  EXPECT_EQ(part(4, GapCause::kUnknown), 100u);
+  auto idle = [&](GapCause c) { return d.idle_by_cause[static_cast<size_t>(c)]; };
+  EXPECT_EQ(idle(GapCause::kHostBusy), 3715u);
+  EXPECT_EQ(idle(GapCause::kLaunchLatency), 115u);
 }
 
 TEST(GapsTest, MinGapFiltersTheListOnly) {
@@ -86,7 +105,7 @@ TEST(GapsTest, MinGapFiltersTheListOnly) {
   EXPECT_EQ(d.gaps[1].start_ns, 1200u);
   // Causes do not depend on which earlier gaps were listed.
   EXPECT_EQ(d.gaps[0].cause, GapCause::kPageableCopy);
-  EXPECT_EQ(d.gaps[1].cause, GapCause::kNothingLaunched);
+  EXPECT_EQ(d.gaps[1].cause, GapCause::kHostBusy);
   // A threshold equal to a gap's length keeps that gap.
   EXPECT_EQ(AnalyzeTimeline(TraceSet(one), GapOptions{700, 0}).gaps[0].gaps.size(), 2u);
   EXPECT_EQ(AnalyzeTimeline(TraceSet(one), GapOptions{701, 0}).gaps[0].gaps.size(), 1u);
@@ -124,7 +143,7 @@ TEST(GapsTest, BeforeIsTheOperationReachingFurthest) {
   EXPECT_EQ(DescribeOp(TraceSet(one), g.after), "memset");
 }
 
-TEST(GapsTest, NoApiRecordsMeansUnknownNotNothingLaunched) {
+TEST(GapsTest, NoApiRecordsMeansUnknown) {
   TraceBuilder t;
   t.Kernel("a", 0, 100);
   t.Kernel("b", 200, 300);
@@ -134,7 +153,9 @@ TEST(GapsTest, NoApiRecordsMeansUnknownNotNothingLaunched) {
   EXPECT_EQ(r.gaps[0].gaps[0].cause, GapCause::kUnknown);
 }
 
-TEST(GapsTest, SyncRecordOfTheDeviceIsAHostSync) {
+// A device's sync record alone does not say what the launching thread did
+// (the gap's cause comes from the thread that launched the next operation).
+TEST(GapsTest, ASyncRecordWithoutLaunchCallsIsUnknown) {
   TraceBuilder t;
   t.Kernel("a", 0, 100, /*device=*/1);
   t.Kernel("b", 200, 300, /*device=*/1);
@@ -143,7 +164,7 @@ TEST(GapsTest, SyncRecordOfTheDeviceIsAHostSync) {
   TimelineReport r = AnalyzeTimeline(TraceSet(one));
   ASSERT_EQ(r.gaps.size(), 1u);
   ASSERT_EQ(r.gaps[0].gaps.size(), 1u);
-  EXPECT_EQ(r.gaps[0].gaps[0].cause, GapCause::kHostSync);
+  EXPECT_EQ(r.gaps[0].gaps[0].cause, GapCause::kUnknown);
 }
 
 TEST(GapsTest, ApiNamesAreClassified) {
@@ -157,6 +178,10 @@ TEST(GapsTest, ApiNamesAreClassified) {
   EXPECT_EQ(ClassifyApiName("cudaGraphLaunch"), ApiRole::kLaunch);
   EXPECT_EQ(ClassifyApiName("cudaMemcpyAsync"), ApiRole::kLaunch);
   EXPECT_EQ(ClassifyApiName("cuMemsetD32Async"), ApiRole::kLaunch);
+  // Copies and memsets without "Async" launch work and wait for it.
+  EXPECT_EQ(ClassifyApiName("cudaMemcpy"), ApiRole::kSyncCopy);
+  EXPECT_EQ(ClassifyApiName("cuMemcpyHtoD_v2"), ApiRole::kSyncCopy);
+  EXPECT_EQ(ClassifyApiName("cudaMemset"), ApiRole::kSyncCopy);
   EXPECT_EQ(ClassifyApiName("cudaMalloc"), ApiRole::kOther);
   EXPECT_EQ(ClassifyApiName("cudaEventRecord"), ApiRole::kOther);
 }

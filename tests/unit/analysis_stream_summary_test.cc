@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <random>
 #include <string>
 
@@ -241,28 +242,32 @@ TEST(StreamSummaryTest, SweepsEqualTheDefinitions) {
   const TraceData* one[] = {&t};
   TimelineReport r = AnalyzeTimeline(TraceSet(one));
 
-  std::vector<Interval> sync_calls, event_calls;
-  std::vector<uint64_t> launches;
+  // Calls by thread, launch calls by correlation id, event waits.
+  std::map<uint64_t, std::vector<const ApiRecord*>> by_thread;
+  std::map<uint64_t, const ApiRecord*> launch_of;
+  std::vector<Interval> event_calls;
+  auto role_of = [&](const ApiRecord& a) { return ClassifyApiName(t.strings.Display(a.name_id)); };
   for (const ApiRecord& a : t.records.api_calls) {
-    ApiRole role = ClassifyApiName(t.strings.Display(a.name_id));
-    if (role == ApiRole::kHostSync) sync_calls.push_back({a.start_ns, a.end_ns});
-    if (role == ApiRole::kEventWait) event_calls.push_back({a.start_ns, a.end_ns});
-    if (role == ApiRole::kLaunch) launches.push_back(a.start_ns);
+    by_thread[a.thread_id].push_back(&a);
+    if (LaunchesWork(role_of(a)) && a.correlation_id) launch_of.emplace(a.correlation_id, &a);
+    if (role_of(a) == ApiRole::kEventWait) event_calls.push_back({a.start_ns, a.end_ns});
   }
   ASSERT_EQ(r.devices.size(), 2u);
-  size_t causes_seen[5] = {};
+  size_t causes_seen[kGapCauses] = {};
   for (uint32_t dev = 0; dev < 2; ++dev) {
     SCOPED_TRACE(dev);
     struct Op {
       uint64_t start, end;
       bool kernel, pageable;
+      uint64_t correlation;
     };
     std::vector<Op> ops;
     std::vector<Interval> all, compute, copies;
     for (const KernelRecord& k : t.records.kernels)
-      if (k.device_id == dev) ops.push_back({k.start_ns, k.end_ns, true, false});
+      if (k.device_id == dev) ops.push_back({k.start_ns, k.end_ns, true, false, k.correlation_id});
     for (const MemcpyRecord& m : t.records.memcpys)
-      if (m.device_id == dev) ops.push_back({m.start_ns, m.end_ns, false, m.pageable()});
+      if (m.device_id == dev)
+        ops.push_back({m.start_ns, m.end_ns, false, m.pageable(), m.correlation_id});
     for (const Op& o : ops) {
       all.push_back({o.start, o.end});
       (o.kernel ? compute : copies).push_back({o.start, o.end});
@@ -277,10 +282,10 @@ TEST(StreamSummaryTest, SweepsEqualTheDefinitions) {
     std::vector<Interval> gaps = Complement(merged, Hull(merged));
     const DeviceGaps& g = r.gaps[dev];
     ASSERT_EQ(g.gaps.size(), gaps.size());
-    std::vector<Interval> dev_sync = sync_calls, dev_event = event_calls;
+    std::vector<Interval> dev_event = event_calls;
     for (const SyncRecord& s : t.records.syncs)
-      if (s.device_id == dev)
-        (s.kind == SyncKind::kEventSynchronize ? dev_event : dev_sync).push_back({s.start_ns, s.end_ns});
+      if (s.device_id == dev && s.kind == SyncKind::kEventSynchronize)
+        dev_event.push_back({s.start_ns, s.end_ns});
     for (size_t i = 0; i < gaps.size(); ++i) {
       const uint64_t s = gaps[i].start, e = gaps[i].end;
       ASSERT_EQ(g.gaps[i].start_ns, s);
@@ -291,22 +296,44 @@ TEST(StreamSummaryTest, SweepsEqualTheDefinitions) {
         if (op.start == e && (!after || op.end < after->end || (op.end == after->end && op.kernel && !after->kernel)))
           after = &op;
       ASSERT_NE(after, nullptr);
-      auto any = [](const std::vector<Interval>& v, auto pred) { return std::any_of(v.begin(), v.end(), pred); };
-      GapCause want = GapCause::kUnknown;
-      if (any(dev_sync, [&](const Interval& x) { return x.start <= s && x.end >= s; }))
-        want = GapCause::kHostSync;
-      else if (!after->kernel && after->pageable)
-        want = GapCause::kPageableCopy;
-      else if (any(dev_event, [&](const Interval& x) { return x.start <= e - 1 && x.end >= s; }))
-        want = GapCause::kEventWait;
-      else if (!launches.empty() &&
-               std::none_of(launches.begin(), launches.end(), [&](uint64_t l) { return l >= s && l < e; }))
-        want = GapCause::kNothingLaunched;
-      EXPECT_EQ(GapCauseName(g.gaps[i].cause), std::string(GapCauseName(want))) << s << ".." << e;
-      ++causes_seen[static_cast<int>(want)];
+      // gap_causes.h's rule, read literally over every call of the thread.
+      uint64_t want[kGapCauses] = {};
+      auto add = [&](GapCause c, uint64_t ns) { want[static_cast<size_t>(c)] += ns; };
+      auto launch = after->correlation ? launch_of.find(after->correlation) : launch_of.end();
+      if (launch == launch_of.end()) {
+        add(GapCause::kUnknown, e - s);
+      } else if (launch->second->start_ns >= s) {
+        const uint64_t cut = std::min(launch->second->start_ns, e);
+        std::vector<Interval> waits, calls;
+        for (const ApiRecord* c : by_thread[launch->second->thread_id]) {
+          const uint64_t lo = std::max(c->start_ns, s), hi = std::min(c->end_ns, cut);
+          if (lo >= hi) continue;
+          calls.push_back({lo, hi});
+          if (Waits(role_of(*c))) waits.push_back({lo, hi});
+        }
+        const uint64_t w = Measure(Merge(waits)), in_calls = Measure(Merge(calls));
+        add(GapCause::kHostSync, w);
+        add(GapCause::kApiOverhead, in_calls - w);
+        add(GapCause::kHostBusy, (cut - s) - in_calls);
+        add(!after->kernel && after->pageable ? GapCause::kPageableCopy : GapCause::kLaunchLatency,
+            e - cut);
+      } else {
+        auto any = [](const std::vector<Interval>& v, auto pred) { return std::any_of(v.begin(), v.end(), pred); };
+        const bool waited = any(dev_event, [&](const Interval& x) { return x.start < e && x.end >= s; });
+        add(waited ? GapCause::kEventWait : GapCause::kQueued, e - s);
+      }
+      for (size_t c = 0; c < kGapCauses; ++c)
+        EXPECT_EQ(g.gaps[i].causes[c], want[c]) << s << ".." << e << " " << GapCauseName(static_cast<GapCause>(c));
+      for (size_t c = 0; c < kGapCauses; ++c) causes_seen[c] += want[c] != 0;
+
     }
   }
-  for (int c = 0; c < 5; ++c) EXPECT_GT(causes_seen[c], 0u) << GapCauseName(static_cast<GapCause>(c));
+  // Every cause this generator can make is met (it records no other calls
+  // than launches, copies, syncs and cudaGetDevice).
+  for (GapCause c : {GapCause::kUnknown, GapCause::kHostSync, GapCause::kPageableCopy,
+                     GapCause::kApiOverhead, GapCause::kHostBusy, GapCause::kLaunchLatency,
+                     GapCause::kEventWait, GapCause::kQueued})
+    EXPECT_GT(causes_seen[static_cast<size_t>(c)], 0u) << GapCauseName(c);
 
   // NVTX: calls on the range's thread starting inside it, their work by id.
   std::vector<GpuProjection> p = ProjectRanges(t);

@@ -145,7 +145,11 @@ TEST_F(CliReportTest, OverlapJsonShape) {
   ASSERT_EQ(j["devices"].size(), 1u);
   const json& d = j["devices"][0];
   EXPECT_EQ(Keys(d), (Keyset{"device", "span_ns", "busy_ns", "idle_ns", "compute_ns", "copy_ns",
-                             "overlap_ns", "compute_only_ns", "copy_only_ns"}));
+                             "overlap_ns", "compute_only_ns", "copy_only_ns",
+                             "idle_by_cause_ns"}));
+  // No launch call is joined to the kernel after the gap: its 200 ns are unknown's.
+  EXPECT_EQ(d["idle_by_cause_ns"]["unknown"], 200);
+  EXPECT_EQ(d["idle_by_cause_ns"]["host_busy"], 0);
   EXPECT_EQ(d["device"], 0);
   EXPECT_EQ(d["span_ns"], 610);
   EXPECT_EQ(d["busy_ns"], 410);  // [1000,1300) + [1500,1610)
@@ -163,20 +167,22 @@ TEST_F(CliReportTest, GapsJsonShapeAndMinGap) {
   EXPECT_EQ(Keys(j), Keyset{"devices"});
   ASSERT_EQ(j["devices"].size(), 1u);
   const json& d = j["devices"][0];
-  EXPECT_EQ(Keys(d), (Keyset{"device", "idle_ns", "gap_count", "gaps"}));
+  EXPECT_EQ(Keys(d), (Keyset{"device", "idle_ns", "idle_by_cause_ns", "gap_count", "gaps"}));
+  EXPECT_EQ(d["idle_by_cause_ns"].size(), 8u);
   EXPECT_EQ(d["idle_ns"], 200);
   EXPECT_EQ(d["gap_count"], 1);
   ASSERT_EQ(d["gaps"].size(), 1u);
   const json& g = d["gaps"][0];
   EXPECT_EQ(Keys(g),
-            (Keyset{"start_ns", "end_ns", "duration_ns", "before", "after", "cause"}));
+            (Keyset{"start_ns", "end_ns", "duration_ns", "before", "after", "cause", "causes"}));
   EXPECT_EQ(g["start_ns"], 1300);
   EXPECT_EQ(g["end_ns"], 1500);
   EXPECT_EQ(g["duration_ns"], 200);
   EXPECT_EQ(g["before"], "memcpy:HtoD");
   EXPECT_EQ(g["after"], "kernel:tail()");
-  // The only launch call is at 990: nothing was launched during the gap.
-  EXPECT_EQ(g["cause"], "nothing_launched");
+  // The kernel after the gap has no correlation id: no launch call is known.
+  EXPECT_EQ(g["cause"], "unknown");
+  EXPECT_EQ(g["causes"], json({{"unknown", 200}}));
 
   json filtered = RunJson({"gaps", "--format", "json", "--min-gap", "1us", path});
   EXPECT_EQ(filtered["devices"][0]["gaps"].size(), 0u);
