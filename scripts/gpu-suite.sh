@@ -11,7 +11,7 @@
 # the 1 M-launch load test and the ASan library runs (tests/gpu/failopen.py);
 # the production modes, scaled down (tests/gpu/modes.py);
 # a verdict table. Opt-in steps (SUITE_STEPS names them): modes_long,
-# continuous_probe, concurrent_pairs, analysis_speed, launch_instructions.
+# continuous_probe, concurrent_pairs, analysis_speed, launch_instructions, idle_causes.
 # Every step runs under `timeout`, inside a budget (SUITE_BUDGET_S, default 480 s)
 # that keeps the whole run well under 9 minutes; steps it cannot fit are NOT RUN.
 #
@@ -241,6 +241,23 @@ modes() {
   record_rc modes "$rc" "$t" "$work/logs/modes.log" "$(sed -n 's/^FIGURE modes overhead: //p' "$work/logs/modes.log")"
 }
 
+# tests/gpu/idle_causes.py: idle time by cause on PyTorch programs (issue
+# 19): a host-bound MLP step loop must put its idle time on the host, a
+# large-GEMM loop must keep the GPU over 90% busy. Opt-in (~70 s):
+# SUITE_STEPS="idle_causes".
+idle_causes() {
+  section "idle time by cause (PyTorch MLP and GEMM loops)"
+  local t rc
+  t=$(step_timeout 150)
+  if ((t == 0)); then record idle_causes "NOT RUN" "no time left"; return; fi
+  timeout -k 10 "$t" python3 "$tests/idle_causes.py" --cutrace "$cutrace" \
+    --out "$work/cases/idle_causes" > "$work/logs/idle_causes.log" 2>&1
+  rc=$?
+  grep -vE '^PASS  ' "$work/logs/idle_causes.log" | head -20
+  record_rc idle_causes "$rc" "$t" "$work/logs/idle_causes.log" \
+    "$(grep '^FIGURE' "$work/logs/idle_causes.log" | cut -c8- | cut -c1-120 | paste -sd'|')"
+}
+
 # tests/gpu/modes.py --long-s: the issue's minutes-long runs (bare, continuous
 # with a 1 s window every 60 s, bare, trace with rotation under a disk cap, a
 # flight-recorder dump), about 2 x MODES_LONG_S + 100 seconds of GPU time
@@ -441,6 +458,7 @@ main() {
   if [[ " ${SUITE_STEPS:-} " == *" continuous_probe "* ]]; then continuous_probe; fi
   if [[ " ${SUITE_STEPS:-} " == *" concurrent_pairs "* ]]; then concurrent_pairs; fi
   if [[ " ${SUITE_STEPS:-} " == *" analysis_speed "* ]]; then analysis_speed; fi
+  if [[ " ${SUITE_STEPS:-} " == *" idle_causes "* ]]; then idle_causes; fi
   if [[ " ${SUITE_STEPS:-} " == *" launch_instructions "* ]]; then launch_instructions; fi
   verdict
   printf '\nsuite took %ds\n' $((SECONDS - start))
