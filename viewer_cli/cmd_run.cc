@@ -5,7 +5,7 @@
 // program under the injection library and then says which traces it wrote,
 // with a summary. The --metrics options become CUTRACE_METRICS,
 // CUTRACE_METRICS_SCOPE, CUTRACE_KERNEL_FILTER and CUTRACE_KERNEL_SAMPLE
-// (injection/metrics_config.h); preset and metric names, the scope, the
+// (injection/counters/metrics_config.h); preset and metric names, the scope, the
 // regex and N are checked here, before the program starts. So is whether the
 // GPUs have each metric named outright (not those of presets, which are best
 // effort): the metric checker (viewer_cli/metric_check.h) asks CUPTI, and a
@@ -76,7 +76,7 @@ struct Options {
   std::vector<std::string> command;
 };
 
-// The same search as injection/cupti_loader.cc (FindCuptiLibrary), so NVTX
+// The same search as injection/cupti/cupti_loader.cc (FindCuptiLibrary), so NVTX
 // and the library load one libcupti. viewer_cli may not depend on injection/.
 std::string FindCupti() {
   std::vector<std::string> candidates;

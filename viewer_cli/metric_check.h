@@ -1,4 +1,4 @@
-// Asks the metric checker (cutrace-check-metrics, injection/check_metrics_main.cc)
+// Asks the metric checker (cutrace-check-metrics, injection/counters/check_metrics_main.cc)
 // which metric names the GPUs of this machine, or named chips, have. The CLI
 // may not touch CUPTI (only injection/ does), so it runs the checker as a
 // child and reads its JSON. Used by `cutrace run --metrics` (before the

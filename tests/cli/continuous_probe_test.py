@@ -24,7 +24,7 @@ def main() -> int:
     sys.path.insert(0, str(Path(sys.argv[1]).resolve() / "bench"))
     import continuous_probe as p  # noqa: E402  (the module under test)
 
-    # 1. The debug lines injection/control.cc and session_modes.cc write.
+    # 1. The debug lines injection/production/production_controller.cc and injection/session/detach.cc write.
     log = "\n".join([
         "cutrace: window opens at 1000000000 ns (monotonic): activity on with the session",
         "cutrace: some other line",

@@ -84,7 +84,7 @@ def main() -> int:
 
     ran = callgrind_part(li)
 
-    # Where the loop lies against the edges injection/control.cc logs.
+    # Where the loop lies against the edges injection/production/production_controller.cc logs.
     log = "\n".join([
         "cutrace: window opens at 1000 ns (monotonic): activity on with the session",
         "cutrace: window closes at 2000 ns (monotonic): activity off 240 us, flush 900 us",
