@@ -322,7 +322,7 @@ void Generator::Step(uint32_t d) {
   }
   // Most steps end in a stream synchronize that waits for the device to
   // drain (gaps caused by host_sync); every fourth does not (the next
-  // step's launches come late: nothing_launched).
+  // step's launches come late: host_busy).
   if (rng_.Below(4) != 0) {
     uint64_t corr = next_corr_++;
     uint64_t drained = *std::max_element(dev.stream_free.begin(), dev.stream_free.end());
