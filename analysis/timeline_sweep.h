@@ -107,7 +107,7 @@ class TimelineSweep {
     std::vector<Gap> heap;  // the N longest (options_.longest > 0)
   };
   // A launch or copy call, found again by the operations it launched.
-  static constexpr size_t kLaunchSlots = size_t{1} << 16;
+  static constexpr size_t kLaunchSlots = size_t{1} << 14;  // 512 KiB, made on the first launch
   struct Launch {
     uint64_t correlation = 0;
     uint64_t start = 0;
