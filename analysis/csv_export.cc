@@ -9,22 +9,14 @@
 
 #include <fmt/format.h>
 
+#include "collector/csv_field.h"
+
 namespace cutrace::analysis {
 namespace {
 
-// RFC 4180: quote a field holding a comma, quote or line break; double quotes.
-void AppendField(std::string& out, std::string_view s) {
-  if (s.find_first_of(",\"\r\n") == std::string_view::npos) {
-    out += s;
-    return;
-  }
-  out += '"';
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  out += '"';
-}
+// Every field written through here is text (paths, names, domains): the
+// project's one CSV quoter, formula-guarded (collector/csv_field.h).
+void AppendField(std::string& out, std::string_view s) { AppendCsvField(out, s, CsvKind::kText); }
 
 const char* MemoryKindCsv(MemoryKind kind) {
   switch (kind) {
@@ -221,7 +213,8 @@ StatusOr<ExportCounts> ExportCsv(TraceSet traces,
 }
 
 StatusOr<ExportCounts> ExportCsvDirectory(TraceSet traces, const std::string& dir) {
-  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
+  // Private like the files in it (collector/private_file.h).
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
     return Status::Error("cannot create directory " + dir + ": " + std::strerror(errno));
   struct stat st;
   if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))

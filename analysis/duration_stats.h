@@ -12,9 +12,14 @@
 #include <limits>
 #include <span>
 
+#include "collector/sat_math.h"
+
 namespace cutrace::analysis {
 
 // count/total/min/max in O(1) memory, for groups that need no percentiles.
+// The total saturates at kSaturated (collector/sat_math.h) instead of
+// wrapping; its average is then unknown: +infinity, which printers show as
+// overflowed like the total.
 struct DurationTotals {
   uint64_t count = 0;
   uint64_t total_ns = 0;
@@ -23,19 +28,22 @@ struct DurationTotals {
 
   void Add(uint64_t ns) {
     ++count;
-    total_ns += ns;
+    total_ns = SatAdd(total_ns, ns);
     min_ns = std::min(min_ns, ns);
     max_ns = std::max(max_ns, ns);
   }
   void Add(const DurationTotals& other) {
-    count += other.count;
-    total_ns += other.total_ns;
+    count = SatAdd(count, other.count);
+    total_ns = SatAdd(total_ns, other.total_ns);
     min_ns = std::min(min_ns, other.min_ns);
     max_ns = std::max(max_ns, other.max_ns);
   }
   // 0 when empty, so printing an empty group never shows UINT64_MAX.
   uint64_t min() const { return count ? min_ns : 0; }
-  double avg() const { return count ? static_cast<double>(total_ns) / count : 0.0; }
+  double avg() const {
+    if (total_ns == kSaturated) return std::numeric_limits<double>::infinity();
+    return count ? static_cast<double>(total_ns) / static_cast<double>(count) : 0.0;
+  }
 };
 
 // Nearest-rank percentile (see above); reorders `values` (nth_element).

@@ -8,10 +8,12 @@
 #include <cerrno>
 #include <cstring>
 
+#include "collector/private_file.h"
+
 namespace cutrace::analysis {
 
 StatusOr<std::unique_ptr<FileSink>> FileSink::Create(const std::string& path) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  int fd = CreatePrivateFile(path);
   if (fd < 0) {
     int err = errno;
     struct stat st;

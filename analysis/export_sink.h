@@ -52,7 +52,8 @@ class StringSink : public ByteSink {
   std::string* out_;
 };
 
-// A file created with O_CREAT|O_EXCL|O_NOFOLLOW (mode 0644): an existing file
+// A file created by CreatePrivateFile (collector/private_file.h: mode 0600,
+// O_EXCL|O_NOFOLLOW): an existing file
 // or a symlink at the path is refused, never replaced. Errors (one line):
 //   "PATH exists: cutrace never overwrites; remove it or choose another -o",
 //   "PATH is a symlink: cutrace never writes through one",

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "collector/metric_presets.h"
+#include "collector/sat_math.h"
 
 namespace cutrace::analysis {
 
@@ -95,7 +96,10 @@ MetricsReport ComputeMetrics(TraceSet traces, std::span<const CorrelationNames> 
 
 void AppendCountedOnlyKernels(const MetricsReport& metrics, size_t top, KernelReport* report) {
   std::vector<KernelStats> added;
-  for (const auto& [name, g] : metrics.kernels) {
+  for (const auto& entry : metrics.kernels) {
+    // Not a structured binding: clang before 16 cannot capture one in a lambda.
+    const std::string& name = entry.first;
+    const CounterGroup& g = entry.second;
     bool timed = std::any_of(report->kernels.begin(), report->kernels.end(),
                              [&](const KernelStats& k) { return k.name == name; });
     if (timed || g.counted == 0) continue;
@@ -106,10 +110,11 @@ void AppendCountedOnlyKernels(const MetricsReport& metrics, size_t top, KernelRe
     k.exact_percentiles = false;
     if (auto it = g.metrics.find(metric_names::kGpuTimeDuration); it != g.metrics.end()) {
       const MetricAggregate& a = it->second;
-      k.total_ns = static_cast<uint64_t>(a.sum + 0.5);
+      // Counter values are doubles from the file: any size, any sign.
+      k.total_ns = ToU64(a.sum);
       k.avg_ns = a.avg();
-      k.min_ns = static_cast<uint64_t>(a.min + 0.5);
-      k.max_ns = static_cast<uint64_t>(a.max + 0.5);
+      k.min_ns = ToU64(a.min);
+      k.max_ns = ToU64(a.max);
     }
     added.push_back(std::move(k));
   }
@@ -121,8 +126,8 @@ void AppendCountedOnlyKernels(const MetricsReport& metrics, size_t top, KernelRe
     return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : a.name < b.name;
   });
   for (KernelStats& k : added) {
-    report->kernel_count += k.count;
-    report->total_ns += k.total_ns;
+    SatAccumulate(&report->kernel_count, k.count);
+    SatAccumulate(&report->total_ns, k.total_ns);
     ++report->distinct;
     report->kernels.push_back(std::move(k));
   }

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "analysis/slot_index.h"
+#include "collector/sat_math.h"
 
 namespace cutrace::analysis {
 
@@ -18,7 +19,7 @@ std::vector<KernelImbalance> ComputeRankImbalance(TraceSet traces, size_t top) {
     for (const KernelRecord& k : t.records.kernels) {
       uint32_t slot = index.Slot(SlotKey{k.name_id}, [&] { return t.strings.Display(k.name_id); });
       if (slot >= totals.size()) totals.resize(slot + 1, std::vector<uint64_t>(files, 0));
-      totals[slot][f] += SafeEnd(k.start_ns, k.end_ns) - k.start_ns;
+      SatAccumulate(&totals[slot][f], SafeEnd(k.start_ns, k.end_ns) - k.start_ns);
     }
   }
   std::vector<std::string> paths;

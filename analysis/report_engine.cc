@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "analysis/gap_causes.h"
+#include "collector/sat_math.h"
 
 namespace cutrace::analysis {
 
@@ -22,7 +23,7 @@ ReportEngine::ReportEngine(const ReportParts& parts, const GapOptions& gaps)
       sweep_(gaps),
       projector_([this](const TimedItem& range, const GpuProjection& p) {
         NvtxRow& row = nvtx_rows_[range.b];
-        row.gpu_total_ns += p.end_ns - p.start_ns;
+        SatAccumulate(&row.gpu_total_ns, p.end_ns - p.start_ns);
         row.gpu_ops += p.ops;
         ++row.gpu_ranges;
         if (projection_hook_) projection_hook_(range, p);
@@ -121,8 +122,8 @@ KernelReport ReportEngine::Kernels(const KernelOptions& options) const {
   KernelReport report;
   report.distinct = kernel_durations_.size();
   for (const DurationDistribution& d : kernel_durations_) {
-    report.kernel_count += d.totals().count;
-    report.total_ns += d.totals().total_ns;
+    SatAccumulate(&report.kernel_count, d.totals().count);
+    SatAccumulate(&report.total_ns, d.totals().total_ns);
   }
   report.kernels.reserve(kernel_durations_.size());
   for (uint32_t slot = 0; slot < kernel_durations_.size(); ++slot) {
@@ -191,8 +192,8 @@ ApiReport ReportEngine::Api(size_t top) const {
     s.avg_ns = t.avg();
     s.min_ns = t.min();
     s.max_ns = t.max_ns;
-    report.call_count += t.count;
-    report.total_ns += t.total_ns;
+    SatAccumulate(&report.call_count, t.count);
+    SatAccumulate(&report.total_ns, t.total_ns);
   }
   std::sort(rows.begin(), rows.end(), [](const ApiStats& a, const ApiStats& b) {
     if (a.total_ns != b.total_ns) return a.total_ns > b.total_ns;

@@ -13,6 +13,7 @@
 #include <algorithm>
 
 #include "analysis/gap_causes.h"
+#include "collector/sat_math.h"
 
 namespace cutrace::analysis {
 
@@ -134,7 +135,7 @@ void ReportEngine::OnKernels(std::span<const KernelRecord> r) {
     last = std::max(last, end);
     if (kernels) {
       durations[slot].Add(duration);
-      totals[slot][file] += duration;
+      totals[slot][file] = SatAdd(totals[slot][file], duration);
     }
     if (ordered) {
       const uint8_t type =
@@ -172,8 +173,8 @@ void ReportEngine::OnKernels(std::span<const KernelRecord> r) {
   if (parts_.copies) {
     CopyStats& s = copy_rows_[row];
     ++s.count;
-    s.bytes += m.bytes;
-    s.total_ns += end - m.start_ns;
+    SatAccumulate(&s.bytes, m.bytes);
+    SatAccumulate(&s.total_ns, end - m.start_ns);
     if (m.pageable()) ++s.pageable_count;
   }
   if (cur_ordered_) {
@@ -196,8 +197,8 @@ void ReportEngine::OnKernels(std::span<const KernelRecord> r) {
   if (parts_.copies) {
     CopyStats& s = copy_rows_[kMemsetRow];
     ++s.count;
-    s.bytes += m.bytes;
-    s.total_ns += end - m.start_ns;
+    SatAccumulate(&s.bytes, m.bytes);
+    SatAccumulate(&s.total_ns, end - m.start_ns);
   }
   if (cur_ordered_) {
     if (memset_label_ == UINT32_MAX)
@@ -221,7 +222,7 @@ void ReportEngine::OnKernels(std::span<const KernelRecord> r) {
   const uint64_t end = SafeEnd(range.start_ns, range.end_ns);
   if (gpu_range) {
     ++nvtx_rows_[slot].count;
-    nvtx_rows_[slot].gpu_total_ns += end - range.start_ns;
+    SatAccumulate(&nvtx_rows_[slot].gpu_total_ns, end - range.start_ns);
   } else {
     nvtx_cpu_[slot].Add(end - range.start_ns);
     if (cur_file_ < UINT16_MAX && range.kind != RangeKind::kMark)

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "collector/summary_aggregator.h"
+#include "collector/sat_math.h"
 
 namespace cutrace::analysis {
 namespace {

@@ -6,18 +6,24 @@
 #include <map>
 
 #include "analysis/intervals.h"
+#include "collector/sat_math.h"
 
 namespace cutrace::analysis {
 namespace {
 
+// ceil(a / b) for b > 0, without the a + b - 1 that wraps near 2^64.
+uint64_t CeilDiv(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
+
 // Adds the length of each merged interval's part in each bin to `covered`.
+// Bin ends saturate: on an axis that reaches 2^64 - 1 the last bin's end
+// would wrap to the start of time.
 void Spread(const std::vector<Interval>& merged, uint64_t start, uint64_t bin_ns,
             std::vector<uint64_t>* covered) {
   for (const Interval& iv : merged) {
     uint64_t s = iv.start;
     while (s < iv.end) {
       size_t bin = static_cast<size_t>((s - start) / bin_ns);
-      uint64_t bin_end = start + (bin + 1) * bin_ns;
+      uint64_t bin_end = SatAdd(start, SatMul(bin + 1, bin_ns));
       uint64_t e = std::min(iv.end, bin_end);
       (*covered)[bin] += e - s;
       s = e;
@@ -52,8 +58,8 @@ TimelineBins ComputeTimelineBins(TraceSet traces, size_t bins) {
   out.start_ns = first;
   out.end_ns = last;
   const uint64_t span = last - first;
-  out.bin_ns = std::max<uint64_t>(1, (span + bins - 1) / bins);
-  out.bins = span == 0 ? 1 : static_cast<size_t>((span + out.bin_ns - 1) / out.bin_ns);
+  out.bin_ns = std::max<uint64_t>(1, CeilDiv(span, bins));
+  out.bins = span == 0 ? 1 : static_cast<size_t>(CeilDiv(span, out.bin_ns));
 
   for (auto& [id, ops] : devices) {
     std::vector<Interval> compute = Merge(std::move(ops.kernels));
@@ -69,7 +75,7 @@ TimelineBins ComputeTimelineBins(TraceSet traces, size_t bins) {
     d.copy_ns = Measure(copy);
     d.busy_ns = Measure(busy);
     for (size_t i = 0; i < out.bins; ++i) {
-      uint64_t bin_start = first + i * out.bin_ns;
+      uint64_t bin_start = first + i * out.bin_ns;  // i < bins: at most `last`
       uint64_t len = std::min(out.bin_ns, last - bin_start);
       // A zero-length span (only instants) is one bin of nothing: all idle.
       double denom = len ? static_cast<double>(len) : 1.0;

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "analysis/gap_causes.h"
+#include "collector/sat_math.h"
 
 namespace cutrace::analysis {
 
@@ -151,11 +152,11 @@ void TimelineSweep::FirstOp(Device& d, const TimedItem& op) {
 void TimelineSweep::CloseGap(Device& d, const TimedItem& op) {
   Gap gap{d.reach, op.start, d.reach_op, RefOf(op), GapCause::kUnknown, d.reach_label, op.b};
   ++d.gaps.gap_count;
-  d.gaps.idle_ns += gap.duration_ns();
+  SatAccumulate(&d.gaps.idle_ns, gap.duration_ns());
   Attribute(d, op, gap.start_ns, gap.end_ns, gap.causes);
   size_t largest = 0;
   for (size_t c = 0; c < kGapCauses; ++c) {
-    d.gaps.idle_by_cause[c] += gap.causes[c];
+    SatAccumulate(&d.gaps.idle_by_cause[c], gap.causes[c]);
     if (gap.causes[c] > gap.causes[largest]) largest = c;
   }
   gap.cause = static_cast<GapCause>(largest);

@@ -7,6 +7,8 @@
 #include <set>
 #include <tuple>
 
+#include "collector/sat_math.h"
+
 namespace cutrace::analysis {
 namespace {
 
@@ -118,7 +120,12 @@ StatusOr<int64_t> RealtimeOffset(const TraceData& trace) {
                          ": no clock anchor (the header has no realtime start anchor, as in "
                          "imported traces): cannot place it on one timeline with other files");
   const proto::ClockAnchor& a = trace.header.start_anchor();
-  return a.realtime_ns() - a.trace_ns();
+  int64_t offset = 0;
+  if (!CheckedSub(a.realtime_ns(), a.trace_ns(), &offset))
+    return Status::Error(trace.path + ": clock anchor out of range (trace_ns " +
+                         std::to_string(a.trace_ns()) + ", realtime_ns " +
+                         std::to_string(a.realtime_ns()) + ")");
+  return offset;
 }
 
 StatusOr<PlacedTraces> PlaceTraces(TraceSet traces) {

@@ -1,5 +1,6 @@
 // See summary_totals.h.
 #include "collector/summary_totals.h"
+#include "collector/sat_math.h"
 
 #include <algorithm>
 #include <cmath>
@@ -18,8 +19,8 @@ void MergeDurations(DurationAggregate* a, const DurationAggregate& b) {
   const double delta = b.mean_ns - a->mean_ns;
   a->mean_ns += delta * nb / n;
   a->m2_ns2 += b.m2_ns2 + delta * delta * na * nb / n;
-  a->count += b.count;
-  a->total_ns += b.total_ns;
+  a->count = SatAdd(a->count, b.count);
+  a->total_ns = SatAdd(a->total_ns, b.total_ns);
   a->min_ns = std::min(a->min_ns, b.min_ns);
   a->max_ns = std::max(a->max_ns, b.max_ns);
   if (a->histogram.size() < b.histogram.size()) a->histogram.resize(b.histogram.size(), 0);
@@ -84,8 +85,8 @@ void SummaryTotals::Add(const SummaryInfo& s, const NameFn& name, const NameFn& 
   for (const CopySummaryInfo& c : s.copies) {
     CopyTotals& t = copies[{c.memset ? "memset" : CopyKindLabel(c.copy_kind), c.device_id}];
     t.count += c.count;
-    t.bytes += c.bytes;
-    t.total_ns += c.total_ns;
+    t.bytes = SatAdd(t.bytes, c.bytes);
+    t.total_ns = SatAdd(t.total_ns, c.total_ns);
     t.pageable_count += c.pageable_count;
     t.max_ns = std::max(t.max_ns, c.max_ns);
   }
@@ -103,10 +104,10 @@ void SummaryTotals::Add(const SummaryInfo& s, const NameFn& name, const NameFn& 
     DeviceTotals& t = devices[d.device_id];
     if (d.ops > 0) t.first_ns = std::min(t.first_ns, d.first_ns);
     t.last_ns = std::max(t.last_ns, d.last_ns);
-    t.span_ns += d.span_ns;
-    t.busy_ns += d.busy_ns;
-    t.compute_ns += d.compute_ns;
-    t.copy_ns += d.copy_ns;
+    t.span_ns = SatAdd(t.span_ns, d.span_ns);
+    t.busy_ns = SatAdd(t.busy_ns, d.busy_ns);
+    t.compute_ns = SatAdd(t.compute_ns, d.compute_ns);
+    t.copy_ns = SatAdd(t.copy_ns, d.copy_ns);
     t.gap_count += d.gap_count;
     t.ops += d.ops;
   }

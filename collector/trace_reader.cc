@@ -3,10 +3,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
@@ -58,54 +61,164 @@ std::string At(uint64_t offset) { return " at offset " + std::to_string(offset);
 
 }  // namespace
 
-StatusOr<std::unique_ptr<FileBytes>> FileBytes::Open(const std::string& path) {
-  int fd;
-  do {
-    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  } while (fd < 0 && errno == EINTR);
-  if (fd < 0) return Status::Error("cannot open " + path + ": " + std::strerror(errno));
-  std::unique_ptr<FileBytes> file(new FileBytes());
-  struct stat st;
-  if (::fstat(fd, &st) != 0) {
-    const int err = errno;
-    ::close(fd);
-    return Status::Error("cannot open " + path + ": " + std::strerror(err));
-  }
-  if (S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    return Status::Error("cannot open " + path + ": is a directory");
-  }
-  if (S_ISREG(st.st_mode) && st.st_size > 0) {
-    void* map = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
-    if (map != MAP_FAILED) {
-      ::close(fd);
-      file->map_ = map;
-      file->data_ = static_cast<const char*>(map);
-      file->size_ = static_cast<size_t>(st.st_size);
-      return file;
+namespace {
+
+std::atomic<uint64_t> g_max_input_bytes{FileBytes::kDefaultMaxInputBytes};
+
+// The live mappings, for MappedPathAt() in a SIGBUS handler: plain atomics
+// in a fixed array, so the handler reads them without locks or allocation.
+struct MapSlot {
+  std::atomic<const char*> begin{nullptr};
+  std::atomic<size_t> size{0};
+  std::atomic<const char*> path{nullptr};
+};
+constexpr size_t kMapSlots = 64;
+MapSlot g_maps[kMapSlots];
+
+// Claims a slot for a mapping; false when all are taken (the file is then
+// read instead).
+bool Register(const char* begin, size_t size, const char* path) {
+  for (MapSlot& slot : g_maps) {
+    const char* expected = nullptr;
+    if (slot.begin.compare_exchange_strong(expected, begin)) {
+      slot.size.store(size);
+      slot.path.store(path);
+      return true;
     }
   }
-  // Pipes, /dev/stdin, empty files, or mmap refused: read it all.
+  return false;
+}
+
+void Unregister(const char* begin) {
+  for (MapSlot& slot : g_maps)
+    if (slot.begin.load() == begin) {
+      slot.path.store(nullptr);
+      slot.size.store(0);
+      slot.begin.store(nullptr);
+      return;
+    }
+}
+
+// Closes the descriptor on every path out of FileBytes::Open.
+struct FdCloser {
+  int fd;
+  ~FdCloser() { ::close(fd); }
+};
+
+Status ReadError(const std::string& path, int err) {
+  return Status::Error("cannot read " + path + ": " + std::strerror(err));
+}
+
+// A FIFO's first byte (or its end) within kFifoWaitSeconds: with no writer,
+// a blocking open or read would wait forever. Linux reports no hang-up on a
+// FIFO that never had a writer, so poll() times out exactly in that case.
+Status WaitForFifo(int fd, const std::string& path) {
+  struct pollfd p = {fd, POLLIN, 0};
+  int n;
+  do {
+    n = ::poll(&p, 1, FileBytes::kFifoWaitSeconds * 1000);
+  } while (n < 0 && errno == EINTR);
+  if (n < 0) return ReadError(path, errno);
+  if (n == 0)
+    return Status::Error(path + ": no data from the FIFO within " +
+                         std::to_string(FileBytes::kFifoWaitSeconds) + " s (no writer?)");
+  return Status::Ok();
+}
+
+}  // namespace
+
+void FileBytes::SetMaxInputBytes(uint64_t bytes) { g_max_input_bytes.store(bytes); }
+uint64_t FileBytes::max_input_bytes() { return g_max_input_bytes.load(); }
+
+FileBytes::~FileBytes() {
+  if (map_ != nullptr) {
+    Unregister(data_);
+    ::munmap(map_, size_);
+  }
+}
+
+const char* FileBytes::MappedPathAt(const void* address) {
+  const char* a = static_cast<const char*>(address);
+  for (const MapSlot& slot : g_maps) {
+    const char* begin = slot.begin.load();
+    if (begin != nullptr && a >= begin && a < begin + slot.size.load()) return slot.path.load();
+  }
+  return nullptr;
+}
+
+StatusOr<std::unique_ptr<FileBytes>> FileBytes::Open(const std::string& path) {
+  int fd;
+  // O_NONBLOCK: opening a FIFO with no writer would block; it is cleared
+  // again below before any read.
+  do {
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) return Status::Error("cannot open " + path + ": " + std::strerror(errno));
+  FdCloser closer{fd};
+  std::unique_ptr<FileBytes> file(new FileBytes());
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return Status::Error("cannot open " + path + ": " + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) return Status::Error("cannot open " + path + ": is a directory");
+  if (S_ISFIFO(st.st_mode)) {
+    if (Status s = WaitForFifo(fd, path); !s.ok()) return s;
+  }
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) static_cast<void>(::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK));
+
+  if (S_ISREG(st.st_mode) && st.st_size > 0) {
+    // Mapped, not copied: a copy costs 15% of `cutrace summary`. A file
+    // truncated while mapped raises SIGBUS on the lost pages; the CLI's
+    // handler finds the file with MappedPathAt() and exits with one line.
+    const size_t size = static_cast<size_t>(st.st_size);
+    file->path_ = path;
+    void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (map != MAP_FAILED) {
+      if (Register(static_cast<const char*>(map), size, file->path_.c_str())) {
+        file->map_ = map;
+        file->data_ = static_cast<const char*>(map);
+        file->size_ = size;
+        return file;
+      }
+      ::munmap(map, size);
+    }
+    // Mapping refused, or too many files mapped at once: read it, to the
+    // size fstat gave. A file that shrinks meanwhile is an error.
+    file->owned_.resize(size);
+    size_t got = 0;
+    while (got < size) {
+      const ssize_t n = ::read(fd, file->owned_.data() + got, std::min<size_t>(size - got, 1u << 30));
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return ReadError(path, errno);
+      }
+      if (n == 0)
+        return Status::Error(path + ": file shrank while being read (" + std::to_string(got) +
+                             " of " + std::to_string(size) + " bytes)");
+      got += static_cast<size_t>(n);
+    }
+    file->data_ = file->owned_.data();
+    file->size_ = size;
+    return file;
+  }
+  // Pipes, /dev/stdin, character devices, files that say they are empty
+  // (/proc): to the end, up to the cap.
+  const uint64_t cap = max_input_bytes();
   char buf[1 << 16];
   for (;;) {
     const ssize_t n = ::read(fd, buf, sizeof buf);
     if (n < 0) {
       if (errno == EINTR) continue;
-      const int err = errno;
-      ::close(fd);
-      return Status::Error("cannot read " + path + ": " + std::strerror(err));
+      return ReadError(path, errno);
     }
     if (n == 0) break;
+    if (file->owned_.size() + static_cast<uint64_t>(n) > cap)
+      return Status::Error(path + ": input larger than --max-input (" + std::to_string(cap) +
+                           " bytes)");
     file->owned_.append(buf, static_cast<size_t>(n));
   }
-  ::close(fd);
   file->data_ = file->owned_.data();
   file->size_ = file->owned_.size();
   return file;
-}
-
-FileBytes::~FileBytes() {
-  if (map_ != nullptr) ::munmap(map_, size_);
 }
 
 TraceReader::TraceReader(std::string_view bytes) : bytes_(bytes) {

@@ -26,10 +26,33 @@
 
 namespace cutrace {
 
-// A read-only view of a whole file (mmap for regular files, read() otherwise).
+// A whole input file as bytes. Regular files are memory-mapped (a copy
+// costs 15% of a summary); a file truncated while mapped raises SIGBUS on
+// the lost pages, and a program that installs a SIGBUS handler can name the
+// file with MappedPathAt() (the CLI exits with one line; see
+// viewer_cli/main.cc). Anything else (a pipe, /dev/stdin, a character device
+// such as /dev/zero) is read up to max_input_bytes(), so an endless input
+// stops with an error instead of exhausting memory, and a FIFO gets
+// kFifoWaitSeconds for its first byte (or its end), so a FIFO with no writer
+// does not hang the command.
 class FileBytes {
  public:
-  // Errors: "cannot open PATH: REASON", "cannot read PATH: REASON".
+  static constexpr uint64_t kDefaultMaxInputBytes = uint64_t{4} << 30;
+  static constexpr int kFifoWaitSeconds = 10;
+
+  // The cap on non-regular inputs (`--max-input`); set by the CLI once at
+  // startup, before any file is opened.
+  static void SetMaxInputBytes(uint64_t bytes);
+  static uint64_t max_input_bytes();
+
+  // The path of the mapped file holding `address`, or nullptr. Lock-free and
+  // allocation-free: callable from a signal handler.
+  static const char* MappedPathAt(const void* address);
+
+  // Errors: "cannot open PATH: REASON", "cannot read PATH: REASON",
+  // "PATH: file shrank while being read (N of M bytes)",
+  // "PATH: input larger than --max-input (N bytes)",
+  // "PATH: no data from the FIFO within N s (no writer?)".
   static StatusOr<std::unique_ptr<FileBytes>> Open(const std::string& path);
   ~FileBytes();
   FileBytes(const FileBytes&) = delete;
@@ -40,8 +63,9 @@ class FileBytes {
   FileBytes() = default;
   const char* data_ = nullptr;
   size_t size_ = 0;
-  void* map_ = nullptr;   // set when mmapped
-  std::string owned_;     // set when read
+  void* map_ = nullptr;  // set when mapped
+  std::string path_;     // for MappedPathAt()
+  std::string owned_;    // set when read
 };
 
 class TraceReader {

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "collector/info_encoder.h"
+#include "collector/private_file.h"
 #include "collector/proto_writer.h"
 #include "collector/summary_aggregator.h"
 #include "collector/wire_fields.h"
@@ -175,10 +176,7 @@ void TraceEncoder::Reset() {
 StatusOr<std::unique_ptr<TraceWriter>> TraceWriter::Create(const std::string& path,
                                                            const TraceWriterOptions& options) {
   if (path.empty()) return Status::Error("cannot create trace: empty path");
-  int fd;
-  do {
-    fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, options.mode);
-  } while (fd < 0 && errno == EINTR);
+  const int fd = CreatePrivateFile(path, options.mode);
   if (fd < 0) {
     const int err = errno;
     struct stat st;
@@ -190,10 +188,6 @@ StatusOr<std::unique_ptr<TraceWriter>> TraceWriter::Create(const std::string& pa
     if (err == EEXIST) return Status::Error(path + " exists");
     return Status::Error("cannot create " + path + ": " + std::strerror(err));
   }
-  // The mode asked for, exactly: open() applied the umask, which may have
-  // taken away bits the user asked for (CUTRACE_FILE_MODE=0644 under umask
-  // 077). The file is new and empty, so there is nothing to expose yet.
-  static_cast<void>(::fchmod(fd, options.mode));
   return std::unique_ptr<TraceWriter>(new TraceWriter(path, fd, options));
 }
 

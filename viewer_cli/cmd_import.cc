@@ -63,18 +63,21 @@ void PrintTable(const Options& o, const ImportedTrace& t) {
   }
   uint64_t skipped = c.skipped_phase + c.skipped_category + c.skipped_not_object;
   if (skipped) {
-    fmt::print("\nskipped {} events:", skipped);
-    if (c.skipped_phase) fmt::print(" {} not complete (\"X\") events (metadata, flow, instant...);",
-                                    c.skipped_phase);
-    if (c.skipped_not_object) fmt::print(" {} not objects;", c.skipped_not_object);
+    // Category names come from the JSON file: one escaped line.
+    std::string line = fmt::format("skipped {} events:", skipped);
+    if (c.skipped_phase)
+      line += fmt::format(" {} not complete (\"X\") events (metadata, flow, instant...);",
+                          c.skipped_phase);
+    if (c.skipped_not_object) line += fmt::format(" {} not objects;", c.skipped_not_object);
     if (c.skipped_category) {
-      fmt::print(" {} of other categories (", c.skipped_category);
+      line += fmt::format(" {} of other categories (", c.skipped_category);
       for (size_t i = 0; i < c.skipped_categories.size(); ++i)
-        fmt::print("{}{} {}", i ? ", " : "", c.skipped_categories[i].first,
-                   c.skipped_categories[i].second);
-      fmt::print(")");
+        line += fmt::format("{}{} {}", i ? ", " : "", c.skipped_categories[i].first,
+                            c.skipped_categories[i].second);
+      line += ")";
     }
     fmt::print("\n");
+    PrintLine(stdout, line);
   }
   if (c.device_from_pid)
     fmt::print("{} GPU events had no args.device: device taken from pid\n", c.device_from_pid);

@@ -168,7 +168,9 @@ std::string Or(const std::string& s, const char* fallback = "-") {
   return s.empty() ? fallback : s;
 }
 
-void PrintKv(const char* key, const std::string& value) { fmt::print("  {:<18}{}\n", key, value); }
+void PrintKv(const char* key, const std::string& value) {
+  PrintLine(stdout, fmt::format("  {:<18}{}", key, value));
+}
 
 void PrintText(const TraceData& t) {
   const proto::Header& h = t.header;
@@ -331,8 +333,8 @@ void PrintText(const TraceData& t) {
   }
   if (!t.warnings.empty() || !t.read.problems.empty()) {
     fmt::print("\nproblems\n");
-    for (const std::string& w : t.warnings) fmt::print("  warning: {}\n", w);
-    for (const std::string& p : t.read.problems) fmt::print("  {}\n", p);
+    for (const std::string& w : t.warnings) PrintLine(stdout, "  warning: " + w);
+    for (const std::string& p : t.read.problems) PrintLine(stdout, "  " + p);
   }
 }
 

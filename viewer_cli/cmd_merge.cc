@@ -58,13 +58,14 @@ int Run(const Options& o) {
   // How each input moved and which ids its devices now have.
   for (size_t f = 0; f < placed->traces.size(); ++f) {
     const TraceData& t = *loaded.all[f];
-    fmt::print("  {}: host {} pid {}{}, offset {} ns", t.path,
-               t.header.host().empty() ? "?" : t.header.host(), t.header.pid(),
-               t.header.rank().empty() ? "" : " rank " + t.header.rank(), placed->offsets_ns[f]);
+    std::string line = fmt::format("  {}: host {} pid {}{}, offset {} ns", t.path,
+                                   t.header.host().empty() ? "?" : t.header.host(), t.header.pid(),
+                                   t.header.rank().empty() ? "" : " rank " + t.header.rank(),
+                                   placed->offsets_ns[f]);
     for (const analysis::PlacedDevice& d : placed->devices)
       if (d.file == f && d.id != d.original)
-        fmt::print(", device {} -> {}", d.original, d.id);
-    fmt::print("\n");
+        line += fmt::format(", device {} -> {}", d.original, d.id);
+    PrintLine(stdout, line);
   }
   return 0;
 }

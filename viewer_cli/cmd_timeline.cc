@@ -11,6 +11,7 @@
 #include <fmt/core.h>
 
 #include "analysis/timeline_bins.h"
+#include "collector/sat_math.h"
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/report_common.h"
 
@@ -20,6 +21,11 @@ namespace {
 constexpr size_t kLabelWidth = 8;  // "compute " before the bar
 constexpr size_t kMinBins = 10;
 constexpr size_t kDefaultWidth = 100;
+// --width is refused outside this range (a usage error) and $COLUMNS is
+// clamped into it: a hostile or mistyped width must not size the bars (and
+// their memory) beyond what any terminal shows.
+constexpr size_t kMinWidth = 20;
+constexpr size_t kMaxWidth = 1000;
 
 struct Options {
   std::vector<std::string> files;
@@ -82,7 +88,7 @@ Rendered Render(analysis::TraceSet traces, Format format, size_t bins) {
       for (size_t i = 0; i < t.bins; ++i) {
         uint64_t start = t.start_ns + i * t.bin_ns;
         s.rows.push_back({std::to_string(d.device), std::to_string(i), std::to_string(start),
-                          std::to_string(std::min(start + t.bin_ns, t.end_ns)),
+                          std::to_string(std::min(SatAdd(start, t.bin_ns), t.end_ns)),
                           fmt::format("{:.6f}", d.compute[i]), fmt::format("{:.6f}", d.copy[i]),
                           fmt::format("{:.6f}", d.idle[i])});
       }
@@ -113,9 +119,12 @@ Rendered Render(analysis::TraceSet traces, Format format, size_t bins) {
 int Run(const Options& o) {
   size_t width = o.width;
   if (width == 0) {
+    // $COLUMNS is whatever the environment says: junk or 0 means unset, a
+    // number out of range is clamped (strtoull saturates huge ones).
     const char* columns = std::getenv("COLUMNS");
-    width = columns ? std::strtoul(columns, nullptr, 10) : 0;
-    if (width == 0) width = kDefaultWidth;
+    unsigned long long env = columns && *columns != '-' ? std::strtoull(columns, nullptr, 10) : 0;
+    width = env == 0 ? kDefaultWidth
+                     : static_cast<size_t>(std::clamp<unsigned long long>(env, kMinWidth, kMaxWidth));
   }
   size_t bins = o.bins;
   if (bins == 0) bins = width > kLabelWidth + 2 + kMinBins ? width - kLabelWidth - 2 : kMinBins;
@@ -130,8 +139,10 @@ void Register(CLI::App& app, int* exit_code) {
       "timeline", "Per-device utilization over time (compute, copy, idle) in the terminal");
   cmd->add_option("files", options->files, "Trace files")->required();
   AddFormatOption(cmd, &options->format);
-  cmd->add_option("--width", options->width, "Terminal width in characters (default: $COLUMNS "
-                                             "or 100)");
+  cmd->add_option("--width", options->width,
+                  fmt::format("Terminal width in characters, {}..{} (default: $COLUMNS or {})",
+                              kMinWidth, kMaxWidth, kDefaultWidth))
+      ->check(CLI::Range(kMinWidth, kMaxWidth));
   cmd->add_option("--bins", options->bins, "Time bins (default: as many as the width allows)")
       ->check(CLI::Range(size_t{1}, size_t{100000}));
   cmd->callback([options, exit_code] { *exit_code = Run(*options); });

@@ -5,15 +5,21 @@
 // says so and, where one is close (a typo: edit distance 2 or less, or a
 // prefix), which command was meant; `cutrace help [COMMAND]` prints the
 // help, as `--help` does.
+#include <signal.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "collector/trace_reader.h"
 #include "viewer_cli/command_registry.h"
+#include "viewer_cli/output.h"
 
 namespace cutrace::cli {
 std::vector<CommandInfo>& Registry() {
@@ -76,8 +82,39 @@ std::string UnknownWordLine(const CLI::App& app, std::string_view word) {
 
 }  // namespace cutrace::cli
 
+namespace {
+
+// Trace files are memory-mapped (collector/trace_reader.h): one truncated
+// while a report reads it raises SIGBUS on the lost pages. That is bad input,
+// not a crash: one line naming the file, exit 1. Async-signal-safe: write()
+// and _exit() only. A SIGBUS anywhere else keeps its default action.
+void OnSigbus(int sig, siginfo_t* info, void*) {
+  const char* path = cutrace::FileBytes::MappedPathAt(info->si_addr);
+  if (path == nullptr) {
+    ::signal(sig, SIG_DFL);
+    ::raise(sig);
+    return;
+  }
+  auto put = [](const char* text) { static_cast<void>(::write(2, text, std::strlen(text))); };
+  put("cutrace: ");
+  put(path);
+  put(": file shrank while being read\n");
+  ::_exit(1);
+}
+
+void HandleSigbus() {
+  struct sigaction action = {};
+  action.sa_sigaction = OnSigbus;
+  action.sa_flags = SA_SIGINFO;
+  sigemptyset(&action.sa_mask);
+  ::sigaction(SIGBUS, &action, nullptr);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using cutrace::cli::Registry;
+  HandleSigbus();
   CLI::App app{"cutrace: a CUPTI-based profiler for NVIDIA GPUs. Record with `cutrace run`, "
                "then ask the trace questions with the other commands."};
   app.name("cutrace");
@@ -88,6 +125,22 @@ int main(int argc, char** argv) {
   std::stable_sort(registry.begin(), registry.end(),
                    [](const auto& a, const auto& b) { return a.order < b.order; });
   for (auto& command : registry) command.register_fn(app, &exit_code);
+  // Every command that reads traces or JSON caps what it reads from a pipe
+  // or a device (collector/trace_reader.h); one option, added here so no
+  // command can forget it. `run` reads no input file.
+  for (CLI::App* cmd : app.get_subcommands({})) {
+    if (cmd->get_name() == "run") continue;
+    cmd->add_option_function<std::string>(
+           "--max-input",
+           [](const std::string& text) {
+             uint64_t bytes = 0;
+             if (!cutrace::cli::ParseSize(text, &bytes) || bytes == 0)
+               throw CLI::ValidationError("--max-input", "expected a size such as 512M or 4G");
+             cutrace::FileBytes::SetMaxInputBytes(bytes);
+           },
+           "Read at most SIZE from a pipe or device (default 4G; regular files are read whole)")
+        ->type_name("SIZE");
+  }
   if (argc >= 2) {
     const std::string_view word = argv[1];
     if (word == "help") {

@@ -3,8 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 
 #include <fmt/core.h>
+
+#include "collector/csv_field.h"
+#include "collector/sat_math.h"
 
 namespace cutrace::cli {
 
@@ -30,9 +34,20 @@ void Table::AddRow(std::vector<std::string> cells) {
 }
 
 void Table::PrintText(std::FILE* out) const {
-  std::vector<size_t> width(headers_.size());
-  for (size_t c = 0; c < headers_.size(); ++c) width[c] = headers_[c].size();
-  for (const auto& row : rows_)
+  // Escaped before measuring, so the columns line up on what is shown.
+  auto escape = [](const std::vector<std::string>& row) {
+    std::vector<std::string> shown;
+    shown.reserve(row.size());
+    for (const std::string& cell : row) shown.push_back(EscapeForTerminal(cell));
+    return shown;
+  };
+  const std::vector<std::string> headers = escape(headers_);
+  std::vector<std::vector<std::string>> rows;
+  rows.reserve(rows_.size());
+  for (const auto& row : rows_) rows.push_back(escape(row));
+  std::vector<size_t> width(headers.size());
+  for (size_t c = 0; c < headers.size(); ++c) width[c] = headers[c].size();
+  for (const auto& row : rows)
     for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
   auto print_row = [&](const std::vector<std::string>& row) {
     std::string line;
@@ -46,22 +61,11 @@ void Table::PrintText(std::FILE* out) const {
     while (!line.empty() && line.back() == ' ') line.pop_back();
     fmt::print(out, "{}\n", line);
   };
-  print_row(headers_);
+  print_row(headers);
   std::vector<std::string> rule;
-  for (size_t c = 0; c < headers_.size(); ++c) rule.emplace_back(width[c], '-');
+  for (size_t c = 0; c < headers.size(); ++c) rule.emplace_back(width[c], '-');
   print_row(rule);
-  for (const auto& row : rows_) print_row(row);
-}
-
-static std::string CsvCell(const std::string& cell) {
-  if (cell.find_first_of(",\"\n\r") == std::string::npos) return cell;
-  std::string quoted = "\"";
-  for (char ch : cell) {
-    if (ch == '"') quoted += '"';
-    quoted += ch;
-  }
-  quoted += '"';
-  return quoted;
+  for (const auto& row : rows) print_row(row);
 }
 
 void Table::PrintCsv(std::FILE* out) const {
@@ -69,7 +73,7 @@ void Table::PrintCsv(std::FILE* out) const {
     std::string line;
     for (size_t c = 0; c < row.size(); ++c) {
       if (c) line += ',';
-      line += CsvCell(row[c]);
+      AppendCsvField(line, row[c], right_[c] ? CsvKind::kNumber : CsvKind::kText);
     }
     fmt::print(out, "{}\n", line);
   };
@@ -90,6 +94,7 @@ void PrintJson(const nlohmann::json& json, std::FILE* out) {
 }
 
 std::string FormatDuration(uint64_t ns) {
+  if (ns == kSaturated) return kOverflowText;
   double v = static_cast<double>(ns);
   if (ns < 1000) return fmt::format("{} ns", ns);
   if (ns < 1000000) return fmt::format("{:.3f} us", v / 1e3);
@@ -98,6 +103,7 @@ std::string FormatDuration(uint64_t ns) {
 }
 
 std::string FormatBytes(uint64_t bytes) {
+  if (bytes == kSaturated) return kOverflowText;
   double v = static_cast<double>(bytes);
   if (bytes < 1024) return fmt::format("{} B", bytes);
   if (bytes < (1ull << 20)) return fmt::format("{:.1f} KiB", v / 1024);
@@ -124,10 +130,90 @@ bool ParseDuration(const std::string& text, uint64_t* ns) {
     return false;
   double result = value * scale;
   if (result > 9.2e18) return false;
-  *ns = static_cast<uint64_t>(std::llround(result));
+  *ns = ToU64(result);
   return true;
 }
 
-void PrintError(const std::string& message) { fmt::print(stderr, "cutrace: {}\n", message); }
+bool ParseSize(const std::string& text, uint64_t* bytes) {
+  size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  if (digits == 0 || digits > 19) return false;
+  uint64_t value = std::stoull(text.substr(0, digits));
+  std::string unit = text.substr(digits);
+  static const std::map<std::string, int> kShift = {
+      {"", 0},   {"B", 0},    {"K", 10},   {"KiB", 10}, {"M", 20},
+      {"MiB", 20}, {"G", 30}, {"GiB", 30}, {"T", 40},   {"TiB", 40}};
+  auto it = kShift.find(unit);
+  if (it == kShift.end()) return false;
+  if (it->second > 0 && value > (~uint64_t{0} >> it->second)) return false;
+  *bytes = value << it->second;
+  return true;
+}
+
+namespace {
+
+// The length of the valid UTF-8 sequence at text[i] (2..4), or 0.
+size_t Utf8Length(std::string_view text, size_t i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char b = byte(i);
+  size_t n;
+  uint32_t cp;
+  if (b >= 0xC2 && b <= 0xDF) {
+    n = 2, cp = b & 0x1F;
+  } else if (b >= 0xE0 && b <= 0xEF) {
+    n = 3, cp = b & 0x0F;
+  } else if (b >= 0xF0 && b <= 0xF4) {
+    n = 4, cp = b & 0x07;
+  } else {
+    return 0;
+  }
+  if (i + n > text.size()) return 0;
+  for (size_t k = 1; k < n; ++k) {
+    if ((byte(i + k) & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (byte(i + k) & 0x3F);
+  }
+  // Overlong forms, surrogates and code points past U+10FFFF are not UTF-8.
+  static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < kMin[n] || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) return 0;
+  return n;
+}
+
+}  // namespace
+
+std::string EscapeForTerminal(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    const unsigned char b = static_cast<unsigned char>(text[i]);
+    if (b >= 0x20 && b < 0x7F) {
+      out += static_cast<char>(b);
+      ++i;
+    } else if (b == '\n') {
+      out += "\\n", ++i;
+    } else if (b == '\r') {
+      out += "\\r", ++i;
+    } else if (b == '\t') {
+      out += "\\t", ++i;
+    } else if (b < 0x80) {
+      out += fmt::format("\\x{:02x}", b), ++i;
+    } else if (size_t n = Utf8Length(text, i); n == 0) {
+      out += fmt::format("\\x{:02x}", b), ++i;
+    } else if (n == 2 && b == 0xC2 && static_cast<unsigned char>(text[i + 1]) < 0xA0) {
+      // U+0080..U+009F: C1 controls (CSI is U+009B).
+      out += fmt::format("\\u{:04x}", static_cast<unsigned char>(text[i + 1])), i += 2;
+    } else {
+      out.append(text.substr(i, n)), i += n;
+    }
+  }
+  return out;
+}
+
+void PrintLine(std::FILE* out, std::string_view text) {
+  fmt::print(out, "{}\n", EscapeForTerminal(text));
+}
+
+void PrintError(const std::string& message) {
+  fmt::print(stderr, "cutrace: {}\n", EscapeForTerminal(message));
+}
 
 }  // namespace cutrace::cli

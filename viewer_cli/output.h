@@ -1,11 +1,20 @@
 // Output helpers shared by every report: the --format option, a plain table
-// (aligned columns for terminals, RFC 4180 CSV), and duration/byte formatting.
-// JSON reports build an nlohmann::json and print it with PrintJson().
+// (aligned columns for terminals, RFC 4180 CSV), a line printer, and
+// duration/byte formatting. JSON reports build an nlohmann::json and print it
+// with PrintJson().
+//
+// Text for a terminal leaves through Table::PrintText(), PrintLine() or
+// PrintError() only, and all three escape control characters
+// (EscapeForTerminal): names, hosts and commands come from trace files,
+// which may be hostile, and an escape sequence must not reach the terminal.
+// CSV cells go through collector/csv_field.h: text columns (those not marked
+// right-aligned, i.e. not numbers) are guarded against formula injection.
 #pragma once
 
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -21,7 +30,8 @@ void AddFormatOption(CLI::App* cmd, Format* format);
 class Table {
  public:
   explicit Table(std::vector<std::string> headers);
-  // Columns whose header is in `right_aligned` are numbers: aligned right.
+  // Columns marked in `right_aligned` are numbers: aligned right in table
+  // form, and never prefixed against formula injection in CSV.
   void SetRightAligned(std::vector<bool> right_aligned);
   void AddRow(std::vector<std::string> cells);
   size_t rows() const { return rows_.size(); }
@@ -38,12 +48,31 @@ class Table {
 
 void PrintJson(const nlohmann::json& json, std::FILE* out);
 
+// `text` with every byte a terminal could act on made visible: \n, \r and
+// \t as those two characters, other C0 controls and DEL as \x1b, C1 controls
+// (U+0080..U+009F) as \u009b, and bytes that are not valid UTF-8 as \xff.
+// Valid UTF-8 text otherwise passes as is.
+std::string EscapeForTerminal(std::string_view text);
+
+// Prints `text` (escaped) and a newline: the one way a report's text lines
+// reach a terminal.
+void PrintLine(std::FILE* out, std::string_view text);
+
+// A total that saturated (collector/sat_math.h: kSaturated, 2^64 - 1) is
+// shown as this in table form; JSON and CSV keep the number 2^64 - 1, which
+// no real total reaches (docs/json-reports.md).
+inline constexpr const char* kOverflowText = "overflow";
+
 // "1.234 ms", "15.0 us", "812 ns", "2.50 s": for humans; JSON and CSV keep ns.
 std::string FormatDuration(uint64_t ns);
 // "1.50 GiB", "64.0 KiB", "17 B".
 std::string FormatBytes(uint64_t bytes);
 // Parses "10us", "2ms", "1.5s", "500ns", "250" (ns). Returns false on junk.
 bool ParseDuration(const std::string& text, uint64_t* ns);
+
+// Parses a byte size: "4G", "512M", "64KiB", "100" (bytes); K/M/G/T are
+// powers of 1024. Returns false on junk or a size past 2^64.
+bool ParseSize(const std::string& text, uint64_t* bytes);
 
 // Prints "cutrace: <message>" on stderr (one line).
 void PrintError(const std::string& message);

@@ -6,6 +6,7 @@
 
 #include <fmt/core.h>
 
+#include "collector/sat_math.h"
 #include "collector/trace_loader.h"
 
 namespace cutrace::cli {
@@ -39,9 +40,9 @@ bool LoadTraces(const std::vector<std::string>& paths, LoadedTraces* out) {
 namespace {
 
 void PrintSection(const TableSection& section, std::FILE* out) {
-  if (!section.title.empty()) fmt::print(out, "{}\n", section.title);
+  if (!section.title.empty()) PrintLine(out, section.title);
   if (section.rows.empty() && !section.empty_note.empty()) {
-    fmt::print(out, "  {}\n", section.empty_note);
+    PrintLine(out, "  " + section.empty_note);
     return;
   }
   Table table(section.headers);
@@ -51,7 +52,7 @@ void PrintSection(const TableSection& section, std::FILE* out) {
 }
 
 void PrintText(const Rendered& rendered, std::FILE* out) {
-  for (const std::string& line : rendered.lines) fmt::print(out, "{}\n", line);
+  for (const std::string& line : rendered.lines) PrintLine(out, line);
   for (size_t t = 0; t < rendered.tables.size(); ++t) {
     if (t > 0 || !rendered.lines.empty()) fmt::print(out, "\n");
     PrintSection(rendered.tables[t], out);
@@ -69,8 +70,11 @@ void PrintCsv(const std::vector<std::pair<std::string, Rendered>>& parts, std::F
     // and names each, so a reader can split the stream.
     if (sections > 1) fmt::print(out, "{}# {}\n", s ? "\n" : "", first.title);
     std::vector<std::string> headers = first.headers;
-    if (labelled) headers.insert(headers.begin(), "file");
+    std::vector<bool> right = first.right;
+    right.resize(first.headers.size(), false);
+    if (labelled) headers.insert(headers.begin(), "file"), right.insert(right.begin(), false);
     Table table(headers);
+    table.SetRightAligned(std::move(right));  // numbers are never formula-guarded
     for (const auto& [label, rendered] : parts) {
       if (s >= rendered.tables.size()) continue;
       for (std::vector<std::string> row : rendered.tables[s].rows) {
@@ -137,8 +141,7 @@ std::string Cells::Duration(uint64_t ns) const {
 }
 
 std::string Cells::Duration(double ns) const {
-  double rounded = std::llround(std::max(ns, 0.0));
-  return Duration(static_cast<uint64_t>(rounded));
+  return Duration(ToU64(ns));  // an unknown (overflowed) average is +inf: shown as such
 }
 
 std::string Cells::Bytes(uint64_t bytes) const {

@@ -5,14 +5,13 @@
 
 #include <fmt/core.h>
 
+#include "collector/sat_math.h"
+
 namespace cutrace::cli {
 
 using nlohmann::json;
 
-uint64_t RoundNs(double ns) {
-  if (!(ns > 0)) return 0;
-  return static_cast<uint64_t>(std::llround(ns));
-}
+uint64_t RoundNs(double ns) { return ToU64(ns); }
 
 static std::string Name(const std::string& name, const Cells& cells, size_t width) {
   return cells.human() && width > 0 ? Shorten(name, width) : name;
