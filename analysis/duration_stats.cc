@@ -20,6 +20,13 @@ uint64_t NearestRankPercentile(std::span<uint64_t> values, double percent) {
 
 double PopulationStddev(std::span<const uint64_t> values, double mean) {
   if (values.size() < 2) return 0.0;
+  // A group whose total saturated has an unknown (infinite) average, but
+  // its spread is still known: the mean from the values themselves.
+  if (!std::isfinite(mean)) {
+    long double sum = 0;
+    for (uint64_t v : values) sum += static_cast<long double>(v);
+    mean = static_cast<double>(sum / static_cast<long double>(values.size()));
+  }
   // Two passes (mean first) instead of sum of squares: durations of a few
   // seconds squared would lose all precision in a single-pass formula.
   double sum_sq = 0;

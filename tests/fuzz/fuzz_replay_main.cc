@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
     const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
   }
-  std::printf("fuzz_replay: %zu inputs, no failure\n", files.size());
+  // stderr: a target may send stdout to /dev/null (fuzz_reports does).
+  std::fprintf(stderr, "fuzz_replay: %zu inputs, no failure\n", files.size());
   return 0;
 }
