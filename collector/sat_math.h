@@ -53,7 +53,10 @@ constexpr int64_t SatSub(int64_t a, int64_t b) {
 // a - b for an answer that must be exact (a clock offset): false, leaving
 // *out alone, when it does not fit.
 constexpr bool CheckedSub(int64_t a, int64_t b, int64_t* out) {
-  return !__builtin_sub_overflow(a, b, out);
+  int64_t diff = 0;
+  if (__builtin_sub_overflow(a, b, &diff)) return false;
+  *out = diff;
+  return true;
 }
 
 // The signed difference a - b of two unsigned timestamps, clamped to int64_t.
