@@ -7,6 +7,7 @@
 
 #include "analysis/device_timeline.h"
 #include "analysis/kernel_stats.h"
+#include "collector/sat_math.h"
 
 namespace cutrace::analysis {
 
@@ -50,7 +51,7 @@ DiffReport DiffReports(const KernelReport& ka, const KernelReport& kb, const Tim
   }
   for (auto& [name, d] : by_name) {
     d.name = name;
-    d.delta_ns = static_cast<int64_t>(d.total_ns_b) - static_cast<int64_t>(d.total_ns_a);
+    d.delta_ns = SignedDiff(d.total_ns_b, d.total_ns_a);  // clamped: totals may pass 2^63
     if (d.count_a == 0) {
       d.status = DiffStatus::kAdded;
     } else if (d.count_b == 0) {
@@ -68,8 +69,8 @@ DiffReport DiffReports(const KernelReport& ka, const KernelReport& kb, const Tim
   }
   std::sort(report.kernels.begin(), report.kernels.end(),
             [](const KernelDiff& x, const KernelDiff& y) {
-              uint64_t ax = static_cast<uint64_t>(std::llabs(x.delta_ns));
-              uint64_t ay = static_cast<uint64_t>(std::llabs(y.delta_ns));
+              uint64_t ax = Magnitude(x.delta_ns);
+              uint64_t ay = Magnitude(y.delta_ns);
               if (ax != ay) return ax > ay;
               return x.name < y.name;
             });

@@ -73,6 +73,11 @@ constexpr int64_t SignedDiff(uint64_t a, uint64_t b) {
              : -static_cast<int64_t>(d);
 }
 
+// |v| as an unsigned number; defined for INT64_MIN too (std::llabs is not).
+constexpr uint64_t Magnitude(int64_t v) {
+  return v < 0 ? static_cast<uint64_t>(-(v + 1)) + 1 : static_cast<uint64_t>(v);
+}
+
 // t + delta for a timestamp and a signed offset, clamped to [0, kSaturated].
 constexpr uint64_t SatOffset(uint64_t t, int64_t delta) {
   if (delta >= 0) return SatAdd(t, static_cast<uint64_t>(delta));

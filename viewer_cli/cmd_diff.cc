@@ -8,6 +8,7 @@
 #include <fmt/core.h>
 
 #include "analysis/trace_diff.h"
+#include "collector/sat_math.h"
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/report_common.h"
 #include "viewer_cli/streamed_report.h"
@@ -36,7 +37,7 @@ bool ParsePercent(const std::string& text, double* fraction) {
 
 std::string Signed(int64_t ns, const Cells& c) {
   if (!c.human()) return std::to_string(ns);
-  uint64_t magnitude = ns < 0 ? static_cast<uint64_t>(-(ns + 1)) + 1 : static_cast<uint64_t>(ns);
+  uint64_t magnitude = Magnitude(ns);
   return (ns < 0 ? "-" : "+") + FormatDuration(magnitude);
 }
 
@@ -127,7 +128,7 @@ int Run(const Options& o) {
       if (i == 0)
         fmt::print("A: {}\nB: {}\nkernel time {} -> {} ({}), threshold {}\n\n", o.a, o.b,
                    FormatDuration(d.total_ns_a), FormatDuration(d.total_ns_b),
-                   Signed(static_cast<int64_t>(d.total_ns_b) - static_cast<int64_t>(d.total_ns_a),
+                   Signed(SignedDiff(d.total_ns_b, d.total_ns_a),
                           Cells(Format::kTable)),
                    o.threshold);
       else

@@ -58,6 +58,9 @@ TEST(SatMath, SignedSaturatesTowardsTheRightEnd) {
   EXPECT_EQ(SatOffset(kMax - 1, 5), kSaturated);
   EXPECT_EQ(SatOffset(100, kI64Min), 0u);
   EXPECT_EQ(SatOffset(100, -40), 60u);
+  EXPECT_EQ(Magnitude(kI64Min), uint64_t{1} << 63);
+  EXPECT_EQ(Magnitude(-3), 3u);
+  EXPECT_EQ(Magnitude(kI64Max), static_cast<uint64_t>(kI64Max));
 }
 
 TEST(SatMath, DoubleConversionsClampAndRound) {
