@@ -82,7 +82,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const char* format : kFormats) Run({report, in, "--format", format});
   for (const char* format : kFormats) Run({"diff", in, in, "--format", format});
   Run({"timeline", in, "--width", "20"});
-  Run({"timeline", in, "--bins", "100000", "--format", "json"});
+  Run({"timeline", in, "--bins", "1000", "--format", "json"});
 
   const std::string chrome = (dir / "out.json").string();
   const std::string perfetto = (dir / "out.pftrace").string();
