@@ -13,6 +13,7 @@
 #include "analysis/kernel_occupancy.h"
 #include "analysis/kernel_stats.h"
 #include "collector/metric_presets.h"
+#include "collector/sat_math.h"
 
 namespace cutrace::analysis {
 namespace {
@@ -59,7 +60,7 @@ std::map<std::string, Timeline> CollectTimeline(
       if (k.correlation_id && counted[f].count(k.correlation_id)) continue;
       Timeline& tl = out[t.strings.Display(k.name_id)];
       ++tl.count;
-      tl.total_ns += SafeEnd(k.start_ns, k.end_ns) - k.start_ns;
+      SatAccumulate(&tl.total_ns, SafeEnd(k.start_ns, k.end_ns) - k.start_ns);
       if (k.correlation_id == 0) continue;
       auto it = api.find(k.correlation_id);
       if (it == api.end()) continue;
@@ -74,7 +75,7 @@ std::map<std::string, Timeline> CollectTimeline(
       if (g.before.type != OpType::kKernel || is_counted(g.before) || is_counted(g.after)) continue;
       const TraceData& t = *traces[g.before.file];
       Timeline& tl = out[t.strings.Display(t.records.kernels[g.before.index].name_id)];
-      tl.idle_after_ns += g.duration_ns();
+      SatAccumulate(&tl.idle_after_ns, g.duration_ns());
       ++tl.gaps_after;
       ++tl.causes[GapCauseName(g.cause)];
     }
@@ -246,7 +247,7 @@ DiagnosisReport Diagnose(TraceSet traces, const DiagnosisOptions& options) {
   auto counted = CountedLaunches(traces);
   std::map<std::string, Timeline> timeline = CollectTimeline(traces, counted);
   uint64_t all_ns = 0;
-  for (const auto& [name, tl] : timeline) all_ns += tl.total_ns;
+  for (const auto& [name, tl] : timeline) SatAccumulate(&all_ns, tl.total_ns);
 
   for (const KernelStats& k : totals.kernels) {
     KernelDiagnosis d;

@@ -7,6 +7,7 @@
 
 #include "analysis/report_engine.h"
 #include "analysis/summary_reports.h"
+#include "collector/sat_math.h"
 
 namespace cutrace::analysis {
 
@@ -49,15 +50,15 @@ void ReportEngine::AddSummary(const SummaryInfo& s) {
                                 ? f.kernel_slot[k.name_id] - 1
                                 : NewKernelSlot(f, k.name_id);
       kernel_durations_[slot].Merge(k.durations);
-      file_totals_[slot][cur_file_] += k.durations.total_ns;
+      SatAccumulate(&file_totals_[slot][cur_file_], k.durations.total_ns);
     }
   }
   if (parts_.copies) {
     for (const CopySummaryInfo& x : s.copies) {
       CopyStats& row = copy_rows_[x.memset ? kMemsetRow : static_cast<size_t>(x.copy_kind)];
-      row.count += x.count;
-      row.bytes += x.bytes;
-      row.total_ns += x.total_ns;
+      SatAccumulate(&row.count, x.count);
+      SatAccumulate(&row.bytes, x.bytes);
+      SatAccumulate(&row.total_ns, x.total_ns);
       row.pageable_count += x.pageable_count;
     }
   }
@@ -66,8 +67,8 @@ void ReportEngine::AddSummary(const SummaryInfo& s) {
       const bool gpu_range = r.kind == RangeKind::kGpu;
       NvtxRow& row = nvtx_rows_[NvtxSlot(r.name_id, r.domain_id, r.depth, gpu_range)];
       if (gpu_range) {
-        row.count += r.durations.count;
-        row.gpu_total_ns += r.durations.total_ns;
+        SatAccumulate(&row.count, r.durations.count);
+        SatAccumulate(&row.gpu_total_ns, r.durations.total_ns);
       } else {
         nvtx_cpu_[&row - nvtx_rows_.data()].Add(TotalsOf(r.durations));
       }
@@ -85,10 +86,10 @@ void ReportEngine::AddSummary(const SummaryInfo& s) {
       DeviceTotals& sum = summary_devices_[d.device_id];
       if (d.ops > 0) sum.first_ns = std::min(sum.first_ns, d.first_ns);
       sum.last_ns = std::max(sum.last_ns, d.last_ns);
-      sum.span_ns += d.span_ns;
-      sum.busy_ns += d.busy_ns;
-      sum.compute_ns += d.compute_ns;
-      sum.copy_ns += d.copy_ns;
+      SatAccumulate(&sum.span_ns, d.span_ns);
+      SatAccumulate(&sum.busy_ns, d.busy_ns);
+      SatAccumulate(&sum.compute_ns, d.compute_ns);
+      SatAccumulate(&sum.copy_ns, d.copy_ns);
       sum.gap_count += d.gap_count;
       sum.ops += d.ops;
     }
@@ -114,12 +115,12 @@ void ReportEngine::AddSummaryDevices(TimelineReport* report) const {
     DeviceOverlap& o = report->devices[at];
     if (d.first_ns != UINT64_MAX) o.first_ns = std::min(o.first_ns, d.first_ns);
     o.last_ns = std::max(o.last_ns, d.last_ns);
-    o.span_ns += d.span_ns;
-    o.busy_ns = std::min(o.busy_ns + d.busy_ns, o.span_ns);
+    SatAccumulate(&o.span_ns, d.span_ns);
+    o.busy_ns = std::min(SatAdd(o.busy_ns, d.busy_ns), o.span_ns);
     o.idle_ns = o.span_ns - o.busy_ns;
-    o.compute_ns += d.compute_ns;
-    o.copy_ns += d.copy_ns;
-    const uint64_t both = o.compute_ns + o.copy_ns;
+    SatAccumulate(&o.compute_ns, d.compute_ns);
+    SatAccumulate(&o.copy_ns, d.copy_ns);
+    const uint64_t both = SatAdd(o.compute_ns, o.copy_ns);
     o.overlap_ns = both > o.busy_ns ? both - o.busy_ns : 0;
     o.compute_only_ns = o.compute_ns - std::min(o.compute_ns, o.overlap_ns);
     o.copy_only_ns = o.copy_ns - std::min(o.copy_ns, o.overlap_ns);
