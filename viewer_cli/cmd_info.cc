@@ -362,7 +362,10 @@ int Run(const Options& o) {
     table.PrintCsv(stdout);
   } else {
     for (size_t i = 0; i < loaded.all.size(); ++i) {
-      if (loaded.all.size() > 1) fmt::print("{}== {} ==\n", i ? "\n" : "", loaded.all[i]->path);
+      if (loaded.all.size() > 1) {
+        if (i) fmt::print("\n");
+        PrintLine(stdout, "== " + loaded.all[i]->path + " ==");
+      }
       PrintText(*loaded.all[i]);
     }
   }

@@ -120,7 +120,7 @@ void PrintReport(const LoadedTraces& loaded, Format format, const RenderFn& rend
     PrintCsv(parts, out);
   } else {
     for (const auto& [path, rendered] : parts) {
-      fmt::print(out, "== {} ==\n", path);
+      PrintLine(out, "== " + path + " ==");  // a file name may hold anything
       PrintText(rendered, out);
       fmt::print(out, "\n");
     }
