@@ -127,8 +127,8 @@ void ReportEngine::AddSummaryDevices(TimelineReport* report) const {
     o.ops += d.ops;
     DeviceGaps& g = report->gaps[at];
     // Aggregates keep no gaps, so no cause: their idle time is unknown's.
-    g.idle_by_cause[static_cast<size_t>(GapCause::kUnknown)] +=
-        o.idle_ns - std::min(o.idle_ns, g.idle_ns);
+    SatAccumulate(&g.idle_by_cause[static_cast<size_t>(GapCause::kUnknown)],
+                  o.idle_ns - std::min(o.idle_ns, g.idle_ns));
     g.idle_ns = o.idle_ns;
     g.gap_count += d.gap_count;
   }

@@ -5,6 +5,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "collector/sat_math.h"
 #include "collector/trace_writer.h"
 
 namespace cutrace::analysis {
@@ -66,26 +67,26 @@ DeviceInfo ToDeviceInfo(const proto::Device& d) {
 }
 
 void AddStatistics(const proto::Statistics& s, StatsInfo* sum) {
-  sum->kernels += s.kernels();
-  sum->memcpys += s.memcpys();
-  sum->memsets += s.memsets();
-  sum->ranges += s.ranges();
-  sum->api_calls += s.api_calls();
-  sum->syncs += s.syncs();
-  sum->other_records += s.other_records();
-  sum->kernels_untimed += s.kernels_untimed();
-  sum->records_dropped_by_cupti += s.records_dropped_by_cupti();
-  sum->records_dropped_queue_full += s.records_dropped_queue_full();
+  SatAccumulate(&sum->kernels, s.kernels());
+  SatAccumulate(&sum->memcpys, s.memcpys());
+  SatAccumulate(&sum->memsets, s.memsets());
+  SatAccumulate(&sum->ranges, s.ranges());
+  SatAccumulate(&sum->api_calls, s.api_calls());
+  SatAccumulate(&sum->syncs, s.syncs());
+  SatAccumulate(&sum->other_records, s.other_records());
+  SatAccumulate(&sum->kernels_untimed, s.kernels_untimed());
+  SatAccumulate(&sum->records_dropped_by_cupti, s.records_dropped_by_cupti());
+  SatAccumulate(&sum->records_dropped_queue_full, s.records_dropped_queue_full());
   for (const proto::InvalidCount& c : s.invalid())
     sum->invalid.push_back({c.kind(), c.reason(), c.count()});
-  sum->buffers_requested += s.buffers_requested();
-  sum->buffers_completed += s.buffers_completed();
-  sum->buffers_refused += s.buffers_refused();
-  sum->buffer_bytes += s.buffer_bytes();
-  sum->bytes_written += s.bytes_written();
-  sum->packets_written += s.packets_written();
-  sum->tool_cpu_ns += s.tool_cpu_ns();
-  sum->cupti_overhead_ns += s.cupti_overhead_ns();
+  SatAccumulate(&sum->buffers_requested, s.buffers_requested());
+  SatAccumulate(&sum->buffers_completed, s.buffers_completed());
+  SatAccumulate(&sum->buffers_refused, s.buffers_refused());
+  SatAccumulate(&sum->buffer_bytes, s.buffer_bytes());
+  SatAccumulate(&sum->bytes_written, s.bytes_written());
+  SatAccumulate(&sum->packets_written, s.packets_written());
+  SatAccumulate(&sum->tool_cpu_ns, s.tool_cpu_ns());
+  SatAccumulate(&sum->cupti_overhead_ns, s.cupti_overhead_ns());
   sum->peak_memory_bytes = std::max(sum->peak_memory_bytes, s.peak_memory_bytes());
 }
 
