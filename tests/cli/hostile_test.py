@@ -192,9 +192,18 @@ def truncation_checks(d):
     time.sleep(0.05)
     os.truncate(big, 40)
     t.join()
+    if result["r"] is None:
+        check("truncated while read", False, "hung")
+        return
     rc, _, err = result["r"]
-    check("truncated while read", rc == 0 or (rc == 1 and err == f"cutrace: {big}: file shrank "
-                                                                  "while being read\n"),
+    # On a busy machine the cut can come before the report opens the file:
+    # then the 40 bytes left are read as a cut-short trace (a warning, exit
+    # 0, or one error line, exit 1). Either way one line naming the file at
+    # most, and never a signal.
+    lines = err.splitlines()
+    check("truncated while read",
+          rc in (0, 1) and len(lines) <= 1 and all(l.startswith(f"cutrace: {big}:") for l in lines)
+          and (rc == 0 or lines),
           f"exit {rc}, stderr {err!r}")
 
 
