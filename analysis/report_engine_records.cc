@@ -348,10 +348,12 @@ void ReportEngine::OnApiCalls(std::span<const ApiRecord> r) {
 [[gnu::always_inline]] inline void ReportEngine::OnSync(const SyncRecord& s) {
   Count(s, &EventCounts::syncs);
   if (!parts_.timeline || !cur_ordered_) return;
-  const bool event = s.kind == SyncKind::kEventSynchronize || s.kind == SyncKind::kStreamWaitEvent;
-  order_.Stage(TimedItem{s.start_ns, SafeEnd(s.start_ns, s.end_ns), 0, s.device_id,
-                         event ? 1u : 0u, 0, static_cast<uint16_t>(cur_file_), TimedItem::kSync,
-                         0});
+  // Only event waits matter to the sweep now: the host's own syncs are read
+  // from the launching thread's calls (gap_causes.h), so the rest would be
+  // put in time order for nothing.
+  if (s.kind != SyncKind::kEventSynchronize && s.kind != SyncKind::kStreamWaitEvent) return;
+  order_.Stage(TimedItem{s.start_ns, SafeEnd(s.start_ns, s.end_ns), 0, s.device_id, 1u, 0,
+                         static_cast<uint16_t>(cur_file_), TimedItem::kSync, 0});
 }
 
 void ReportEngine::OnMemcpys(std::span<const MemcpyRecord> r) {
