@@ -68,7 +68,7 @@ const char* ModeName(Mode mode) {
 bool ProductionConfig::active() const {
   return mode != Mode::kTrace || flight_recorder() || !control_dir.empty() ||
          !trigger_file.empty() || capture_signal != 0 || max_file_bytes != 0 ||
-         rotate_interval_ns != 0 || max_disk_bytes != 0 || max_memory_bytes != 0;
+         rotate_interval_ns != 0 || max_disk_bytes != 0 || max_memory_bytes != 0 || capture.active();
 }
 
 std::optional<uint64_t> ParseDurationNs(std::string_view text) {
@@ -153,6 +153,12 @@ ProductionConfig ParseProductionConfig(const EnvGetter& env) {
     problems.push_back("CUTRACE_PERIOD must be longer than CUTRACE_WINDOW; using a period of "
                        "60 x the window");
     c.period_ns = c.window_ns * 60;
+  }
+  c.capture = ParseCaptureRangeConfig(env, &problems);
+  if (c.capture.active() && c.mode != Mode::kTrace) {
+    problems.push_back(std::string("a capture range (") + c.capture.Describe() + ") works in trace mode only, not in " +
+                       ModeName(c.mode) + " mode; recording as the mode does");
+    c.capture = {};
   }
   if (auto v = env("CUTRACE_FLIGHT_RECORDER")) {
     const std::string t = Lower(Trim(*v));

@@ -23,6 +23,9 @@
 //                             (default none; without MAX_FILE_SIZE, chunks of a quarter)
 //   CUTRACE_MAX_MEMORY        cap on the library's memory: buffer pool + queue +
 //                             flight recorder (e.g. 256M; default none)
+//   CUTRACE_CAPTURE_RANGE, CUTRACE_CAPTURE_RANGE_END, CUTRACE_DELAY,
+//   CUTRACE_DURATION          record only some stretches (trace mode):
+//                             production/capture_range.h
 //   CUTRACE_OPENMETRICS_FILE  rewrite this file (atomically) with OpenMetrics
 //                             totals at every summary interval (summary mode)
 //
@@ -36,6 +39,7 @@
 #include <vector>
 
 #include "injection/config.h"
+#include "injection/production/capture_range.h"
 
 namespace cutrace::injection {
 
@@ -59,6 +63,9 @@ struct ProductionConfig {
   uint64_t max_disk_bytes = 0;
   uint64_t max_memory_bytes = 0;
   std::string openmetrics_file;
+  // CUTRACE_CAPTURE_RANGE, _END, CUTRACE_DELAY, CUTRACE_DURATION (trace
+  // mode only): production/capture_range.h.
+  CaptureRangeConfig capture;
 
   bool flight_recorder() const { return flight_age_ns != 0 || flight_bytes != 0; }
   // Whether anything here needs the control thread or the writer hooks.

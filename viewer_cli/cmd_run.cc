@@ -1,7 +1,9 @@
 // `cutrace run [--output DIR|PATTERN] [--kinds LIST] [--buffer-size SIZE]
 // [--mode trace|summary|continuous]
 // [--metrics LIST|PRESET [--metrics-scope kernel|nvtx] [--kernel-filter REGEX]
-// [--kernel-sample N]] [--no-summary] -- PROG ARGS...`: runs an unmodified
+// [--kernel-sample N]] [--capture-range cudaProfilerApi|nvtx:NAME[@DOMAIN]
+// [--capture-range-end stop|repeat[:N]]] [--delay D] [--duration D]
+// [--no-summary] -- PROG ARGS...`: runs an unmodified
 // program under the injection library and then says which traces it wrote,
 // with a summary. The --metrics options become CUTRACE_METRICS,
 // CUTRACE_METRICS_SCOPE, CUTRACE_KERNEL_FILTER and CUTRACE_KERNEL_SAMPLE
@@ -72,6 +74,10 @@ struct Options {
   std::string metrics_scope;
   std::string kernel_filter;
   uint64_t kernel_sample = 0;
+  std::string capture_range;
+  std::string capture_range_end;
+  std::string delay;
+  std::string duration;
   bool no_summary = false;
   std::vector<std::string> command;
 };
@@ -262,9 +268,41 @@ void PrintSummary(const std::vector<std::string>& paths) {
   ::close(saved_stdout);
 }
 
+// The capture options as the library reads them
+// (injection/production/capture_range.h); "" when they are fine.
+std::string CheckCapture(const Options& o) {
+  const std::string& r = o.capture_range;
+  if (!r.empty() && r != "cudaProfilerApi") {
+    const size_t at = r.rfind('@');
+    const bool nvtx = r.rfind("nvtx:", 0) == 0 && r.size() > 5 && (at == std::string::npos || (at > 5 && at + 1 < r.size()));
+    if (!nvtx) return "--capture-range: must be cudaProfilerApi or nvtx:NAME[@DOMAIN]";
+  }
+  const std::string& e = o.capture_range_end;
+  if (!e.empty()) {
+    bool ok = e == "stop" || e == "repeat";
+    if (!ok && e.rfind("repeat:", 0) == 0 && e.size() > 7 && e.size() <= 16) {
+      ok = e.find_first_not_of("0123456789", 7) == std::string::npos && std::stoull(e.substr(7)) >= 1 &&
+           std::stoull(e.substr(7)) <= 0xffffffffull;
+    }
+    if (!ok) return "--capture-range-end: must be stop, repeat or repeat:N (N >= 1)";
+    if (r.empty()) return "--capture-range-end needs --capture-range";
+  }
+  uint64_t ns = 0;
+  if (!o.delay.empty() && !ParseDuration(o.delay, &ns)) return "--delay: must be a duration like 2s or 500ms";
+  if (!o.duration.empty() && (!ParseDuration(o.duration, &ns) || ns == 0))
+    return "--duration: must be a duration like 1s or 500ms, not 0";
+  if ((!r.empty() || !o.delay.empty() || !o.duration.empty()) && !o.mode.empty() && o.mode != "trace")
+    return "--capture-range, --delay and --duration work in trace mode only";
+  return "";
+}
+
 int Run(const Options& o) {
   if (o.command.empty()) {
     PrintError("run: no program given (usage: cutrace run [OPTIONS] -- PROG ARGS...)");
+    return 2;
+  }
+  if (std::string error = CheckCapture(o); !error.empty()) {
+    PrintError(error);
     return 2;
   }
   std::string library = FindLibrary();
@@ -342,6 +380,10 @@ int Run(const Options& o) {
   if (!o.kinds.empty()) ::setenv("CUTRACE_KINDS", o.kinds.c_str(), 1);
   if (!o.mode.empty()) ::setenv("CUTRACE_MODE", o.mode.c_str(), 1);
   if (!o.buffer_size.empty()) ::setenv("CUTRACE_BUFFER_SIZE", o.buffer_size.c_str(), 1);
+  if (!o.capture_range.empty()) ::setenv("CUTRACE_CAPTURE_RANGE", o.capture_range.c_str(), 1);
+  if (!o.capture_range_end.empty()) ::setenv("CUTRACE_CAPTURE_RANGE_END", o.capture_range_end.c_str(), 1);
+  if (!o.delay.empty()) ::setenv("CUTRACE_DELAY", o.delay.c_str(), 1);
+  if (!o.duration.empty()) ::setenv("CUTRACE_DURATION", o.duration.c_str(), 1);
   if (!o.metrics.empty()) {
     ::setenv("CUTRACE_METRICS", o.metrics.c_str(), 1);
     if (!o.metrics_scope.empty()) ::setenv("CUTRACE_METRICS_SCOPE", o.metrics_scope.c_str(), 1);
@@ -404,6 +446,14 @@ void Register(CLI::App& app, int* exit_code) {
   cmd->add_option("--kernel-sample", options->kernel_sample,
                   "Count every Nth matching launch (default 1: all)")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--capture-range", options->capture_range,
+                  "Record only inside ranges: cudaProfilerApi (cudaProfilerStart to Stop) or "
+                  "nvtx:NAME[@DOMAIN] (the outermost instance of that NVTX range); each range is a chunk");
+  cmd->add_option("--capture-range-end", options->capture_range_end,
+                  "stop (after the first range, default), repeat (every range) or repeat:N (at most N)");
+  cmd->add_option("--delay", options->delay, "Record nothing for this long after CUDA starts (e.g. 2s)");
+  cmd->add_option("--duration", options->duration,
+                  "Record nothing later than this long after the delay's end (e.g. 1s)");
   cmd->add_flag("--no-summary", options->no_summary, "Only list the traces written");
   // After "--" everything belongs to the program (CLI11 puts it in
   // `command` and leaves the "--" itself among the remaining arguments).

@@ -84,6 +84,9 @@ class CuptiApi {
   // initialising anything; 0 when unknown.
   virtual int DriverVersion() = 0;
   virtual int RuntimeVersion() = 0;
+  // cuCtxSynchronize on the calling thread's context (capture ranges wait
+  // for a range's GPU work at its end); false when not done.
+  virtual bool SynchronizeContext() { return false; }
 };
 
 }  // namespace cutrace::injection

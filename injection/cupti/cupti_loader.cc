@@ -188,6 +188,16 @@ class DlCuptiApi final : public CuptiApi {
     ::dlclose(cuda);  // drops only the reference RTLD_NOLOAD added
     return version;
   }
+  bool SynchronizeContext() override {
+    // libcuda is loaded (the driver started cutrace); RTLD_NOLOAD never loads it.
+    void* cuda = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    if (cuda == nullptr) return false;
+    using SyncFn = int (*)();
+    auto fn = reinterpret_cast<SyncFn>(::dlsym(cuda, "cuCtxSynchronize"));
+    const bool ok = fn != nullptr && fn() == 0;
+    ::dlclose(cuda);  // drops only the reference RTLD_NOLOAD added
+    return ok;
+  }
   int RuntimeVersion() override {
     // Only a dynamically linked cudart is visible (globally, or loaded
     // locally as libcudart.so.13, as PyTorch does); a static one reports 0.

@@ -47,6 +47,9 @@ class HookContext {
   std::vector<DeviceInfo> devices;   // writer thread
   std::function<StatsInfo(const TraceWriter&)> stats;
   std::function<int64_t()> now;      // the trace's clock
+  // A window's chunk was opened at this path (capture ranges: cutrace run
+  // lists it); writer thread. Unset: nobody asks.
+  std::function<void(const std::string&)> chunk_opened;
 
   // "dir/name.trace" -> "dir/name.<kind>-<n>.trace".
   std::string SidePath(const char* kind, uint32_t n) const;
@@ -142,17 +145,24 @@ class SummaryHook final : public FeatureHook {
 };
 
 // The trace's chunks: continuous mode's one chunk per window (closed at the
-// window's end, the next opened at the next window), or rotation by size or
+// window's end, the next opened at the next window; capture ranges: one per
+// range, chunk 0 a placeholder until the first), or rotation by size or
 // age (CUTRACE_MAX_FILE_SIZE, CUTRACE_ROTATE_INTERVAL, CUTRACE_MAX_DISK).
 class RotationHook final : public FeatureHook {
  public:
-  RotationHook(HookContext* ctx, bool continuous, RotationOptions options)
-      : ctx_(ctx), continuous_(continuous), options_(options) {}
+  // `first_is_placeholder` (capture ranges): chunk 0 only stands in until
+  // the first window opens; then it is closed and removed, so every chunk
+  // left is a window.
+  RotationHook(HookContext* ctx, bool continuous, RotationOptions options, bool first_is_placeholder = false)
+      : ctx_(ctx), continuous_(continuous), options_(options), placeholder_(first_is_placeholder) {}
   // Session::OpenTrace: the chunk series from the first file's header
   // (rewritten to chunk 0's).
   void Decorate(HeaderInfo* header, const std::string& path, int64_t now);
   void AddDevice(const DeviceInfo& device);
-  void RequestWindowClose() { close_ = true; }
+  void RequestWindowClose(const std::string& reason = "window") {
+    close_ = true;
+    close_reason_ = reason;
+  }
   void RequestWindowOpen(const std::string& reason) {
     open_ = true;
     open_reason_ = reason;
@@ -173,6 +183,8 @@ class RotationHook final : public FeatureHook {
   bool close_ = false;
   bool final_ = false;
   std::string open_reason_;
+  std::string close_reason_ = "window";
+  bool placeholder_ = false;  // chunk 0 is still the placeholder
   std::atomic<uint64_t> outside_window_{0};  // records delivered after their window closed
   std::atomic<bool> file_finished_{false};
 };

@@ -17,7 +17,8 @@ ProductionController::ProductionController(ProductionConfig config, MemoryBudget
       cb_(std::move(callbacks)),
       schedule_(config_.mode == Mode::kContinuous, static_cast<int64_t>(config_.window_ns),
                 static_cast<int64_t>(config_.period_ns)),
-      channel_(config_.trigger_file, config_.control_dir, ::getpid()) {
+      channel_(config_.trigger_file, config_.control_dir, ::getpid()),
+      range_(config_.capture) {
   ctx_.pid = ::getpid();
   ctx_.stats = [this](const TraceWriter& w) { return Stats(w); };
   ctx_.now = [this] { return cb_.now(); };
@@ -38,7 +39,11 @@ ProductionController::ProductionController(ProductionConfig config, MemoryBudget
   o.max_file_bytes = config_.max_file_bytes;
   o.rotate_interval_ns = config_.rotate_interval_ns;
   o.max_disk_bytes = config_.max_disk_bytes;
-  rotation_ = std::make_unique<RotationHook>(&ctx_, config_.mode == Mode::kContinuous, o);
+  // Capture ranges reuse continuous mode's chunk per window; their chunk 0
+  // holds only what came before the first range, and goes when it opens.
+  rotation_ = std::make_unique<RotationHook>(&ctx_, config_.mode == Mode::kContinuous || capturing(), o,
+                                             /*first_is_placeholder=*/capturing());
+  if (capturing()) ctx_.chunk_opened = cb_.chunk_opened;
   chain_.push_back(rotation_.get());
 }
 
@@ -64,6 +69,10 @@ void ProductionController::Attach(AsyncWriter* writer, StringInterner* interner)
 
 void ProductionController::Schedule(int64_t now) {
   schedule_.Start(now);
+  if (capturing()) {
+    std::unique_lock<std::mutex> lock(capture_mu_);
+    ApplyCapture(range_.Start(now), lock);
+  }
   if (config_.mode == Mode::kContinuous) {
     windows_.store(1);
     // The first window opens with the session (its kinds went on with it):
@@ -191,6 +200,7 @@ void ProductionController::Tick(int64_t now) {
     schedule_.OpenWindow(now);
     windows_.fetch_add(1);
   }
+  if (capturing()) CaptureTick(now);
   if (schedule_.TakeCaptureEndDue(now)) {
     Send([this] { capture_->RequestEnd(); });
   }

@@ -28,6 +28,7 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -39,6 +40,7 @@
 #include "collector/async_writer.h"
 #include "collector/writer_hooks.h"
 #include "injection/modes.h"
+#include "injection/production/capture_range.h"
 #include "injection/production/control_channel.h"
 #include "injection/production/feature_hooks.h"
 #include "injection/production/window_schedule.h"
@@ -59,6 +61,11 @@ class ProductionController : public WriterHooks {
     std::function<void()> window_closed;
     // Now on the trace's clock.
     std::function<int64_t()> now;
+    // Capture ranges: waits for the GPU work the calling thread's context
+    // has queued (a range closed by the program), so the range's kernels are
+    // in its chunk; and a chunk was opened at this path (cutrace run's list).
+    std::function<void()> sync_program_gpu;
+    std::function<void(const std::string&)> chunk_opened;
   };
 
   ProductionController(ProductionConfig config, MemoryBudget budget, Callbacks callbacks);
@@ -106,10 +113,22 @@ class ProductionController : public WriterHooks {
   // One pass of the control thread's loop at `now_ns` (tests drive it).
   void Tick(int64_t now_ns);
   // How long the loop may sleep after a Tick() at `now_ns` (WindowSchedule::SleepNs).
-  int64_t SleepNs(int64_t now_ns) const { return schedule_.SleepNs(now_ns); }
+  // Capture ranges add the delay's and the duration's ends.
+  int64_t SleepNs(int64_t now_ns) const;
 
   // Paths of dumps and captures written so far (writer thread's view).
   std::vector<std::string> side_files() const { return ctx_.side_files(); }
+
+  // Capture ranges (production/capture_range.h; capture_control.cc). A
+  // program's event (profiler API or NVTX call) from the thread that made
+  // it: a range that opens turns the kinds on before the call returns, one
+  // that closes turns them off, waits for the thread's GPU work, delivers
+  // the range's records and closes its chunk.
+  bool capturing() const { return config_.capture.active(); }
+  void OnCaptureEvent(const CaptureRange::Event& event);
+  // At exit: no range ever opened (then nothing was recorded), and why.
+  bool CaptureNeverOpened();
+  std::string CaptureNeverOpenedLine();
 
  private:
   void Run();
@@ -117,6 +136,10 @@ class ProductionController : public WriterHooks {
   // Sets writer-thread request state on the writer thread (a Post).
   void Send(std::function<void()> request);
   StatsInfo Stats(const TraceWriter& writer) const;
+  // capture_control.cc: carries out what the capture range decided; the
+  // caller holds `lock` (capture_mu_), which is let go while a close flushes.
+  void ApplyCapture(CaptureRange::Action action, std::unique_lock<std::mutex>& lock);
+  void CaptureTick(int64_t now);
 
   ProductionConfig config_;
   MemoryBudget budget_;
@@ -140,6 +163,14 @@ class ProductionController : public WriterHooks {
   WindowSchedule schedule_;
   ControlChannel channel_;
   bool on_exit_registered_ = false;
+
+  // Capture ranges: the machine and who may change it (any thread that
+  // reports an event, and the control thread for the delay and duration).
+  std::mutex capture_mu_;
+  std::condition_variable capture_cv_;
+  CaptureRange range_;        // guarded by capture_mu_
+  bool closing_ = false;      // guarded by capture_mu_: a close is delivering its records
+  std::atomic<int64_t> capture_deadline_{INT64_MAX};  // range_.NextDeadline(), for SleepNs
 
   // Figures for Statistics (any thread).
   std::atomic<uint64_t> windows_{0};

@@ -1,5 +1,7 @@
 // RotationHook (feature_hooks.h): the trace's chunks, per continuous-mode
 // window or by size and age.
+#include <unistd.h>
+
 #include "injection/clock.h"
 #include "injection/log.h"
 #include "injection/production/feature_hooks.h"
@@ -31,9 +33,21 @@ void RotationHook::AfterItem(std::unique_ptr<TraceWriter>* writer, StringInterne
   const bool close = std::exchange(close_, false);
   const bool final_now = std::exchange(final_, false);
   if (continuous_) {
+    if (open && placeholder_ && !between_windows_) {
+      // Capture ranges: chunk 0 held nothing (no kind was on); it goes, and
+      // the first range is chunk 1.
+      EndInfo end;
+      end.reason = "capture-range: before the first range";
+      end.end_anchor.trace_ns = now;
+      static_cast<void>(series_->Finish(writer->get(), ctx_->stats(**writer), end));
+      ::unlink(series_->current_path().c_str());
+      between_windows_ = true;
+      file_finished_.store(true);
+    }
+    placeholder_ = placeholder_ && !open;
     if (close && !between_windows_) {
       EndInfo end;
-      end.reason = "window";
+      end.reason = close_reason_;
       end.end_anchor.trace_ns = now;
       end.end_anchor.monotonic_ns = static_cast<int64_t>(MonotonicNs());
       end.end_anchor.realtime_ns = static_cast<int64_t>(RealtimeNs());
@@ -47,6 +61,7 @@ void RotationHook::AfterItem(std::unique_ptr<TraceWriter>* writer, StringInterne
         *writer = std::move(next).value();
         between_windows_ = false;
         file_finished_.store(false);
+        if (ctx_->chunk_opened) ctx_->chunk_opened(series_->current_path());
       } else {
         Log(LogLevel::kWarn, "cannot start the next window's chunk: %s", next.status().message().c_str());
       }

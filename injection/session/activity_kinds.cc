@@ -88,6 +88,14 @@ void Session::EnableKinds() {
   if (k.overhead) enable(CUPTI_ACTIVITY_KIND_OVERHEAD, "CUPTI overhead");
 }
 
+void Session::EnableProcessKinds() {
+  for (CUpti_ActivityKind kind : {CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONTEXT}) {
+    if (CUptiResult r = api_->ActivityEnable(kind); r != CUPTI_SUCCESS) {
+      Log(LogLevel::kDebug, "cuptiActivityEnable(%d): %s", static_cast<int>(kind), api_->ResultString(r).c_str());
+    }
+  }
+}
+
 void Session::EnableApiRecords(bool runtime) {
   const CUpti_CallbackDomain domain = runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API;
   const uint32_t count = runtime ? static_cast<uint32_t>(CUPTI_RUNTIME_TRACE_CBID_SIZE)
@@ -173,7 +181,9 @@ void Session::SetActivity(bool on) {
   // After the program's own CUPTI client took the activity API, cutrace's
   // windows no longer switch anything (client_handover.cc).
   if (yielded()) return;
-  // Control thread only. A window whose kinds did not go on (CUPTI could not
+  // The control thread (continuous windows), or, for capture ranges, the
+  // thread whose call opened or closed a range, with the controller's
+  // capture lock held: one caller at a time. A window whose kinds did not go on (CUPTI could not
   // be attached again) turns nothing off either: that CUPTI may be another
   // tool's now, and every call would attach it.
   if (on) {

@@ -12,7 +12,9 @@
 namespace cutrace::injection {
 
 void Session::DecideDetach(bool counting) {
-  if (!production_ || production_->config().mode != Mode::kContinuous) return;
+  // Continuous mode between windows, and capture ranges once the last range
+  // closed (capture_control.cc asks only then).
+  if (!production_ || (production_->config().mode != Mode::kContinuous && !capturing())) return;
   // cuptiFinalize is process-wide, and takes the counters' and the clock's
   // state with it: only where cutrace is CUPTI's one client, counts nothing
   // and stamps records with its own CLOCK_MONOTONIC callback (CUPTI's clock

@@ -32,6 +32,11 @@ void Session::StartProduction() {
     processor_->OnRecordingStopped();
   };
   cb.window_closed = [this] { RequestDetach(); };
+  // Capture ranges (capture_control.cc).
+  cb.sync_program_gpu = [this] {
+    if (!api_->SynchronizeContext()) Log(LogLevel::kDebug, "capture range: no GPU wait at the range's end");
+  };
+  cb.chunk_opened = [this](const std::string& path) { WriteManifest(path); };
   cb.now = [this]() -> int64_t {
     if (clock_ == ClockDomain::kMonotonic) return static_cast<int64_t>(MonotonicNs());
     uint64_t t = 0;

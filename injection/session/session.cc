@@ -104,7 +104,15 @@ Status Session::Start(std::unique_ptr<CuptiApi> api) {
     ::unlink(path_.c_str());
     return Status::Error("cuptiActivityRegisterCallbacks failed: " + api_->ResultString(r));
   }
-  EnableKinds();
+  // A capture range (production/capture_range.h) turns the kinds on when
+  // its first range opens: until then CUPTI has none on, and costs nothing
+  // per launch. Devices and contexts are described from the start.
+  if (capturing()) {
+    EnableProcessKinds();
+    window_kinds_on_ = false;
+  } else {
+    EnableKinds();
+  }
   // --- hardware counters (injection/counters/range_profiler.h): only when
   // CUTRACE_METRICS asks; failures are one line and leave tracing as is.
   CounterSinks sinks;
@@ -121,10 +129,11 @@ Status Session::Start(std::unique_ptr<CuptiApi> api) {
   const bool counting = StartCounters(env_, config_.cupti_path, subscriber_, &interner_, std::move(sinks));
   // --- end hardware counters
   KeepOrReleaseSubscription(counting);
+  StartCaptureCallbacks();  // capture ranges (capture_link.cc)
   DecideDetach(counting);
   WatchForOtherClient();
   if (production_) production_->Start();  // production modes
-  WriteManifest();
+  WriteManifest(path_);
   Log(LogLevel::kInfo, "tracing to %s", path_.c_str());
   started_.store(true, std::memory_order_release);
   return Status::Ok();
@@ -153,7 +162,8 @@ void Session::KeepOrReleaseSubscription(bool counting) {
   // cuptiSubscribe fails), so cutrace keeps it only where it serves: for
   // counters, and, in a program without a CUPTI client of its own, for the
   // flush at module unload that reads kernel names while they are valid.
-  if (!counting && api_->ProgramHasOwnClient()) {
+  // A capture range's trigger needs it too (capture_link.cc).
+  if (!counting && !NeedsCaptureCallbacks() && api_->ProgramHasOwnClient()) {
     api_->Unsubscribe(subscriber_);
     Log(LogLevel::kDebug, "the program has a CUPTI client of its own: cutrace holds no CUPTI "
         "subscription, so the program's profiler can start");
@@ -247,6 +257,14 @@ void Session::Finalize(const char* reason) {
   // are converted, and TryPush refuses them once the writer has stopped.
   writer_->Stop();
   state_.store(kDone, std::memory_order_release);
+  if (production_ && production_->CaptureNeverOpened()) {
+    // Nothing was recorded: no trace is presented as a result.
+    static_cast<void>(writer_->writer()->Close());
+    ::unlink(path_.c_str());
+    Log(LogLevel::kWarn, "%s: nothing was recorded, no trace written",
+        production_->CaptureNeverOpenedLine().c_str());
+    return;
+  }
   if (production_ && production_->FileFinished()) {
     // Continuous mode between windows: the last window's chunk is complete.
     Log(LogLevel::kInfo, "wrote %s (%s)", path_.c_str(), reason);

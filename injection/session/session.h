@@ -17,7 +17,8 @@
 // buffer callbacks, devices, statistics), subscriber_callbacks.cc (module
 // unloads, launch names, graph calls), detach.cc (the CUPTI side of
 // cupti_attachment.h), production_link.cc (the ProductionController's
-// callbacks), client_handover.cc (the program's own CUPTI client).
+// callbacks), capture_link.cc (capture ranges' triggers), client_handover.cc
+// (the program's own CUPTI client).
 //
 // Threads:
 //  - Start(): once, from the initialising thread.
@@ -34,6 +35,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -130,7 +132,8 @@ class Session {
 
   // trace_file.cc.
   Status OpenTrace();
-  void WriteManifest();
+  // Appends `path` to CUTRACE_RUN_MANIFEST (cutrace run's list of traces).
+  void WriteManifest(const std::string& path);
   ClockAnchorInfo Anchor();
 
   // activity_kinds.cc.
@@ -139,6 +142,8 @@ class Session {
   // period, latency timestamps): at Start and after every re-attach.
   void ApplyActivitySettings();
   void EnableKinds();
+  // DEVICE and CONTEXT only: what describes the process, not its work.
+  void EnableProcessKinds();
   void EnableApiRecords(bool runtime);
   void DisableKinds(bool all);
   // Continuous mode's windows turn the kinds on and off (control thread).
@@ -190,6 +195,16 @@ class Session {
 
   // production_link.cc (injection/production/production_controller.h).
   void StartProduction();
+
+  // capture_link.cc: capture ranges (production/capture_range.h) — the
+  // callbacks their trigger needs (profiler API or NVTX), and each call
+  // turned into the range's event.
+  bool capturing() const { return production_ != nullptr && production_->capturing(); }
+  bool NeedsCaptureCallbacks() const;
+  void StartCaptureCallbacks();
+  void OnCaptureCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data);
+  // The NVTX domain a handle stands for ("" the default, "?" unknown).
+  std::string NvtxDomainName(const void* handle);
 
   // client_handover.cc: watches the program's objects for a CUPTI client of their own.
   void WatchForOtherClient();
@@ -249,6 +264,12 @@ class Session {
   bool attach_final_ = false;        // guarded by attach_mu_: exiting, no re-attach
   bool window_kinds_on_ = true;          // control thread: this window enabled its kinds
   std::atomic<int> unloads_in_flight_{0};  // OnModuleUnload between its check and its flush's end
+
+  // Capture ranges: the trigger's callbacks are on; NVTX domains by handle
+  // (nvtxDomainCreate), for nvtx:NAME@DOMAIN.
+  std::atomic<bool> capture_callbacks_{false};
+  std::mutex nvtx_domains_mu_;
+  std::map<const void*, std::string> nvtx_domains_;  // guarded by nvtx_domains_mu_
 
   std::mutex devices_mu_;
   std::set<uint32_t> devices_seen_;  // guarded by devices_mu_

@@ -48,6 +48,11 @@ void CUPTIAPI Session::SubscriberCallback(void* userdata, CUpti_CallbackDomain d
       }
       return;
     }
+    // Capture ranges' triggers (capture_link.cc); NVTX calls go on to the
+    // counters too.
+    if (Session* s = Active(); s != nullptr && s->capture_callbacks_.load(std::memory_order_relaxed)) {
+      s->OnCaptureCallback(domain, cbid, data);
+    }
     CounterCallback(userdata, domain, cbid, data);
   } catch (...) {
     LogRaw("internal error in a CUPTI callback; cutrace goes on");

@@ -104,7 +104,7 @@ Status Session::OpenTrace() {
   return Status::Ok();
 }
 
-void Session::WriteManifest() {
+void Session::WriteManifest(const std::string& path) {
   if (config_.run_manifest.empty()) return;
   // `cutrace run` created the file; never create or follow a link here.
   int fd = ::open(config_.run_manifest.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
@@ -113,7 +113,7 @@ void Session::WriteManifest() {
         config_.run_manifest.c_str(), std::strerror(errno));
     return;
   }
-  std::string line = path_ + "\n";
+  std::string line = path + "\n";
   // One write with O_APPEND: lines from concurrent processes never interleave.
   ssize_t n = ::write(fd, line.data(), line.size());
   (void)n;

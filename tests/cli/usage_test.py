@@ -21,6 +21,24 @@ CASES = [
     (["help"], 0, "", "Usage: cutrace [OPTIONS] SUBCOMMAND"),
     (["help", "kernels"], 0, "", "Usage: cutrace kernels [OPTIONS] files..."),
     (["--version"], 0, "", "cutrace 0.1.0"),
+    # Capture options are checked before anything runs.
+    (["run", "--capture-range", "nvtx:", "--", "true"], 2,
+     "cutrace: --capture-range: must be cudaProfilerApi or nvtx:NAME[@DOMAIN]\n", None),
+    (["run", "--capture-range", "nvtx:a@", "--", "true"], 2,
+     "cutrace: --capture-range: must be cudaProfilerApi or nvtx:NAME[@DOMAIN]\n", None),
+    (["run", "--capture-range", "cudaprofilerapi", "--", "true"], 2,
+     "cutrace: --capture-range: must be cudaProfilerApi or nvtx:NAME[@DOMAIN]\n", None),
+    (["run", "--capture-range", "nvtx:step", "--capture-range-end", "repeat:0", "--", "true"], 2,
+     "cutrace: --capture-range-end: must be stop, repeat or repeat:N (N >= 1)\n", None),
+    (["run", "--capture-range", "nvtx:step", "--capture-range-end", "repeat:99999999999999", "--", "true"], 2,
+     "cutrace: --capture-range-end: must be stop, repeat or repeat:N (N >= 1)\n", None),
+    (["run", "--capture-range-end", "repeat:3", "--", "true"], 2,
+     "cutrace: --capture-range-end needs --capture-range\n", None),
+    (["run", "--delay", "soon", "--", "true"], 2, "cutrace: --delay: must be a duration like 2s or 500ms\n", None),
+    (["run", "--duration", "0s", "--", "true"], 2,
+     "cutrace: --duration: must be a duration like 1s or 500ms, not 0\n", None),
+    (["run", "--capture-range", "cudaProfilerApi", "--mode", "summary", "--", "true"], 2,
+     "cutrace: --capture-range, --delay and --duration work in trace mode only\n", None),
 ]
 
 

@@ -244,6 +244,23 @@ class FakeCupti : public CuptiApi {
     return CUPTI_SUCCESS;
   }
   std::string ResultString(CUptiResult r) override { return "CUPTI_RESULT_" + std::to_string(r); }
+  bool SynchronizeContext() override {
+    Note("cuCtxSynchronize");
+    return true;
+  }
+  // An NVTX call as CUPTI reports it to the subscriber.
+  void CallNvtx(CUpti_CallbackId cbid, const void* params, const void* returned = nullptr) {
+    CUpti_NvtxData data;
+    data.functionName = "nvtx";
+    data.functionParams = params;
+    data.functionReturnValue = returned;
+    CUpti_CallbackFunc fn = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      fn = callback;
+    }
+    if (fn != nullptr) fn(nullptr, CUPTI_CB_DOMAIN_NVTX, cbid, &data);
+  }
   int DriverVersion() override { return 13000; }
   int RuntimeVersion() override { return 13000; }
 
