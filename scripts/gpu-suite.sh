@@ -11,7 +11,8 @@
 # the 1 M-launch load test and the ASan library runs (tests/gpu/failopen.py);
 # the production modes, scaled down (tests/gpu/modes.py);
 # a verdict table. Opt-in steps (SUITE_STEPS names them): modes_long,
-# continuous_probe, concurrent_pairs, analysis_speed, launch_instructions, idle_causes.
+# continuous_probe, concurrent_pairs, analysis_speed, launch_instructions, idle_causes,
+# capture.
 # Every step runs under `timeout`, inside a budget (SUITE_BUDGET_S, default 480 s)
 # that keeps the whole run well under 9 minutes; steps it cannot fit are NOT RUN.
 #
@@ -258,6 +259,23 @@ idle_causes() {
     "$(grep '^FIGURE' "$work/logs/idle_causes.log" | cut -c8- | cut -c1-120 | paste -sd'|')"
 }
 
+# tests/gpu/capture.py: capture ranges (issue 20): a PyTorch loop's
+# cudaProfilerStart/Stop range holds exactly steps 10-19's kernels, nvtx:step
+# repeat:3 gives 3 chunks of one step each, --delay 2s --duration 1s a 1 s
+# window, a range never reached no trace. Opt-in (~60 s): SUITE_STEPS="capture".
+capture() {
+  section "capture ranges (profiler API, NVTX, delay and duration)"
+  local t rc
+  t=$(step_timeout 180)
+  if ((t == 0)); then record capture "NOT RUN" "no time left"; return; fi
+  timeout -k 10 "$t" python3 "$tests/capture.py" --cutrace "$cutrace" --bin-dir "$bundle/bin" \
+    --work "$work/cases/capture" --json-out "$work/cases/capture.json" > "$work/logs/capture.log" 2>&1
+  rc=$?
+  grep -vE '^PASS  ' "$work/logs/capture.log" | head -40
+  record_rc capture "$rc" "$t" "$work/logs/capture.log" \
+    "$(grep '^FIGURE' "$work/logs/capture.log" | cut -c9- | cut -c1-120 | paste -sd'|')"
+}
+
 # tests/gpu/modes.py --long-s: the issue's minutes-long runs (bare, continuous
 # with a 1 s window every 60 s, bare, trace with rotation under a disk cap, a
 # flight-recorder dump), about 2 x MODES_LONG_S + 100 seconds of GPU time
@@ -459,6 +477,7 @@ main() {
   if [[ " ${SUITE_STEPS:-} " == *" concurrent_pairs "* ]]; then concurrent_pairs; fi
   if [[ " ${SUITE_STEPS:-} " == *" analysis_speed "* ]]; then analysis_speed; fi
   if [[ " ${SUITE_STEPS:-} " == *" idle_causes "* ]]; then idle_causes; fi
+  if [[ " ${SUITE_STEPS:-} " == *" capture "* ]]; then capture; fi
   if [[ " ${SUITE_STEPS:-} " == *" launch_instructions "* ]]; then launch_instructions; fi
   verdict
   printf '\nsuite took %ds\n' $((SECONDS - start))

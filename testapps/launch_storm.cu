@@ -48,10 +48,13 @@ int main(int argc, char** argv) {
                                       "dlopen this injection library and call its InitializeInjection() "
                                       "(\"mark\": only mark the point)");
   const long attach_after = args.Int("attach-after", 0, "launches before --attach (a multiple of --timeline)");
+  const long min_ms = args.Int("min-ms", 0, "after the N launches, keep launching (in steps of 10000) until "
+                               "the timed loop has lasted this long: runs sized by time, whatever the host's speed");
   const std::string truth_path = args.Str("truth", "", "");
   args.Kernels({"tiny_kernel(int*, int)"});
   args.Finish();
-  if (n < 1 || warmup < 0 || every < 0) ct::Fail("--n must be >= 1, --warmup and --timeline >= 0");
+  if (n < 1 || warmup < 0 || every < 0 || min_ms < 0) ct::Fail("--n must be >= 1, --warmup, --timeline and --min-ms >= 0");
+  if (min_ms > 0 && (every > 0 || !attach.empty())) ct::Fail("--min-ms goes without --timeline and --attach");
   if (!attach.empty() && (every == 0 || attach_after <= 0 || attach_after >= n || attach_after % every != 0))
     ct::Fail("--attach needs --timeline and an --attach-after in (0, n) that is a multiple of it");
 
@@ -100,6 +103,11 @@ int main(int argc, char** argv) {
     if (every > 0) timeline.push_back(ct::NowNs());
     CallgrindDump();
   }
+  long launched = n;
+  while (min_ms > 0 && ct::NowNs() - t0 < min_ms * 1'000'000) {
+    for (int j = 0; j < 10000; ++j) tiny_kernel<<<1, kThreads, 0, stream>>>(data, kThreads);
+    launched += 10000;
+  }
   CT_CHECK_LAUNCH();
   const int64_t t1 = ct::NowNs();
   const int64_t c1 = ct::ThreadCpuNs();
@@ -109,16 +117,16 @@ int main(int argc, char** argv) {
   const int64_t calibration_after = ct::CpuCalibrationNs();
 
   ct::Truth truth("launch_storm");
-  truth.Kernels("tiny_kernel(int*, int)", n + warmup);
-  truth["launch"] = {{"n", n},
+  truth.Kernels("tiny_kernel(int*, int)", launched + warmup);
+  truth["launch"] = {{"n", launched},
                      {"launch_loop_ns", t1 - t0},
                      {"launch_and_sync_ns", t2 - t0},
                      {"launch_loop_cpu_ns", c1 - c0},
-                     {"us_per_launch", static_cast<double>(t2 - t0) / 1e3 / static_cast<double>(n)},
+                     {"us_per_launch", static_cast<double>(t2 - t0) / 1e3 / static_cast<double>(launched)},
                      // The launching thread's CPU time per launch: what CUPTI's
                      // callbacks add on that thread, without what the wall
                      // clock also catches (descheduling, a full launch queue).
-                     {"cpu_us_per_launch", static_cast<double>(c1 - c0) / 1e3 / static_cast<double>(n)},
+                     {"cpu_us_per_launch", static_cast<double>(c1 - c0) / 1e3 / static_cast<double>(launched)},
                      // The process's CPU speed (ct::CpuCalibrationNs), for
                      // figures taken apart from it.
                      {"cpu_calibration_ns_before", calibration_before},
@@ -126,7 +134,7 @@ int main(int argc, char** argv) {
   if (i0 >= 0 && i1 >= i0) {
     // The launching thread's user-space instructions per launch: what
     // CUPTI's callbacks add to the launch path, free of the host's speed.
-    truth["launch"]["instructions_per_launch"] = static_cast<double>(i1 - i0) / static_cast<double>(n);
+    truth["launch"]["instructions_per_launch"] = static_cast<double>(i1 - i0) / static_cast<double>(launched);
   }
   if (every > 0) {
     truth["launch"]["timeline_every"] = every;
