@@ -143,6 +143,16 @@ void NvtxProjector::OverflowOp(File& f, const TimedItem& op, bool graph) {
   }
 }
 
+NvtxProjector::Entry* NvtxProjector::Grow(File& f, uint64_t correlation) {
+  std::vector<Entry> larger(f.ring.size() * 2);
+  const uint64_t mask = larger.size() - 1;
+  for (const Entry& e : f.ring)
+    if (e.correlation != 0) larger[e.correlation & mask] = e;
+  f.ring.swap(larger);
+  f.mask = mask;
+  return &f.ring[correlation & mask];
+}
+
 void NvtxProjector::Finish() {
   for (File& f : files_) {
     for (Entry& e : f.ring)

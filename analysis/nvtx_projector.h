@@ -10,7 +10,11 @@
 // refers to it any more.
 //
 // Calls are remembered in a ring of kRing slots by correlation id (ids are
-// dense and increasing, so a slot is reused some kRing calls later). A call
+// dense and increasing, so a slot is reused some kRing calls later). The
+// ring starts at kRingFirst slots and doubles, re-placing what it holds,
+// whenever a call would push out another before it has kRing slots: so it
+// holds exactly what a ring of kRing would, and a file with few calls in
+// ranges (one of 1000 small rank traces) costs a few KiB, not 256. A call
 // pushed out of the ring before any work arrived for it, or one that
 // launched a CUDA graph (whose nodes share its id), moves to an overflow
 // table if it is a launch, copy or memset call (ApiRole::kLaunch), so its
@@ -42,6 +46,7 @@ namespace cutrace::analysis {
 class NvtxProjector {
  public:
   static constexpr uint32_t kRing = 1u << 14;
+  static constexpr uint32_t kRingFirst = 1u << 6;
   static constexpr size_t kOverflow = 1u << 16;
 
   // Called once per range whose projection has work (ops > 0), with the
@@ -93,6 +98,7 @@ class NvtxProjector {
     std::vector<Thread> threads;
     uint32_t thread_count = 0;  // threads.size(), see FileFor()
     std::vector<Entry> ring;  // allocated at the first call inside a range
+    uint64_t mask = 0;        // ring.size() - 1
     std::unordered_map<uint64_t, Entry> overflow;
     std::deque<uint64_t> overflow_order;
   };
@@ -137,6 +143,9 @@ class NvtxProjector {
     e.correlation = 0;
   }
   void Overflow(File& f, const Entry& e);
+  // Doubles the file's ring, every entry to its slot in the larger one (ids
+  // apart in the smaller ring stay apart), and returns `correlation`'s slot.
+  Entry* Grow(File& f, uint64_t correlation);
   // The rare paths of Api() and Op(), out of line: the thread's open ranges
   // as a new snapshot; a second call with an entry's id; work for a call
   // in the overflow table.
@@ -166,13 +175,20 @@ class NvtxProjector {
   Expire(t, call.start);
   if (t.open.empty()) return;  // in no range: its work is nobody's
   if (t.snapshot == kNone) TakeSnapshot(t);
-  if (f.ring.empty()) f.ring.resize(kRing);
-  Entry& e = f.ring[call.correlation & (kRing - 1)];
-  if (e.correlation == call.correlation) {
-    SameId(e, t, call);
+  if (f.ring.empty()) {
+    f.ring.resize(kRingFirst);
+    f.mask = kRingFirst - 1;
+  }
+  Entry* slot = &f.ring[call.correlation & f.mask];
+  if (slot->correlation == call.correlation) {
+    SameId(*slot, t, call);
     return;
   }
-  if (e.correlation != 0) Evict(f, e);
+  if (slot->correlation != 0) {
+    while (slot->correlation != 0 && f.ring.size() < kRing) slot = Grow(f, call.correlation);
+    if (slot->correlation != 0) Evict(f, *slot);
+  }
+  Entry& e = *slot;
   e = Entry{call.correlation, t.snapshot, LaunchesWork(static_cast<ApiRole>(call.b)), false,
             false};
   ++snapshots_[t.snapshot].refs;
@@ -183,7 +199,7 @@ class NvtxProjector {
   File& f = files_[op.file];
   const bool graph = (op.type & kOpGraph) != 0;
   if (!f.ring.empty()) {
-    Entry& e = f.ring[op.correlation & (kRing - 1)];
+    Entry& e = f.ring[op.correlation & f.mask];
     if (e.correlation == op.correlation) {
       Extend(e, op);
       e.got_op = true;

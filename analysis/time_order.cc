@@ -66,7 +66,7 @@ void TimeOrder::Commit() {
   }
   // The lane whose last event comes latest without coming after `front`;
   // an empty lane if none; a new lane; or, at the limit, the latest lane.
-  if (lanes_.capacity() < kMaxLanes) lanes_.reserve(kMaxLanes);  // Lane pointers stay valid
+  // (Only `lane` is used after an emplace_back() that may move the lanes.)
   Lane* lane = nullptr;
   Lane* empty = nullptr;
   Lane* latest = nullptr;
@@ -81,7 +81,7 @@ void TimeOrder::Commit() {
   }
   bool merge_tail = false;
   if (!lane) lane = empty;
-  if (!lane && lanes_.size() < kMaxLanes) lane = &lanes_.emplace_back();
+  if (!lane && lanes_.size() < max_lanes_) lane = &lanes_.emplace_back();
   if (!lane) {
     lane = latest;
     merge_tail = true;

@@ -19,7 +19,11 @@
 // buffer) follow each other in time, so a committed packet is appended to
 // the lane whose last event it does not precede; only packets that fit no
 // lane open a new one, and past kMaxLanes one is merged. Release() merges
-// the lanes' heads.
+// the lanes' heads: by a linear search over a few lanes (one file: a lane
+// per device and thread), by a heap over many (many files side by side,
+// each file's packets one lane: a rank's trace overlaps every other rank's
+// in time, so merging them into a few lanes cost time quadratic in the
+// files).
 // The order handed out:
 //
 //   by start; at equal starts NVTX ranges, then API calls, then sync records,
@@ -66,9 +70,15 @@ inline bool ItemBefore(const TimedItem& x, const TimedItem& y) {
 
 class TimeOrder {
  public:
-  static constexpr size_t kMaxLanes = 16;
+  // Lanes searched linearly by Release(); more than that use a heap.
+  static constexpr size_t kFewLanes = 16;
+  // Lanes kept apart at most; a packet that fits none past this is merged
+  // into one (bounds Commit()'s search).
+  static constexpr size_t kMaxLanes = 4096;
 
   TimeOrder() = default;
+  // At most max_lanes lanes (tests lower it to reach the merge).
+  explicit TimeOrder(size_t max_lanes) : max_lanes_(max_lanes < 1 ? 1 : max_lanes) {}
   TimeOrder(const TimeOrder&) = delete;
   TimeOrder& operator=(const TimeOrder&) = delete;
 
@@ -135,14 +145,19 @@ class TimeOrder {
   // every event: fn's stores might have changed it).
   template <typename Fn>
   void Release(uint64_t limit, Fn fn) {
+    if (lanes_.size() > kFewLanes) {
+      size_t busy = 0;
+      for (const Lane& l : lanes_) busy += l.segments.empty() ? 0 : 1;
+      if (busy > kFewLanes) return ReleaseMany(limit, fn);
+    }
     // The lanes with events left, in lanes_ order: position j holds lane
     // lane[j], its next event cur[j] and that event's start key[j]; from[j]
     // is where the lane's segment was entered, for held_.
-    const TimedItem* cur[kMaxLanes];
-    const TimedItem* end[kMaxLanes];
-    const TimedItem* from[kMaxLanes];
-    uint64_t key[kMaxLanes];
-    uint8_t lane[kMaxLanes];
+    const TimedItem* cur[kFewLanes];
+    const TimedItem* end[kFewLanes];
+    const TimedItem* from[kFewLanes];
+    uint64_t key[kFewLanes];
+    uint16_t lane[kFewLanes];
     size_t na = 0;
     for (size_t i = 0; i < lanes_.size(); ++i) {
       Lane& l = lanes_[i];
@@ -151,7 +166,7 @@ class TimeOrder {
       cur[na] = from[na] = front.data() + l.head;
       end[na] = front.data() + front.size();
       key[na] = cur[na]->start;
-      lane[na++] = static_cast<uint8_t>(i);
+      lane[na++] = static_cast<uint16_t>(i);
     }
     while (na > 0) {
       // The smallest start and the next one; kept branch-free, as which
@@ -223,6 +238,58 @@ class TimeOrder {
     }
   }
 
+  // Release() over more than kFewLanes lanes: a binary min-heap of the
+  // lanes' heads, ordered as Release() orders them (the full order, then
+  // the lane first in lanes_), so both hand out the same sequence. The top
+  // lane's events go out without a new comparison while they start before
+  // both of its children's heads (the runner-up is one of them).
+  template <typename Fn>
+  void ReleaseMany(uint64_t limit, Fn fn) {
+    std::vector<Head>& heap = heap_;
+    heap.clear();
+    for (size_t i = 0; i < lanes_.size(); ++i) {
+      Lane& l = lanes_[i];
+      if (l.segments.empty()) continue;
+      const Items& front = l.segments.front();
+      const TimedItem* c = front.data() + l.head;
+      heap.push_back({c, front.data() + front.size(), c, static_cast<uint32_t>(i)});
+    }
+    for (size_t i = heap.size() / 2; i-- > 0;) SiftDown(heap, i);
+    while (!heap.empty()) {
+      Head& h = heap[0];
+      if (h.cur->start >= limit) break;
+      uint64_t bound = limit;
+      if (heap.size() > 1) bound = std::min(bound, heap[1].cur->start);
+      if (heap.size() > 2) bound = std::min(bound, heap[2].cur->start);
+      const TimedItem* p = h.cur;
+      const TimedItem* const e = h.end;
+      do {
+        fn(*p);
+        ++p;
+      } while (p != e && p->start < bound);
+      h.cur = p;
+      if (p == e) {
+        held_ -= static_cast<size_t>(p - h.from);
+        Lane& l = lanes_[h.lane];
+        Recycle(l);
+        if (!l.segments.empty()) {
+          h.cur = h.from = l.segments.front().data();
+          h.end = h.cur + l.segments.front().size();
+        } else {
+          h = heap.back();
+          heap.pop_back();
+          if (heap.empty()) break;
+        }
+      }
+      SiftDown(heap, 0);
+    }
+    for (const Head& h : heap) {
+      held_ -= static_cast<size_t>(h.cur - h.from);
+      Lane& l = lanes_[h.lane];
+      l.head = static_cast<size_t>(h.cur - l.segments.front().data());
+    }
+  }
+
   // Events held now, and the most ever held (what streaming costs in memory).
   size_t held() const { return held_; }
   size_t peak_held() const { return peak_; }
@@ -273,6 +340,32 @@ class TimeOrder {
     size_t head = 0;
     const TimedItem& last() const { return segments.back().back(); }
   };
+  // A lane's place in ReleaseMany()'s heap: its next event, the end of its
+  // front segment, where that segment was entered (for held_), its index.
+  struct Head {
+    const TimedItem* cur;
+    const TimedItem* end;
+    const TimedItem* from;
+    uint32_t lane;
+  };
+  static bool HeadBefore(const Head& x, const Head& y) {
+    if (ItemBefore(*x.cur, *y.cur)) return true;
+    if (ItemBefore(*y.cur, *x.cur)) return false;
+    return x.lane < y.lane;
+  }
+  static void SiftDown(std::vector<Head>& heap, size_t i) {
+    const size_t n = heap.size();
+    const Head h = heap[i];
+    for (;;) {
+      size_t c = 2 * i + 1;
+      if (c >= n) break;
+      if (c + 1 < n && HeadBefore(heap[c + 1], heap[c])) ++c;
+      if (!HeadBefore(heap[c], h)) break;
+      heap[i] = heap[c];
+      i = c;
+    }
+    heap[i] = h;
+  }
   static void SortRun(TimedItem* begin, TimedItem* end);
   size_t RunFrom() const { return run_count_ == 0 ? 0 : runs_[run_count_ - 1]; }
   // Drops the lane's front segment, keeping its buffer for later staging.
@@ -284,6 +377,8 @@ class TimeOrder {
   size_t run_count_ = 0;
   bool run_sorted_ = true;  // the run being staged is known to be in order
   std::vector<Lane> lanes_;
+  std::vector<Head> heap_;  // ReleaseMany()'s, kept for its capacity
+  size_t max_lanes_ = kMaxLanes;
   std::vector<Items> spare_;  // emptied segments, for staging
   std::vector<TimedItem> small_, small_merged_, tail_;
   size_t held_ = 0, peak_ = 0;

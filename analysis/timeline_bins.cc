@@ -55,6 +55,10 @@ TimelineBins ComputeTimelineBins(TraceSet traces, size_t bins) {
       add(devices[m.device_id].copies, m.start_ns, m.end_ns);
   }
   if (devices.empty() || bins == 0) return out;
+  if (bins > kMaxTimelineCells / devices.size()) {
+    bins = std::max<size_t>(1, kMaxTimelineCells / devices.size());
+    out.capped = true;
+  }
   out.start_ns = first;
   out.end_ns = last;
   const uint64_t span = last - first;

@@ -12,6 +12,11 @@
 // with the union definitions of analysis/device_timeline.h (overlap is not
 // double-counted: compute + copy may exceed 1 - idle only by the overlap).
 //
+// Memory is bounded: at most kMaxCells bins over all devices together. A
+// trace with more devices than kMaxCells / bins (a hostile one: device ids
+// are the trace's word) gets fewer bins, at least one per device, and
+// `capped` says so.
+//
 // Pure function; call from any thread.
 #pragma once
 
@@ -39,8 +44,11 @@ struct TimelineBins {
   uint64_t end_ns = 0;
   uint64_t bin_ns = 0;
   size_t bins = 0;
+  bool capped = false;  // fewer bins than asked for, to bound memory
   std::vector<DeviceBins> devices;  // by device id
 };
+
+inline constexpr size_t kMaxTimelineCells = size_t{1} << 22;  // 3 doubles each: 96 MiB
 
 TimelineBins ComputeTimelineBins(TraceSet traces, size_t bins);
 

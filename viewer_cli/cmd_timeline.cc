@@ -79,6 +79,7 @@ Rendered Render(analysis::TraceSet traces, Format format, size_t bins) {
                          {"copy", d.copy},
                          {"idle", d.idle}});
     r.json["devices"] = std::move(devices);
+    if (t.capped) r.json["bins_capped"] = true;
     return r;
   }
   if (format == Format::kCsv) {
@@ -103,6 +104,9 @@ Rendered Render(analysis::TraceSet traces, Format format, size_t bins) {
   r.lines.push_back(fmt::format("{} bins of {} each; shades \" ░▒▓█\" = none, <=25%, <=50%, "
                                 "<=75%, more of the bin",
                                 t.bins, FormatDuration(t.bin_ns)));
+  if (t.capped)
+    r.lines.push_back(fmt::format("note: {} devices: fewer bins than asked for, at most {} in all",
+                                  t.devices.size(), analysis::kMaxTimelineCells));
   for (const analysis::DeviceBins& d : t.devices) {
     r.lines.push_back("");
     r.lines.push_back(fmt::format("GPU {}: busy {}, compute {}, copy {} of {}", d.device,

@@ -175,5 +175,26 @@ TEST(TimelineBinsTest, UnevenBinsAndAShorterLastBin) {
   EXPECT_TRUE(ComputeTimelineBins(TraceSet(one), 0).devices.empty());
 }
 
+TEST(TimelineBinsTest, ManyDevicesGetFewerBinsNotUnboundedMemory) {
+  // 64 devices, one kernel each over [0, 2^24) ns, and as many bins as ns:
+  // 64 * 2^24 cells would be 24 GiB; the cap leaves kMaxTimelineCells / 64
+  // bins (65536), and says so.
+  TraceBuilder t;
+  for (uint32_t d = 0; d < 64; ++d) t.Kernel("k", 0, uint64_t{1} << 24, d);
+  const TraceData* one[] = {t.get()};
+  TimelineBins b = ComputeTimelineBins(TraceSet(one), size_t{1} << 24);
+  EXPECT_TRUE(b.capped);
+  EXPECT_EQ(b.bins, kMaxTimelineCells / 64);
+  EXPECT_EQ(b.bin_ns, (uint64_t{1} << 24) / b.bins);
+  ASSERT_EQ(b.devices.size(), 64u);
+  EXPECT_EQ(b.devices[63].compute.size(), b.bins);
+  EXPECT_DOUBLE_EQ(b.devices[63].compute.back(), 1.0);
+  // One device and few bins: no cap.
+  TraceBuilder one_device;
+  one_device.Kernel("k", 0, 100);
+  const TraceData* single[] = {one_device.get()};
+  EXPECT_FALSE(ComputeTimelineBins(TraceSet(single), 100).capped);
+}
+
 }  // namespace
 }  // namespace cutrace::analysis

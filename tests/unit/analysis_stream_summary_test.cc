@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
 
@@ -19,6 +20,7 @@
 #include "analysis/nvtx_stats.h"
 #include "analysis/stream_summary.h"
 #include "analysis/summary.h"
+#include "analysis/time_order.h"
 #include "collector/trace_loader.h"
 #include "collector/trace_writer.h"
 #include "tests/unit/collector_test_util.h"
@@ -231,6 +233,36 @@ TEST(StreamSummaryTest, TwoFilesStreamAsTheirAggregate) {
   ASSERT_TRUE(streamed.ok());
   EXPECT_EQ(Dump(*streamed), Dump(expected));
   EXPECT_FALSE(streamed->imbalance.empty());
+}
+
+TEST(StreamSummaryTest, ManyFilesStreamAsTheirAggregate) {
+  // More files than TimeOrder's linearly searched lanes, all over the same
+  // time (as the ranks of one job): the heap merge gives the loaded result.
+  constexpr int kFiles = static_cast<int>(TimeOrder::kFewLanes) + 8;
+  std::vector<std::string> bytes;
+  std::vector<TraceData> loaded;
+  for (int i = 0; i < kFiles; ++i) {
+    bytes.push_back(RandomTrace(100 + i, 300, 20 + i));
+    StatusOr<TraceData> l = LoadTraceFromBytes(bytes.back(), "r" + std::to_string(i) + ".trace");
+    ASSERT_TRUE(l.ok());
+    loaded.push_back(std::move(l.value()));
+  }
+  std::vector<const TraceData*> sets;
+  std::vector<std::unique_ptr<StreamedTrace>> owned;
+  std::vector<StreamedTrace*> streams;
+  for (int i = 0; i < kFiles; ++i) {
+    sets.push_back(&loaded[i]);
+    auto s = StreamedTrace::FromBytes(bytes[i], "r" + std::to_string(i) + ".trace");
+    ASSERT_TRUE(s.ok());
+    streams.push_back(s->get());
+    owned.push_back(std::move(s.value()));
+  }
+  SummaryOptions options;
+  options.top_gaps = 50;
+  SummaryReport expected = ComputeSummary(TraceSet(sets), options);
+  StatusOr<SummaryReport> streamed = SummarizeStreams(streams, options);
+  ASSERT_TRUE(streamed.ok());
+  EXPECT_EQ(Dump(*streamed), Dump(expected));
 }
 
 // The definitions, read literally over the whole trace.

@@ -78,10 +78,11 @@ std::vector<Packet> Workload(uint64_t seed, int sources, int packets, uint64_t s
 
 // Feeds the packets as a stream does (commit, then release up to the
 // earliest start any later packet holds) and checks every release.
-std::vector<TimedItem> Stream(const std::vector<Packet>& packets, size_t* releases_checked) {
+std::vector<TimedItem> Stream(const std::vector<Packet>& packets, size_t* releases_checked,
+                              size_t max_lanes = TimeOrder::kMaxLanes) {
   std::vector<uint64_t> future(packets.size() + 1, UINT64_MAX);
   for (size_t i = packets.size(); i-- > 0;) future[i] = std::min(packets[i].min_start, future[i + 1]);
-  TimeOrder order;
+  TimeOrder order(max_lanes);
   std::vector<TimedItem> held, out;
   for (size_t p = 0; p < packets.size(); ++p) {
     for (const std::vector<TimedItem>& run : packets[p].runs) {
@@ -123,9 +124,13 @@ std::vector<TimedItem> Stream(const std::vector<Packet>& packets, size_t* releas
 }
 
 TEST(TimeOrder, ReleasesEveryEventOnceInOrder) {
-  for (uint64_t seed = 1; seed <= 40; ++seed) {
-    // Few sources (lanes enough), and more sources than kMaxLanes.
-    const int sources = seed % 2 ? 3 : static_cast<int>(TimeOrder::kMaxLanes) + 7;
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    // Few sources (a lane each, searched linearly); more than kFewLanes (a
+    // heap over the lanes); more than the lanes allowed (packets merged
+    // into a lane, then a heap or a search over what is left).
+    const int regime = static_cast<int>(seed % 3);
+    const int sources = regime == 0 ? 3 : static_cast<int>(TimeOrder::kFewLanes) + 7 + 10 * regime;
+    const size_t max_lanes = regime == 2 ? TimeOrder::kFewLanes + 9 : TimeOrder::kMaxLanes;
     // Spread 0: every event of a packet starts at once.
     const uint64_t spread = seed % 5 == 0 ? 0 : 1 + seed % 4;
     const std::vector<Packet> packets = Workload(seed, sources, 300, spread);
@@ -133,7 +138,7 @@ TEST(TimeOrder, ReleasesEveryEventOnceInOrder) {
     for (const Packet& p : packets)
       for (const auto& run : p.runs) input += run.size();
     size_t releases = 0;
-    const std::vector<TimedItem> out = Stream(packets, &releases);
+    const std::vector<TimedItem> out = Stream(packets, &releases, max_lanes);
     ASSERT_EQ(out.size(), input) << "seed " << seed;
     EXPECT_EQ(releases, packets.size());
     for (size_t i = 1; i < out.size(); ++i)
@@ -167,6 +172,32 @@ TEST(TimeOrder, EqualStartsAcrossLanesFollowTheFullOrder) {
   // 10: API before GPU. 20: the range, then GPU by end, then by index.
   // 30: equal but for the index.
   EXPECT_EQ(got, (std::vector<uint32_t>{4, 0, 5, 0, 1, 2, 2, 3}));
+}
+
+TEST(TimeOrder, EqualEventsLeaveInLaneOrderWithFewOrManyLanes) {
+  // Every packet opens a lane of its own (its first event precedes every
+  // lane's last) and holds events equal in the full order to the other
+  // packets' (only the payload b differs): they leave lane by lane, the
+  // same with a few lanes (linear search) as with many (the heap).
+  for (const uint32_t lanes : {5u, static_cast<uint32_t>(TimeOrder::kFewLanes) + 4}) {
+    TimeOrder order;
+    for (uint32_t i = 0; i < lanes; ++i) {
+      for (const uint64_t start : {uint64_t{10}, uint64_t{500}, uint64_t{1000} + i}) {
+        TimedItem x;
+        x.start = start;
+        x.end = start;
+        x.b = i;
+        order.Stage(x);
+      }
+      order.Commit();
+    }
+    std::vector<uint32_t> got, expected;
+    order.Release(UINT64_MAX, [&](const TimedItem& x) { got.push_back(x.b); });
+    for (int round = 0; round < 3; ++round)
+      for (uint32_t i = 0; i < lanes; ++i) expected.push_back(i);
+    EXPECT_EQ(got, expected) << lanes << " lanes";
+    EXPECT_EQ(order.held(), 0u);
+  }
 }
 
 }  // namespace
