@@ -1,6 +1,6 @@
 // The one CSV quoter of the project, used by the CLI's CSV reports
 // (viewer_cli/output.cc) and by `cutrace export --format csv`
-// (analysis/csv_export.cc), so both write the same cells:
+// (interop/export/csv_export.cc), so both write the same cells:
 //
 // - RFC 4180: a field holding ',', '"', CR or LF is quoted, '"' doubled.
 // - Formula injection (OWASP's "CSV injection" advice): a TEXT field that

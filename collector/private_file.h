@@ -1,5 +1,5 @@
 // The one way cutrace creates an output file: traces (TraceWriter: `run`,
-// `import`), exports and merges (analysis/export_sink.h). Traces hold
+// `import`), exports and merges (interop/export/export_sink.h). Traces hold
 // command lines, environment-derived ranks, host names and kernel names, so
 // every file cutrace writes is private to its owner, 0600, whatever the
 // umask; a writer that wants another mode (CUTRACE_FILE_MODE) says so.

@@ -1,7 +1,7 @@
 // `cutrace export FILE... --format chrome|perfetto|csv -o OUT`: writes traces
-// in formats other tools read (analysis/chrome_export.h, perfetto_export.h,
+// in formats other tools read (interop/export/chrome_export.h, perfetto_export.h,
 // csv_export.h). Several files are first placed on one timeline by their
-// clock anchors (analysis/trace_placement.h). Never overwrites anything.
+// clock anchors (interop/merge/trace_placement.h). Never overwrites anything.
 #include <sys/stat.h>
 
 #include <map>
@@ -10,11 +10,11 @@
 
 #include <fmt/core.h>
 
-#include "analysis/chrome_export.h"
-#include "analysis/csv_export.h"
-#include "analysis/export_sink.h"
-#include "analysis/perfetto_export.h"
-#include "analysis/trace_placement.h"
+#include "interop/export/chrome_export.h"
+#include "interop/export/csv_export.h"
+#include "interop/export/export_sink.h"
+#include "interop/export/perfetto_export.h"
+#include "interop/merge/trace_placement.h"
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/report_common.h"
 
@@ -29,13 +29,13 @@ struct Options {
   std::string output;
 };
 
-StatusOr<analysis::ExportCounts> ExportToFile(analysis::TraceSet traces, const Options& o) {
-  if (o.format == ExportFormat::kCsv) return analysis::ExportCsvDirectory(traces, o.output);
-  auto file = analysis::FileSink::Create(o.output);
+StatusOr<interop::ExportCounts> ExportToFile(interop::TraceSet traces, const Options& o) {
+  if (o.format == ExportFormat::kCsv) return interop::ExportCsvDirectory(traces, o.output);
+  auto file = interop::FileSink::Create(o.output);
   if (!file.ok()) return file.status();
-  StatusOr<analysis::ExportCounts> counts =
-      o.format == ExportFormat::kChrome ? analysis::ExportChromeTrace(traces, file->get())
-                                        : analysis::ExportPerfettoTrace(traces, file->get());
+  StatusOr<interop::ExportCounts> counts =
+      o.format == ExportFormat::kChrome ? interop::ExportChromeTrace(traces, file->get())
+                                        : interop::ExportPerfettoTrace(traces, file->get());
   if (!counts.ok()) return counts;
   if (Status s = (*file)->Commit(); !s.ok()) return s;
   return counts;
@@ -52,25 +52,25 @@ int Run(const Options& o) {
   }
   LoadedTraces loaded;
   if (!LoadTraces(o.files, &loaded)) return 1;
-  analysis::TraceSet traces(loaded.all);
-  analysis::PlacedTraces placed;
+  interop::TraceSet traces(loaded.all);
+  interop::PlacedTraces placed;
   std::vector<const TraceData*> placed_set;
   if (loaded.all.size() > 1) {
-    StatusOr<analysis::PlacedTraces> p = analysis::PlaceTraces(traces);
+    StatusOr<interop::PlacedTraces> p = interop::PlaceTraces(traces);
     if (!p.ok()) {
       PrintError(p.status().message() + " (export them one at a time instead)");
       return 1;
     }
     placed = std::move(p).value();
     for (const TraceData& t : placed.traces) placed_set.push_back(&t);
-    traces = analysis::TraceSet(placed_set);
+    traces = interop::TraceSet(placed_set);
   }
-  StatusOr<analysis::ExportCounts> counts = ExportToFile(traces, o);
+  StatusOr<interop::ExportCounts> counts = ExportToFile(traces, o);
   if (!counts.ok()) {
     PrintError(counts.status().message());
     return 1;
   }
-  const analysis::ExportCounts& c = *counts;
+  const interop::ExportCounts& c = *counts;
   fmt::print("exported {} events ({} kernels, {} memcpys, {} memsets, {} NVTX ranges, {} API "
              "calls, {} syncs; {} flows) from {} file{} to {} ({})\n",
              c.events(), c.kernels, c.memcpys, c.memsets, c.ranges, c.api_calls, c.syncs,

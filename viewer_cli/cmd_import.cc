@@ -1,5 +1,5 @@
 // `cutrace import TRACE.json -o OUT.trace`: converts a Chrome trace written
-// by torch.profiler (Kineto) into a cutrace trace (analysis/chrome_import.h),
+// by torch.profiler (Kineto) into a cutrace trace (interop/kineto/chrome_import.h),
 // then says what it imported and what it skipped. Never overwrites OUT.
 #include <sys/stat.h>
 
@@ -8,7 +8,7 @@
 
 #include <fmt/core.h>
 
-#include "analysis/chrome_import.h"
+#include "interop/kineto/chrome_import.h"
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/output.h"
 
@@ -22,14 +22,14 @@ struct Options {
   Format format = Format::kTable;
 };
 
-std::vector<std::pair<std::string, uint64_t>> ImportedRows(const ChromeImportCounts& c) {
+std::vector<std::pair<std::string, uint64_t>> ImportedRows(const interop::ChromeImportCounts& c) {
   return {{"kernels", c.kernels},     {"memcpys", c.memcpys},       {"memsets", c.memsets},
           {"cpu_ranges", c.cpu_ranges}, {"gpu_ranges", c.gpu_ranges}, {"api_calls", c.api_calls},
           {"syncs", c.syncs}};
 }
 
-nlohmann::json ReportJson(const Options& o, const ImportedTrace& t) {
-  const ChromeImportCounts& c = t.counts;
+nlohmann::json ReportJson(const Options& o, const interop::ImportedTrace& t) {
+  const interop::ChromeImportCounts& c = t.counts;
   nlohmann::json imported = nlohmann::json::object();
   for (const auto& [key, n] : ImportedRows(c)) imported[key] = n;
   nlohmann::json categories = nlohmann::json::object();
@@ -49,8 +49,8 @@ nlohmann::json ReportJson(const Options& o, const ImportedTrace& t) {
           {"device_unknown", c.device_unknown}};
 }
 
-void PrintTable(const Options& o, const ImportedTrace& t) {
-  const ChromeImportCounts& c = t.counts;
+void PrintTable(const Options& o, const interop::ImportedTrace& t) {
+  const interop::ChromeImportCounts& c = t.counts;
   fmt::print("imported {} of {} events from {} into {}\n", c.imported(), c.trace_events, o.input,
              o.output);
   Table table({"kind", "events"});
@@ -83,8 +83,8 @@ void PrintTable(const Options& o, const ImportedTrace& t) {
     fmt::print("{} GPU events had no args.device: device taken from pid\n", c.device_from_pid);
 }
 
-void PrintCsv(const Options& o, const ImportedTrace& t) {
-  const ChromeImportCounts& c = t.counts;
+void PrintCsv(const Options& o, const interop::ImportedTrace& t) {
+  const interop::ChromeImportCounts& c = t.counts;
   Table table({"key", "value"});
   table.AddRow({"input", o.input});
   table.AddRow({"output", o.output});
@@ -106,18 +106,18 @@ int Run(const Options& o) {
                            o.output, S_ISLNK(st.st_mode) ? "is a symlink" : "exists"));
     return 1;
   }
-  ChromeImportOptions import_options;
+  interop::ChromeImportOptions import_options;
   import_options.cpu_ops_as_ranges = o.cpu_ops;
-  StatusOr<ImportedTrace> trace = ImportChromeJsonFile(o.input, import_options);
+  StatusOr<interop::ImportedTrace> trace = interop::ImportChromeJsonFile(o.input, import_options);
   if (!trace.ok()) {
     PrintError(trace.status().message());
     return 1;
   }
-  if (Status s = WriteImportedTrace(*trace, o.input, o.output); !s.ok()) {
+  if (Status s = interop::WriteImportedTrace(*trace, o.input, o.output); !s.ok()) {
     PrintError(s.message());
     return 1;
   }
-  const ChromeImportCounts& c = trace->counts;
+  const interop::ChromeImportCounts& c = trace->counts;
   if (c.imported() == 0)
     PrintError(fmt::format("warning: {}: no kernel, copy, memset, NVTX, API or sync events "
                            "found (is it a torch.profiler trace with CUDA activities?)",

@@ -1,6 +1,6 @@
 // `cutrace merge FILE... -o OUT.trace`: one trace from the traces of several
 // processes, ranks or hosts, placed on one timeline by their clock anchors
-// (analysis/trace_placement.h, analysis/trace_merge.h). Refuses files without
+// (interop/merge/trace_placement.h, interop/merge/trace_merge.h). Refuses files without
 // anchors, and never overwrites OUT.
 #include <sys/stat.h>
 
@@ -9,9 +9,9 @@
 
 #include <fmt/core.h>
 
-#include "analysis/export_sink.h"
-#include "analysis/trace_merge.h"
-#include "analysis/trace_placement.h"
+#include "interop/export/export_sink.h"
+#include "interop/merge/trace_merge.h"
+#include "interop/merge/trace_placement.h"
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/report_common.h"
 
@@ -36,18 +36,18 @@ int Run(const Options& o) {
   }
   LoadedTraces loaded;
   if (!LoadTraces(o.files, &loaded)) return 1;
-  StatusOr<analysis::PlacedTraces> placed = analysis::PlaceTraces(loaded.all);
+  StatusOr<interop::PlacedTraces> placed = interop::PlaceTraces(loaded.all);
   if (!placed.ok()) {
     PrintError(placed.status().message());
     return 1;
   }
-  analysis::MergedTrace merged = analysis::MergePlacedTraces(*placed);
-  auto file = analysis::FileSink::Create(o.output);
+  interop::MergedTrace merged = interop::MergePlacedTraces(*placed);
+  auto file = interop::FileSink::Create(o.output);
   if (!file.ok()) {
     PrintError(file.status().message());
     return 1;
   }
-  Status s = analysis::EncodeMergedTrace(merged, file->get());
+  Status s = interop::EncodeMergedTrace(merged, file->get());
   if (s.ok()) s = (*file)->Commit();
   if (!s.ok()) {
     PrintError(s.message());
@@ -62,7 +62,7 @@ int Run(const Options& o) {
                                    t.header.host().empty() ? "?" : t.header.host(), t.header.pid(),
                                    t.header.rank().empty() ? "" : " rank " + t.header.rank(),
                                    placed->offsets_ns[f]);
-    for (const analysis::PlacedDevice& d : placed->devices)
+    for (const interop::PlacedDevice& d : placed->devices)
       if (d.file == f && d.id != d.original)
         line += fmt::format(", device {} -> {}", d.original, d.id);
     PrintLine(stdout, line);

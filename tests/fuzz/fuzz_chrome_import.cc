@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "analysis/chrome_import.h"
 #include "collector/trace_loader.h"
+#include "interop/kineto/chrome_import.h"
 
 namespace {
 
@@ -25,6 +25,7 @@ void CheckIntervals(const Records& records) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace cutrace;
+  using namespace cutrace::interop;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   // Alternate the option on one input bit so both paths get fuzzed.
   ChromeImportOptions options;

@@ -1,0 +1,370 @@
+// Chrome/Kineto JSON export: see chrome_export.h.
+#include "interop/export/chrome_export.h"
+
+#include <algorithm>
+#include <iterator>
+#include <limits>
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "interop/kineto/kineto_names.h"
+
+namespace cutrace::interop {
+namespace {
+
+// A JSON string literal. Invalid UTF-8 (a user's NVTX bytes) becomes U+FFFD
+// instead of an exception.
+void AppendString(std::string& out, std::string_view s) {
+  out += nlohmann::json(std::string(s))
+             .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// Exact microseconds: "12.345" for 12345 ns.
+void AppendMicros(std::string& out, uint64_t ns) {
+  fmt::format_to(std::back_inserter(out), "{}.{:03}", ns / 1000, ns % 1000);
+}
+
+// Streams signed as Kineto prints them: CUPTI's "no stream" is -1.
+int64_t StreamNumber(uint32_t stream) {
+  return stream == UINT32_MAX ? -1 : static_cast<int64_t>(stream);
+}
+
+struct GpuOp {
+  uint64_t start = 0;
+  uint32_t device = 0;
+  uint32_t stream = 0;
+};
+
+class Exporter {
+ public:
+  Exporter(TraceSet traces, ByteSink* sink) : traces_(traces), out_(sink) {}
+  Status Run();
+  const ExportCounts& counts() const { return counts_; }
+
+ private:
+  std::string& b() { return out_.buffer(); }
+  uint64_t Rel(uint64_t t) const { return t >= base_ ? t - base_ : 0; }
+  // `{"ph":"X","cat":CAT,"name":NAME,"pid":P,"tid":T,"ts":..,"dur":..,"args":{` —
+  // the caller appends the args and closes with Close().
+  void Open(const char* cat, std::string_view name, int64_t pid, int64_t tid, uint64_t start,
+            uint64_t end);
+  Status Close();
+  void Meta(const char* what, int64_t pid, int64_t tid, const std::string& key,
+            const std::string& value, bool number = false);
+  void Preamble();
+  void Metadata();
+  Status Events(size_t file);
+  Status Flows(size_t file);
+
+  TraceSet traces_;
+  BufferedSink out_;
+  ExportCounts counts_;
+  uint64_t base_ = 0;
+  bool first_event_ = true;
+  std::vector<int64_t> pids_;  // the Chrome pid of each file's host process
+};
+
+void Exporter::Open(const char* cat, std::string_view name, int64_t pid, int64_t tid,
+                    uint64_t start, uint64_t end) {
+  std::string& o = b();
+  o += first_event_ ? "\n" : ",\n";
+  first_event_ = false;
+  o += R"({"ph":"X","cat":")";
+  o += cat;
+  o += R"(","name":)";
+  AppendString(o, name);
+  fmt::format_to(std::back_inserter(o), R"(,"pid":{},"tid":{},"ts":)", pid, tid);
+  AppendMicros(o, Rel(start));
+  o += R"(,"dur":)";
+  AppendMicros(o, end > start ? end - start : 0);
+  o += R"(,"args":{)";
+}
+
+Status Exporter::Close() {
+  b() += "}}";
+  return out_.MaybeFlush();
+}
+
+void Exporter::Meta(const char* what, int64_t pid, int64_t tid, const std::string& key,
+                    const std::string& value, bool number) {
+  std::string& o = b();
+  o += first_event_ ? "\n" : ",\n";
+  first_event_ = false;
+  fmt::format_to(std::back_inserter(o), R"({{"ph":"M","name":"{}","pid":{},"tid":{},"args":{{")",
+                 what, pid, tid);
+  o += key;
+  o += "\":";
+  if (number)
+    o += value;
+  else
+    AppendString(o, value);
+  o += "}}";
+}
+
+void Exporter::Preamble() {
+  std::string& o = b();
+  o += "{\n\"schemaVersion\": 1,\n\"displayTimeUnit\": \"ms\",\n";
+  fmt::format_to(std::back_inserter(o),
+                 "\"baseTimeNanoseconds\": {0},\n\"cutraceBaseTimeNanoseconds\": {0},\n", base_);
+  // Kineto's device table, which HTA and `cutrace import` read.
+  std::set<uint32_t> described;
+  std::string props;
+  for (const TraceData* t : traces_)
+    for (const proto::Device& d : t->devices) {
+      if (!described.insert(d.id()).second) continue;
+      if (!props.empty()) props += ",\n  ";
+      props += fmt::format(R"({{"id":{},"name":)", d.id());
+      AppendString(props, d.name());
+      props += fmt::format(
+          R"(,"totalGlobalMem":{},"computeMajor":{},"computeMinor":{},"numSms":{},)"
+          R"("maxThreadsPerMultiprocessor":{},"warpSize":32}})",
+          d.global_memory_bytes(), d.compute_capability_major(), d.compute_capability_minor(),
+          d.sm_count(), d.max_warps_per_sm() * 32);
+    }
+  o += "\"deviceProperties\": [" + (props.empty() ? "" : "\n  " + props + "\n") + "],\n";
+  if (traces_.size() == 1 && !traces_[0]->header.rank().empty()) {
+    const std::string& rank = traces_[0]->header.rank();
+    bool numeric = rank.size() < 10 && std::all_of(rank.begin(), rank.end(), [](char c) {
+                     return c >= '0' && c <= '9';
+                   });
+    o += "\"distributedInfo\": {\"rank\": ";
+    if (numeric)
+      o += rank;
+    else
+      AppendString(o, rank);
+    o += "},\n";
+  }
+  o += "\"traceEvents\": [";
+}
+
+void Exporter::Metadata() {
+  std::set<uint32_t> devices, sync_devices;
+  std::set<std::pair<uint32_t, uint32_t>> streams;  // (device, stream)
+  for (size_t f = 0; f < traces_.size(); ++f) {
+    const TraceData& t = *traces_[f];
+    std::string name;
+    if (!t.header.rank().empty()) name += "rank " + t.header.rank() + " ";
+    if (!t.header.host().empty()) name += t.header.host() + " ";
+    name += fmt::format("pid {}", t.header.pid());
+    if (t.header.command_line_size() > 0) name += ": " + t.header.command_line(0);
+    Meta("process_name", pids_[f], 0, "name", name);
+    Meta("process_sort_index", pids_[f], 0, "sort_index", std::to_string(f), true);
+    std::set<uint64_t> threads;
+    for (const ApiRecord& a : t.records.api_calls) threads.insert(a.thread_id);
+    for (const RangeRecord& r : t.records.ranges)
+      if (r.kind == RangeKind::kGpu)
+        streams.insert({r.device_id, static_cast<uint32_t>(r.thread_id)});
+      else
+        threads.insert(r.thread_id);
+    for (uint64_t tid : threads)
+      Meta("thread_name", pids_[f], static_cast<int64_t>(tid), "name",
+           fmt::format("thread {}", tid));
+    for (const KernelRecord& k : t.records.kernels) streams.insert({k.device_id, k.stream_id});
+    for (const MemcpyRecord& m : t.records.memcpys) streams.insert({m.device_id, m.stream_id});
+    for (const MemsetRecord& m : t.records.memsets) streams.insert({m.device_id, m.stream_id});
+    for (const SyncRecord& s : t.records.syncs) sync_devices.insert(s.device_id);
+    for (const proto::Device& d : t.devices) devices.insert(d.id());
+  }
+  for (const auto& key : streams) devices.insert(key.first);
+  devices.insert(sync_devices.begin(), sync_devices.end());
+  std::map<uint32_t, std::string> names;
+  for (const TraceData* t : traces_)
+    for (const proto::Device& d : t->devices) names.emplace(d.id(), d.name());
+  for (uint32_t d : devices) {
+    std::string name = fmt::format("GPU {}", d);
+    if (!names[d].empty()) name += ": " + names[d];
+    Meta("process_name", d, 0, "name", name);
+    // GPUs below the host processes, in device order, as Kineto sorts them.
+    Meta("process_sort_index", d, 0, "sort_index", std::to_string(kFirstSyntheticPid + d), true);
+    if (sync_devices.count(d)) Meta("thread_name", d, kSyncTid, "name", "synchronization");
+  }
+  for (const auto& key : streams)
+    Meta("thread_name", key.first, StreamNumber(key.second), "name",
+         fmt::format("stream {}", StreamNumber(key.second)));
+}
+
+Status Exporter::Events(size_t file) {
+  const TraceData& t = *traces_[file];
+  const RecordBatch& r = t.records;
+  auto gpu_args = [&](uint32_t device, uint32_t stream, uint32_t context, uint64_t correlation) {
+    fmt::format_to(std::back_inserter(b()),
+                   R"("device":{},"stream":{},"context":{},"correlation":{})", device,
+                   StreamNumber(stream), context, correlation);
+  };
+  auto graph_args = [&](uint32_t graph, uint64_t node) {
+    if (graph || node)
+      fmt::format_to(std::back_inserter(b()), R"(,"graph id":{},"graph node id":{})", graph, node);
+  };
+  for (const KernelRecord& k : r.kernels) {
+    Open("kernel", t.strings.Display(k.name_id), k.device_id, StreamNumber(k.stream_id),
+         k.start_ns, k.end_ns);
+    gpu_args(k.device_id, k.stream_id, k.context_id, k.correlation_id);
+    fmt::format_to(std::back_inserter(b()),
+                   R"(,"registers per thread":{},"shared memory":{},"grid":[{},{},{}],)"
+                   R"("block":[{},{},{}])",
+                   k.registers_per_thread,
+                   uint64_t{k.static_shared_bytes} + k.dynamic_shared_bytes, k.grid[0], k.grid[1],
+                   k.grid[2], k.block[0], k.block[1], k.block[2]);
+    graph_args(k.graph_id, k.graph_node_id);
+    if (Status s = Close(); !s.ok()) return s;
+    ++counts_.kernels;
+  }
+  for (const MemcpyRecord& m : r.memcpys) {
+    Open("gpu_memcpy", MemcpyName(m), m.device_id, StreamNumber(m.stream_id), m.start_ns,
+         m.end_ns);
+    gpu_args(m.device_id, m.stream_id, m.context_id, m.correlation_id);
+    uint64_t ns = m.end_ns > m.start_ns ? m.end_ns - m.start_ns : 0;
+    fmt::format_to(std::back_inserter(b()), R"j(,"bytes":{},"memory bandwidth (GB/s)":{:.6g})j",
+                   m.bytes, ns ? static_cast<double>(m.bytes) / static_cast<double>(ns) : 0.0);
+    if (m.copy_kind == CopyKind::kPtoP)
+      fmt::format_to(std::back_inserter(b()), R"(,"fromDevice":{},"toDevice":{})",
+                     m.src_device_id, m.dst_device_id);
+    graph_args(m.graph_id, m.graph_node_id);
+    if (Status s = Close(); !s.ok()) return s;
+    ++counts_.memcpys;
+  }
+  for (const MemsetRecord& m : r.memsets) {
+    Open("gpu_memset", MemsetName(m.memory_kind), m.device_id, StreamNumber(m.stream_id),
+         m.start_ns, m.end_ns);
+    gpu_args(m.device_id, m.stream_id, m.context_id, m.correlation_id);
+    fmt::format_to(std::back_inserter(b()), R"(,"bytes":{},"value":{})", m.bytes, m.value);
+    graph_args(m.graph_id, m.graph_node_id);
+    if (Status s = Close(); !s.ok()) return s;
+    ++counts_.memsets;
+  }
+  for (const SyncRecord& s : r.syncs) {
+    Open("cuda_sync", SyncName(s.kind), s.device_id, kSyncTid, s.start_ns, s.end_ns);
+    gpu_args(s.device_id, s.stream_id, s.context_id, s.correlation_id);
+    if (s.event_id) fmt::format_to(std::back_inserter(b()), R"(,"wait_on_cuda_event_id":{})",
+                                   s.event_id);
+    if (Status st = Close(); !st.ok()) return st;
+    ++counts_.syncs;
+  }
+  for (const ApiRecord& a : r.api_calls) {
+    Open(a.domain == ApiDomain::kDriver ? "cuda_driver" : "cuda_runtime",
+         t.strings.Display(a.name_id), pids_[file], static_cast<int64_t>(a.thread_id), a.start_ns,
+         a.end_ns);
+    fmt::format_to(std::back_inserter(b()), R"("cbid":{},"correlation":{})", a.callback_id,
+                   a.correlation_id);
+    if (a.return_code)
+      fmt::format_to(std::back_inserter(b()), R"(,"return code":{})", a.return_code);
+    if (Status s = Close(); !s.ok()) return s;
+    ++counts_.api_calls;
+  }
+  for (const RangeRecord& g : r.ranges) {
+    if (g.kind == RangeKind::kGpu) {
+      uint32_t stream = static_cast<uint32_t>(g.thread_id);
+      Open("gpu_user_annotation", t.strings.Display(g.name_id), g.device_id,
+           StreamNumber(stream), g.start_ns, g.end_ns);
+      fmt::format_to(std::back_inserter(b()), R"("device":{},"stream":{})", g.device_id,
+                     StreamNumber(stream));
+    } else {
+      Open("user_annotation", t.strings.Display(g.name_id), pids_[file],
+           static_cast<int64_t>(g.thread_id), g.start_ns, g.end_ns);
+      if (g.domain_id) {
+        b() += R"("domain":)";
+        AppendString(b(), analysis::DomainName(t, g.domain_id));
+      }
+    }
+    if (Status s = Close(); !s.ok()) return s;
+    ++counts_.ranges;
+  }
+  return Status::Ok();
+}
+
+Status Exporter::Flows(size_t file) {
+  const TraceData& t = *traces_[file];
+  const RecordBatch& r = t.records;
+  // The earliest GPU operation of each correlation id.
+  std::unordered_map<uint64_t, GpuOp> work;
+  auto note = [&](uint64_t correlation, uint64_t start, uint32_t device, uint32_t stream) {
+    if (correlation == 0) return;
+    auto [it, added] = work.try_emplace(correlation, GpuOp{start, device, stream});
+    if (!added && start < it->second.start) it->second = {start, device, stream};
+  };
+  for (const KernelRecord& k : r.kernels) note(k.correlation_id, k.start_ns, k.device_id, k.stream_id);
+  for (const MemcpyRecord& m : r.memcpys) note(m.correlation_id, m.start_ns, m.device_id, m.stream_id);
+  for (const MemsetRecord& m : r.memsets) note(m.correlation_id, m.start_ns, m.device_id, m.stream_id);
+  for (const ApiRecord& a : r.api_calls) {
+    auto it = work.find(a.correlation_id);
+    if (a.correlation_id == 0 || it == work.end()) continue;
+    const GpuOp op = it->second;
+    work.erase(it);  // one flow per correlation id: "s" and "f" stay paired
+    std::string& o = b();
+    o += first_event_ ? "\n" : ",\n";
+    first_event_ = false;
+    fmt::format_to(std::back_inserter(o),
+                   "{{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":{},\"pid\":{},"
+                   "\"tid\":{},\"ts\":",
+                   a.correlation_id, pids_[file], static_cast<int64_t>(a.thread_id));
+    AppendMicros(o, Rel(a.start_ns));
+    fmt::format_to(std::back_inserter(o),
+                   "}},\n{{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":{},"
+                   "\"pid\":{},\"tid\":{},\"ts\":",
+                   a.correlation_id, op.device, StreamNumber(op.stream));
+    AppendMicros(o, Rel(op.start));
+    o += "}";
+    ++counts_.flows;
+    if (Status s = out_.MaybeFlush(); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+Status Exporter::Run() {
+  // The base: the earliest timestamp, so every "ts" is small and non-negative.
+  base_ = std::numeric_limits<uint64_t>::max();
+  auto low = [&](uint64_t t) { base_ = std::min(base_, t); };
+  for (const TraceData* t : traces_) {
+    const RecordBatch& r = t->records;
+    for (const auto& x : r.kernels) low(x.start_ns);
+    for (const auto& x : r.memcpys) low(x.start_ns);
+    for (const auto& x : r.memsets) low(x.start_ns);
+    for (const auto& x : r.ranges) low(x.start_ns);
+    for (const auto& x : r.api_calls) low(x.start_ns);
+    for (const auto& x : r.syncs) low(x.start_ns);
+  }
+  if (base_ == std::numeric_limits<uint64_t>::max()) base_ = 0;
+
+  // Host processes: their own pid where it is free, else a synthetic one.
+  std::set<int64_t> taken;
+  for (const TraceData* t : traces_) {
+    for (const proto::Device& d : t->devices) taken.insert(d.id());
+    for (const KernelRecord& k : t->records.kernels) taken.insert(k.device_id);
+    for (const MemcpyRecord& m : t->records.memcpys) taken.insert(m.device_id);
+    for (const MemsetRecord& m : t->records.memsets) taken.insert(m.device_id);
+    for (const SyncRecord& s : t->records.syncs) taken.insert(s.device_id);
+  }
+  for (size_t f = 0; f < traces_.size(); ++f) {
+    int64_t pid = traces_[f]->header.pid();
+    if (pid <= 0 || pid > INT32_MAX || taken.count(pid))
+      pid = kFirstSyntheticPid + static_cast<int64_t>(f);
+    taken.insert(pid);
+    pids_.push_back(pid);
+  }
+
+  Preamble();
+  Metadata();
+  for (size_t f = 0; f < traces_.size(); ++f) {
+    if (Status s = Events(f); !s.ok()) return s;
+    if (Status s = Flows(f); !s.ok()) return s;
+  }
+  b() += "\n]\n}\n";
+  Status s = out_.Flush();
+  counts_.bytes = out_.bytes();
+  return s;
+}
+
+}  // namespace
+
+StatusOr<ExportCounts> ExportChromeTrace(TraceSet traces, ByteSink* sink) {
+  Exporter exporter(traces, sink);
+  if (Status s = exporter.Run(); !s.ok()) return s;
+  return exporter.counts();
+}
+
+}  // namespace cutrace::interop

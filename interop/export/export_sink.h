@@ -1,0 +1,100 @@
+// Where exporters write their bytes, and what they report having written:
+// a ByteSink interface with two
+// implementations, one that appends to a string (tests, small outputs) and
+// one that creates a new file and never overwrites anything (the CLI's -o).
+// Exporters stage text in a buffer of their own and hand it over in large
+// pieces, so a sink is called rarely and memory stays bounded by the buffer,
+// not by the trace.
+//
+// Not thread-safe: one sink per export.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "collector/status.h"
+
+namespace cutrace::interop {
+
+// What an export wrote, for the one-line report of `cutrace export`.
+struct ExportCounts {
+  uint64_t kernels = 0;
+  uint64_t memcpys = 0;
+  uint64_t memsets = 0;
+  uint64_t ranges = 0;
+  uint64_t api_calls = 0;
+  uint64_t syncs = 0;
+  uint64_t flows = 0;            // launch -> GPU work links
+  uint64_t counter_samples = 0;  // hardware counter values
+  uint64_t bytes = 0;
+
+  uint64_t events() const { return kernels + memcpys + memsets + ranges + api_calls + syncs; }
+};
+
+class ByteSink {
+ public:
+  virtual ~ByteSink() = default;
+  // Appends `bytes`. After the first error every later call returns it.
+  virtual Status Write(std::string_view bytes) = 0;
+};
+
+class StringSink : public ByteSink {
+ public:
+  explicit StringSink(std::string* out) : out_(out) {}
+  Status Write(std::string_view bytes) override {
+    out_->append(bytes);
+    return Status::Ok();
+  }
+
+ private:
+  std::string* out_;
+};
+
+// A file created by CreatePrivateFile (collector/private_file.h: mode 0600,
+// O_EXCL|O_NOFOLLOW): an existing file
+// or a symlink at the path is refused, never replaced. Errors (one line):
+//   "PATH exists: cutrace never overwrites; remove it or choose another -o",
+//   "PATH is a symlink: cutrace never writes through one",
+//   "cannot create PATH: REASON", "cannot write PATH: REASON".
+class FileSink : public ByteSink {
+ public:
+  static StatusOr<std::unique_ptr<FileSink>> Create(const std::string& path);
+  ~FileSink() override;  // closes; a file not Commit()ted is removed
+  FileSink(const FileSink&) = delete;
+  FileSink& operator=(const FileSink&) = delete;
+
+  Status Write(std::string_view bytes) override;
+  // Closes the file and keeps it. Without a successful Commit() the file is
+  // removed on destruction: a half-written export would pass for a whole one.
+  Status Commit();
+  const std::string& path() const { return path_; }
+
+ private:
+  FileSink(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  std::string path_;
+  int fd_ = -1;
+  bool committed_ = false;
+  Status status_;
+};
+
+// Stages small appends and passes them to a sink in pieces of about
+// kFlushBytes, so exporters can format event by event cheaply.
+class BufferedSink {
+ public:
+  explicit BufferedSink(ByteSink* sink) : sink_(sink) { buffer_.reserve(kFlushBytes + 4096); }
+  std::string& buffer() { return buffer_; }
+  // Hands the buffer over once it is large; call after each appended item.
+  Status MaybeFlush() { return buffer_.size() >= kFlushBytes ? Flush() : Status::Ok(); }
+  Status Flush();
+  uint64_t bytes() const { return bytes_; }  // handed to the sink so far
+
+ private:
+  static constexpr size_t kFlushBytes = 1u << 20;
+  ByteSink* sink_;
+  std::string buffer_;
+  uint64_t bytes_ = 0;
+};
+
+}  // namespace cutrace::interop

@@ -1,0 +1,256 @@
+// Placing traces on one timeline and into one id space: see trace_placement.h.
+#include "interop/merge/trace_placement.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "collector/sat_math.h"
+
+namespace cutrace::interop {
+namespace {
+
+// Fresh thread ids start here: far above any real tid, so they cannot meet one.
+constexpr uint64_t kFirstSyntheticThread = uint64_t{1} << 40;
+
+using ProcessKey = std::pair<std::string, int64_t>;  // (host, pid)
+
+// Hands out ids that keep their value when free.
+template <typename Id>
+class IdSpace {
+ public:
+  bool Taken(Id id) const { return taken_.count(id) != 0; }
+  void Take(Id id) { taken_.insert(id); }
+  // `wanted` if free, else the smallest free id at or above `fresh_from`.
+  Id Assign(Id wanted, Id fresh_from) {
+    Id id = wanted;
+    if (Taken(id)) {
+      id = std::max(fresh_from, next_fresh_);
+      while (Taken(id)) ++id;
+      next_fresh_ = id + 1;
+    }
+    Take(id);
+    return id;
+  }
+
+ private:
+  std::set<Id> taken_;
+  Id next_fresh_ = 0;
+};
+
+// Device ids a file uses anywhere.
+std::set<uint32_t> DeviceIds(const TraceData& t) {
+  std::set<uint32_t> ids;
+  for (const proto::Device& d : t.devices) ids.insert(d.id());
+  const RecordBatch& r = t.records;
+  for (const KernelRecord& k : r.kernels) ids.insert(k.device_id);
+  for (const MemcpyRecord& m : r.memcpys) {
+    ids.insert(m.device_id);
+    if (m.copy_kind == CopyKind::kPtoP) {
+      ids.insert(m.src_device_id);
+      ids.insert(m.dst_device_id);
+    }
+  }
+  for (const MemsetRecord& m : r.memsets) ids.insert(m.device_id);
+  for (const SyncRecord& s : r.syncs) ids.insert(s.device_id);
+  for (const RangeRecord& g : r.ranges)
+    if (g.kind == RangeKind::kGpu) ids.insert(g.device_id);
+  for (const proto::CounterBatch& b : t.counters)
+    for (const proto::CounterSample& s : b.samples()) ids.insert(s.device_id());
+  return ids;
+}
+
+uint64_t MaxCorrelation(const TraceData& t) {
+  uint64_t m = 0;
+  const RecordBatch& r = t.records;
+  for (const auto& x : r.kernels) m = std::max(m, x.correlation_id);
+  for (const auto& x : r.memcpys) m = std::max(m, x.correlation_id);
+  for (const auto& x : r.memsets) m = std::max(m, x.correlation_id);
+  for (const auto& x : r.api_calls) m = std::max(m, x.correlation_id);
+  for (const auto& x : r.syncs) m = std::max(m, x.correlation_id);
+  for (const proto::CounterBatch& b : t.counters)
+    for (const proto::CounterSample& s : b.samples()) m = std::max(m, s.correlation_id());
+  return m;
+}
+
+// Moves every timestamp of one trace by `offset`; false if one would leave
+// [0, 2^63).
+class Shifter {
+ public:
+  explicit Shifter(int64_t offset) : offset_(offset) {}
+  bool ok() const { return ok_; }
+  void operator()(uint64_t* t) {
+    if (*t > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      ok_ = false;
+      return;
+    }
+    int64_t v = static_cast<int64_t>(*t);
+    if ((offset_ > 0 && v > std::numeric_limits<int64_t>::max() - offset_) ||
+        (offset_ < 0 && v + offset_ < 0)) {
+      ok_ = false;
+      return;
+    }
+    *t = static_cast<uint64_t>(v + offset_);
+  }
+  int64_t Signed(int64_t t) {
+    if (t == 0) return 0;  // unset in counter samples
+    uint64_t u = t < 0 ? 0 : static_cast<uint64_t>(t);
+    (*this)(&u);
+    return static_cast<int64_t>(u);
+  }
+
+ private:
+  int64_t offset_;
+  bool ok_ = true;
+};
+
+template <typename R>
+void ShiftInterval(Shifter& shift, R& r) {
+  shift(&r.start_ns);
+  shift(&r.end_ns);
+}
+
+}  // namespace
+
+StatusOr<int64_t> RealtimeOffset(const TraceData& trace) {
+  if (!trace.header.has_start_anchor() || trace.header.start_anchor().realtime_ns() <= 0)
+    return Status::Error(trace.path +
+                         ": no clock anchor (the header has no realtime start anchor, as in "
+                         "imported traces): cannot place it on one timeline with other files");
+  const proto::ClockAnchor& a = trace.header.start_anchor();
+  int64_t offset = 0;
+  if (!CheckedSub(a.realtime_ns(), a.trace_ns(), &offset))
+    return Status::Error(trace.path + ": clock anchor out of range (trace_ns " +
+                         std::to_string(a.trace_ns()) + ", realtime_ns " +
+                         std::to_string(a.realtime_ns()) + ")");
+  return offset;
+}
+
+StatusOr<PlacedTraces> PlaceTraces(TraceSet traces) {
+  PlacedTraces out;
+  for (const TraceData* t : traces) {
+    StatusOr<int64_t> offset = RealtimeOffset(*t);
+    if (!offset.ok()) return offset.status();
+    out.offsets_ns.push_back(*offset);
+  }
+
+  IdSpace<uint32_t> device_ids;
+  IdSpace<uint64_t> thread_ids;
+  std::map<std::string, uint32_t> device_by_uuid;
+  std::map<std::tuple<std::string, int64_t, uint64_t>, uint64_t> thread_by_key;
+  std::map<ProcessKey, std::map<uint32_t, uint32_t>> devices_by_process;
+  uint64_t correlation_base = 0, range_base = 0;
+
+  for (size_t f = 0; f < traces.size(); ++f) {
+    TraceData t = *traces[f];
+    const ProcessKey process{t.header.host(), t.header.pid()};
+
+    // Devices: the same process in two files (a rotated trace) keeps its
+    // mapping; another process gets its own ids unless a UUID says otherwise.
+    std::map<uint32_t, uint32_t>& device_map = devices_by_process[process];
+    std::map<uint32_t, std::string> uuids;
+    for (const proto::Device& d : t.devices)
+      if (!d.uuid().empty()) uuids[d.id()] = d.uuid();
+    for (uint32_t id : DeviceIds(t)) {
+      if (device_map.count(id)) continue;
+      auto uuid = uuids.find(id);
+      if (uuid != uuids.end() && device_by_uuid.count(uuid->second)) {
+        device_map[id] = device_by_uuid[uuid->second];
+        continue;
+      }
+      uint32_t placed = device_ids.Assign(id, 0);
+      device_map[id] = placed;
+      if (uuid != uuids.end()) device_by_uuid[uuid->second] = placed;
+      out.devices.push_back({placed, f, id});
+    }
+    auto device = [&](uint32_t id) {
+      auto it = device_map.find(id);
+      return it == device_map.end() ? id : it->second;
+    };
+    auto thread = [&](uint64_t id) {
+      auto key = std::make_tuple(process.first, process.second, id);
+      auto it = thread_by_key.find(key);
+      if (it != thread_by_key.end()) return it->second;
+      uint64_t placed = thread_ids.Assign(id, kFirstSyntheticThread);
+      thread_by_key.emplace(key, placed);
+      return placed;
+    };
+    const uint64_t corr = correlation_base;
+    auto correlation = [&](uint64_t id) { return id ? id + corr : 0; };
+
+    Shifter shift(out.offsets_ns[f]);
+    RecordBatch& r = t.records;
+    uint64_t max_range = 0;
+    for (KernelRecord& k : r.kernels) {
+      ShiftInterval(shift, k);
+      k.device_id = device(k.device_id);
+      k.correlation_id = correlation(k.correlation_id);
+    }
+    for (MemcpyRecord& m : r.memcpys) {
+      ShiftInterval(shift, m);
+      m.device_id = device(m.device_id);
+      if (m.copy_kind == CopyKind::kPtoP) {
+        m.src_device_id = device(m.src_device_id);
+        m.dst_device_id = device(m.dst_device_id);
+      }
+      m.correlation_id = correlation(m.correlation_id);
+    }
+    for (MemsetRecord& m : r.memsets) {
+      ShiftInterval(shift, m);
+      m.device_id = device(m.device_id);
+      m.correlation_id = correlation(m.correlation_id);
+    }
+    for (SyncRecord& s : r.syncs) {
+      ShiftInterval(shift, s);
+      s.device_id = device(s.device_id);
+      s.correlation_id = correlation(s.correlation_id);
+    }
+    for (ApiRecord& a : r.api_calls) {
+      ShiftInterval(shift, a);
+      a.thread_id = thread(a.thread_id);
+      a.correlation_id = correlation(a.correlation_id);
+    }
+    for (RangeRecord& g : r.ranges) {
+      ShiftInterval(shift, g);
+      // GPU ranges keep their stream in thread_id: not a host thread.
+      if (g.kind == RangeKind::kGpu)
+        g.device_id = device(g.device_id);
+      else
+        g.thread_id = thread(g.thread_id);
+      max_range = std::max(max_range, g.range_id);
+      if (g.range_id) g.range_id += range_base;
+    }
+    for (proto::CounterBatch& b : t.counters)
+      for (proto::CounterSample& s : *b.mutable_samples()) {
+        s.set_device_id(device(s.device_id()));
+        if (s.thread_id()) s.set_thread_id(thread(s.thread_id()));
+        s.set_correlation_id(correlation(s.correlation_id()));
+        s.set_start_ns(shift.Signed(s.start_ns()));
+        s.set_end_ns(shift.Signed(s.end_ns()));
+      }
+    for (proto::Device& d : t.devices) d.set_id(device(d.id()));
+    if (!shift.ok())
+      return Status::Error(t.path + ": timestamps leave the realtime range after alignment "
+                                    "(start anchor trace_ns " +
+                           std::to_string(t.header.start_anchor().trace_ns()) + ", realtime_ns " +
+                           std::to_string(t.header.start_anchor().realtime_ns()) + ")");
+
+    // The placed trace is on the realtime clock, anchored to itself.
+    proto::ClockAnchor* anchor = t.header.mutable_start_anchor();
+    anchor->set_trace_ns(anchor->realtime_ns());
+    t.header.set_clock(proto::CLOCK_DOMAIN_REALTIME);
+    if (t.end && t.end->has_end_anchor())
+      t.end->mutable_end_anchor()->set_trace_ns(t.end->end_anchor().realtime_ns());
+
+    correlation_base += MaxCorrelation(*traces[f]);
+    range_base += max_range;
+    out.traces.push_back(std::move(t));
+  }
+  std::sort(out.devices.begin(), out.devices.end(),
+            [](const PlacedDevice& a, const PlacedDevice& b) { return a.id < b.id; });
+  return out;
+}
+
+}  // namespace cutrace::interop

@@ -1,0 +1,55 @@
+// PlaceTraces: puts the traces of several processes (one per rank, host or
+// process) on one timeline and into one id space, so that exports and
+// `cutrace merge` can show them together.
+//
+// Time: each file's timestamps are moved onto CLOCK_REALTIME with its start
+// anchor (Header.start_anchor: trace_ns <-> realtime_ns): t' = t + realtime_ns
+// - trace_ns. A file without an anchor (realtime_ns == 0, e.g. an imported
+// Chrome trace) cannot be placed, and the whole placement is refused with a
+// reason naming the file: guessing an offset would draw a wrong picture.
+//
+// Ids, which are per process in the files, become unique across them:
+//   devices      one id per (host, pid, device id), except that devices with
+//                the same UUID are one physical GPU and share an id;
+//   threads      one id per (host, pid, thread id);
+//   correlation  and NVTX range ids: each file's are shifted past the
+//                largest of the files before it (0 stays "none").
+// An id keeps its value where no earlier file took it, so a single file or
+// files that do not collide read the same as before.
+//
+// Each placed trace's header says CLOCK_DOMAIN_REALTIME with an identity
+// anchor, so placed (and merged) traces can be placed again.
+//
+// Pure function; call from any thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/trace_set.h"
+#include "collector/status.h"
+#include "collector/trace_data.h"
+
+namespace cutrace::interop {
+
+using analysis::TraceSet;
+
+struct PlacedDevice {
+  uint32_t id = 0;        // in the placed traces
+  size_t file = 0;        // first file it came from
+  uint32_t original = 0;  // its id in that file
+};
+
+struct PlacedTraces {
+  std::vector<TraceData> traces;     // one per input, in input order
+  std::vector<int64_t> offsets_ns;   // added to each input's timestamps
+  std::vector<PlacedDevice> devices; // every device id of the placed traces
+};
+
+StatusOr<PlacedTraces> PlaceTraces(TraceSet traces);
+
+// The offset PlaceTraces applies to `trace`, or an error when it has no anchor.
+StatusOr<int64_t> RealtimeOffset(const TraceData& trace);
+
+}  // namespace cutrace::interop

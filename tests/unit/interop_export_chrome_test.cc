@@ -1,0 +1,357 @@
+// The Chrome/Kineto JSON export (interop/export/chrome_export.h): the output obeys
+// the Chrome trace format's rules (every complete event has numeric ts and
+// dur >= 0, phases are known, flows come in s/f pairs), carries Kineto's
+// categories and args, and re-imported with `cutrace import`'s importer gives
+// exactly the same kernel, gap and overlap reports as the original trace.
+// Also the CSV export's tables (interop/export/csv_export.h).
+#include <map>
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "analysis/device_timeline.h"
+#include "analysis/kernel_stats.h"
+#include "collector/trace_loader.h"
+#include "interop/export/chrome_export.h"
+#include "interop/export/csv_export.h"
+#include "interop/kineto/chrome_import.h"
+#include "tests/unit/analysis_trace_builder.h"
+
+namespace cutrace::interop {
+namespace {
+
+using analysis::AnalyzeTimeline;
+using analysis::ComputeKernelStats;
+using analysis::DescribeOp;
+using analysis::DeviceOverlap;
+using analysis::Gap;
+using analysis::GapCause;
+using analysis::kGapCauses;
+using analysis::KernelReport;
+using analysis::KernelStats;
+using analysis::TimelineReport;
+using cutrace::testing::TraceBuilder;
+using nlohmann::json;
+
+// Realistic CUPTI-sized timestamps (about 2023 in ns since the epoch) with
+// odd nanoseconds, so that any loss of precision in the µs text shows.
+constexpr uint64_t kT0 = 1'700'000'000'123'456'789ull;
+
+// Two devices. Device 0: a pageable HtoD copy under the first kernel, a host
+// sync gap, an event wait gap, a memset; device 1: two kernels with a gap
+// in which nothing was launched. Every GPU op has its launch API call.
+TraceBuilder MakeTrace() {
+  TraceBuilder t("orig.trace");
+  TraceData& d = t.data();
+  d.header.set_pid(4242);
+  d.header.set_host("node7");
+  d.header.set_rank("3");
+  d.header.add_command_line("./train");
+  proto::Device dev;
+  dev.set_id(0);
+  dev.set_name("NVIDIA H200");
+  dev.set_sm_count(132);
+  d.devices.push_back(dev);
+
+  // Loaded traces carry the demangled form next to the mangled name.
+  t.Name("_Z4stepPfi", "step(float*, int)");
+  t.Api("cudaMemcpyAsync", kT0 + 1, kT0 + 5, 11, /*correlation=*/1);
+  t.Copy(CopyKind::kHtoD, kT0 + 10, kT0 + 1010, 1 << 20, 0, /*pageable=*/true, 1);
+  t.Api("cudaLaunchKernel", kT0 + 7, kT0 + 9, 11, 2);
+  t.Kernel("_Z4stepPfi", kT0 + 13, kT0 + 2017, 0, 7, 2);
+  t.Api("cudaStreamSynchronize", kT0 + 2015, kT0 + 3001, 11);
+  t.Sync(SyncKind::kStreamSynchronize, kT0 + 2015, kT0 + 3001, 0);
+  t.Api("cudaLaunchKernel", kT0 + 3002, kT0 + 3003, 11, 3);
+  t.Kernel("_Z4stepPfi", kT0 + 3005, kT0 + 3999, 0, 7, 3);
+  t.Api("cudaEventSynchronize", kT0 + 4000, kT0 + 4500, 12);
+  t.Api("cudaMemsetAsync", kT0 + 4501, kT0 + 4502, 12, 4);
+  t.Memset(kT0 + 4600, kT0 + 4601, 4096, 0, 4);
+  t.Api("cudaLaunchKernel", kT0 + 5000, kT0 + 5001, 11, 5);
+  t.Kernel("reduce", kT0 + 5003, kT0 + 5333, 1, 9, 5);
+  t.Api("cudaLaunchKernel", kT0 + 5002, kT0 + 5004, 11, 6);
+  t.Kernel("reduce", kT0 + 9000, kT0 + 9999, 1, 9, 6);
+  t.Range("step", kT0, kT0 + 6000, 11, 0);
+  t.Range("inner", kT0 + 2, kT0 + 3500, 11, 1, "mydomain");
+  t.Range("gpu phase", kT0 + 10, kT0 + 4000, 7, 0, {}, RangeKind::kGpu);
+  d.records.kernels[0].grid[0] = 128;
+  d.records.kernels[0].block[0] = 256;
+  d.records.kernels[0].registers_per_thread = 40;
+  d.records.kernels[0].static_shared_bytes = 1024;
+  d.records.kernels[0].dynamic_shared_bytes = 512;
+  return t;
+}
+
+std::string Export(const TraceData& trace) {
+  std::string out;
+  StringSink sink(&out);
+  const TraceData* one[] = {&trace};
+  auto counts = ExportChromeTrace(TraceSet(one), &sink);
+  EXPECT_TRUE(counts.ok()) << counts.status().message();
+  if (counts.ok()) {
+    EXPECT_EQ(counts->kernels, 4u);
+    EXPECT_EQ(counts->flows, 6u);
+    EXPECT_EQ(counts->bytes, out.size());
+  }
+  return out;
+}
+
+std::string ExportAny(const TraceData& trace) {
+  std::string out;
+  StringSink sink(&out);
+  const TraceData* one[] = {&trace};
+  auto counts = ExportChromeTrace(TraceSet(one), &sink);
+  EXPECT_TRUE(counts.ok()) << counts.status().message();
+  return out;
+}
+
+TraceData Reimport(const std::string& json_text) {
+  auto imported = ImportChromeJson(json_text);
+  EXPECT_TRUE(imported.ok()) << imported.status().message();
+  if (!imported.ok()) return {};
+  std::string bytes;
+  EncodeImportedTrace(*imported, "exported.json", &bytes);
+  auto data = LoadTraceFromBytes(bytes, "reimported.trace");
+  EXPECT_TRUE(data.ok()) << data.status().message();
+  return data.ok() ? std::move(data).value() : TraceData{};
+}
+
+// The Chrome trace format's rules, as viewers enforce them.
+void ExpectValidChromeTrace(const json& trace) {
+  ASSERT_TRUE(trace.is_object());
+  ASSERT_TRUE(trace.contains("traceEvents"));
+  ASSERT_TRUE(trace["traceEvents"].is_array());
+  std::map<uint64_t, int> starts, ends;
+  std::map<uint64_t, double> start_ts, end_ts;
+  const std::set<std::string> phases = {"X", "M", "s", "f"};
+  for (const json& e : trace["traceEvents"]) {
+    ASSERT_TRUE(e.is_object());
+    ASSERT_TRUE(e.contains("ph") && e["ph"].is_string());
+    const std::string ph = e["ph"];
+    EXPECT_TRUE(phases.count(ph)) << ph;
+    EXPECT_TRUE(e["pid"].is_number_integer()) << e;
+    EXPECT_TRUE(e["tid"].is_number_integer()) << e;
+    EXPECT_TRUE(e["name"].is_string()) << e;
+    if (ph == "X") {
+      ASSERT_TRUE(e["ts"].is_number()) << e;
+      ASSERT_TRUE(e["dur"].is_number()) << e;
+      EXPECT_GE(e["ts"].get<double>(), 0) << e;
+      EXPECT_GE(e["dur"].get<double>(), 0) << e;
+      EXPECT_TRUE(e["cat"].is_string()) << e;
+      EXPECT_TRUE(e["args"].is_object()) << e;
+    } else if (ph == "M") {
+      EXPECT_TRUE(e["args"].is_object()) << e;
+    } else {
+      ASSERT_TRUE(e["id"].is_number_integer()) << e;
+      ASSERT_TRUE(e["ts"].is_number()) << e;
+      uint64_t id = e["id"];
+      if (ph == "s") {
+        ++starts[id];
+        start_ts[id] = e["ts"];
+      } else {
+        ++ends[id];
+        end_ts[id] = e["ts"];
+        EXPECT_EQ(e["bp"], "e") << e;
+      }
+    }
+  }
+  EXPECT_EQ(starts.size(), ends.size());
+  for (const auto& [id, n] : starts) {
+    EXPECT_EQ(n, 1) << "flow " << id;
+    EXPECT_EQ(ends[id], 1) << "flow " << id << " has no single end";
+    EXPECT_LE(start_ts[id], end_ts[id]) << "flow " << id;
+  }
+}
+
+TEST(ChromeExportTest, OutputFollowsTheChromeTraceRulesAndKinetoShape) {
+  TraceBuilder t = MakeTrace();
+  json trace = json::parse(Export(t.data()), nullptr, /*allow_exceptions=*/false);
+  ASSERT_FALSE(trace.is_discarded());
+  ExpectValidChromeTrace(trace);
+  EXPECT_EQ(trace["cutraceBaseTimeNanoseconds"], kT0);
+  EXPECT_EQ(trace["baseTimeNanoseconds"], kT0);
+  EXPECT_EQ(trace["distributedInfo"]["rank"], 3);
+  EXPECT_EQ(trace["deviceProperties"][0]["name"], "NVIDIA H200");
+
+  std::map<std::string, int> categories;
+  std::set<std::string> process_names;
+  for (const json& e : trace["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "process_name") process_names.insert(e["args"]["name"]);
+    if (e["ph"] != "X") continue;
+    ++categories[e["cat"]];
+    if (e["name"] == "step(float*, int)" && e["ts"].get<double>() < 1) {
+      // The first kernel, 13 ns after the base: exact to the ns.
+      EXPECT_DOUBLE_EQ(e["ts"].get<double>(), 0.013);
+      EXPECT_DOUBLE_EQ(e["dur"].get<double>(), 2.004);
+      EXPECT_EQ(e["pid"], 0);
+      EXPECT_EQ(e["tid"], 7);
+      const json& a = e["args"];
+      EXPECT_EQ(a["device"], 0);
+      EXPECT_EQ(a["stream"], 7);
+      EXPECT_EQ(a["correlation"], 2);
+      EXPECT_EQ(a["grid"], json::array({128, 0, 0}));
+      EXPECT_EQ(a["block"], json::array({256, 0, 0}));
+      EXPECT_EQ(a["registers per thread"], 40);
+      EXPECT_EQ(a["shared memory"], 1536);
+    }
+    if (e["cat"] == "gpu_memcpy") {
+      EXPECT_EQ(e["name"], "Memcpy HtoD (Pageable -> Device)");
+      EXPECT_EQ(e["args"]["bytes"], 1 << 20);
+    }
+    if (e["cat"] == "cuda_runtime") {
+      EXPECT_EQ(e["pid"], 4242);
+    }
+  }
+  EXPECT_EQ(categories["kernel"], 4);
+  EXPECT_EQ(categories["gpu_memcpy"], 1);
+  EXPECT_EQ(categories["gpu_memset"], 1);
+  EXPECT_EQ(categories["cuda_runtime"], 8);
+  EXPECT_EQ(categories["cuda_sync"], 1);
+  EXPECT_EQ(categories["user_annotation"], 2);
+  EXPECT_EQ(categories["gpu_user_annotation"], 1);
+  EXPECT_TRUE(process_names.count("GPU 0: NVIDIA H200"));
+  EXPECT_TRUE(process_names.count("GPU 1"));
+  EXPECT_TRUE(process_names.count("rank 3 node7 pid 4242: ./train"));
+}
+
+// The kernel, gap and overlap reports of `a` and `b` agree exactly.
+void ExpectSameReports(TraceSet a, TraceSet b) {
+
+  KernelReport ka = ComputeKernelStats(a), kb = ComputeKernelStats(b);
+  ASSERT_EQ(ka.kernels.size(), kb.kernels.size());
+  EXPECT_EQ(ka.total_ns, kb.total_ns);
+  for (size_t i = 0; i < ka.kernels.size(); ++i) {
+    const KernelStats &x = ka.kernels[i], &y = kb.kernels[i];
+    EXPECT_EQ(x.name, y.name);
+    EXPECT_EQ(x.count, y.count);
+    EXPECT_EQ(x.total_ns, y.total_ns);
+    EXPECT_EQ(x.min_ns, y.min_ns);
+    EXPECT_EQ(x.max_ns, y.max_ns);
+    EXPECT_EQ(x.p50_ns, y.p50_ns);
+    EXPECT_EQ(x.p99_ns, y.p99_ns);
+    EXPECT_DOUBLE_EQ(x.stddev_ns, y.stddev_ns);
+    EXPECT_DOUBLE_EQ(x.pct, y.pct);
+  }
+
+  TimelineReport ta = AnalyzeTimeline(a), tb = AnalyzeTimeline(b);
+  ASSERT_EQ(ta.devices.size(), tb.devices.size());
+  for (size_t d = 0; d < ta.devices.size(); ++d) {
+    const DeviceOverlap &x = ta.devices[d], &y = tb.devices[d];
+    EXPECT_EQ(x.device, y.device);
+    EXPECT_EQ(x.first_ns, y.first_ns);  // absolute times survive
+    EXPECT_EQ(x.span_ns, y.span_ns);
+    EXPECT_EQ(x.busy_ns, y.busy_ns);
+    EXPECT_EQ(x.idle_ns, y.idle_ns);
+    EXPECT_EQ(x.compute_ns, y.compute_ns);
+    EXPECT_EQ(x.copy_ns, y.copy_ns);
+    EXPECT_EQ(x.overlap_ns, y.overlap_ns);
+    ASSERT_EQ(ta.gaps[d].gaps.size(), tb.gaps[d].gaps.size());
+    EXPECT_EQ(ta.gaps[d].idle_ns, tb.gaps[d].idle_ns);
+    for (size_t g = 0; g < ta.gaps[d].gaps.size(); ++g) {
+      const Gap &p = ta.gaps[d].gaps[g], &q = tb.gaps[d].gaps[g];
+      EXPECT_EQ(p.start_ns, q.start_ns);
+      EXPECT_EQ(p.end_ns, q.end_ns);
+      EXPECT_EQ(DescribeOp(a, p.before), DescribeOp(b, q.before));
+      EXPECT_EQ(DescribeOp(a, p.after), DescribeOp(b, q.after));
+      EXPECT_EQ(p.cause, q.cause) << "gap " << g << " of device " << d;
+      for (size_t c = 0; c < kGapCauses; ++c) EXPECT_EQ(p.causes[c], q.causes[c]) << c;
+    }
+  }
+}
+
+TEST(ChromeExportTest, ReimportGivesTheSameKernelGapAndOverlapReports) {
+  TraceBuilder t = MakeTrace();
+  TraceData back = Reimport(Export(t.data()));
+  const TraceData* a_set[] = {t.get()};
+  const TraceData* b_set[] = {&back};
+  TraceSet a(a_set), b(b_set);
+  ExpectSameReports(a, b);
+  KernelReport ka = ComputeKernelStats(a);
+  ASSERT_EQ(ka.kernels.size(), 2u);
+  EXPECT_EQ(ka.kernels[0].name, "step(float*, int)");
+  TimelineReport ta = AnalyzeTimeline(a);
+  // The hand-built causes are all there, so the comparison above means something.
+  ASSERT_EQ(ta.gaps[0].gaps.size(), 2u);
+  // [2017,3005): thread 11 in cudaStreamSynchronize until 3001; [3999,4600):
+  // thread 12 in cudaEventSynchronize [4000,4500) before the memset's call;
+  // device 1's second reduce was launched at 5002, before its gap: queued.
+  EXPECT_EQ(ta.gaps[0].gaps[0].cause, GapCause::kHostSync);
+  EXPECT_EQ(ta.gaps[0].gaps[0].causes[static_cast<size_t>(GapCause::kHostSync)], 984u);
+  EXPECT_EQ(ta.gaps[0].gaps[1].cause, GapCause::kHostSync);
+  EXPECT_EQ(ta.gaps[0].gaps[1].causes[static_cast<size_t>(GapCause::kLaunchLatency)], 99u);
+  ASSERT_EQ(ta.gaps[1].gaps.size(), 1u);
+  EXPECT_EQ(ta.gaps[1].gaps[0].cause, GapCause::kQueued);
+  EXPECT_EQ(ta.devices[0].overlap_ns, 997u);  // copy [10,1010) under kernel [13,2017)
+}
+
+TEST(ChromeExportTest, RecordedH200TraceRoundTrips) {
+  // The example recorded by the injection library on an H200: real CUPTI
+  // timestamps, mangled names, syncs and NVTX ranges.
+  auto demo = LoadTrace(std::string(CUTRACE_SOURCE_DIR) + "/examples/demo.trace");
+  if (!demo.ok()) GTEST_SKIP() << demo.status().message();
+  TraceData back = Reimport(ExportAny(*demo));
+  const TraceData* a_set[] = {&*demo};
+  const TraceData* b_set[] = {&back};
+  ASSERT_FALSE(demo->records.kernels.empty());
+  ExpectSameReports(TraceSet(a_set), TraceSet(b_set));
+}
+
+TEST(ChromeExportTest, ImporterKeepsForeignTimesAsWritten) {
+  // Kineto's own baseTimeNanoseconds is not applied; only cutrace's marker is.
+  auto kineto = ImportChromeJson(
+      R"({"baseTimeNanoseconds":1000000,"traceEvents":[{"ph":"X","cat":"kernel","name":"k",)"
+      R"("pid":0,"tid":7,"ts":1.5,"dur":1}]})");
+  ASSERT_TRUE(kineto.ok());
+  EXPECT_EQ(kineto->records.kernels[0].start_ns, 1500u);
+  auto ours = ImportChromeJson(
+      R"({"cutraceBaseTimeNanoseconds":1000000,"traceEvents":[{"ph":"X","cat":"kernel",)"
+      R"("name":"k","pid":0,"tid":7,"ts":1.5,"dur":1}]})");
+  ASSERT_TRUE(ours.ok());
+  EXPECT_EQ(ours->records.kernels[0].start_ns, 1001500u);
+  EXPECT_EQ(ours->records.kernels[0].end_ns, 1002500u);
+  auto absurd = ImportChromeJson(
+      R"({"cutraceBaseTimeNanoseconds":4611686018427387000,"traceEvents":[{"ph":"X",)"
+      R"("cat":"kernel","name":"k","pid":0,"tid":7,"ts":1000,"dur":1}]})");
+  EXPECT_FALSE(absurd.ok());
+}
+
+TEST(CsvExportTest, OneTablePerKindWithHeadersAndQuotedNames) {
+  TraceBuilder t = MakeTrace();
+  std::array<std::string, kCsvTables> text;
+  std::array<std::unique_ptr<StringSink>, kCsvTables> owned;
+  std::array<ByteSink*, kCsvTables> sinks{};
+  for (size_t i = 0; i < kCsvTables; ++i) {
+    owned[i] = std::make_unique<StringSink>(&text[i]);
+    sinks[i] = owned[i].get();
+  }
+  const TraceData* one[] = {t.get()};
+  auto counts = ExportCsv(TraceSet(one), sinks);
+  ASSERT_TRUE(counts.ok());
+  EXPECT_EQ(counts->kernels, 4u);
+  EXPECT_EQ(counts->ranges, 3u);
+  const std::string& k = text[static_cast<size_t>(CsvTable::kKernels)];
+  EXPECT_EQ(k.rfind("file,device,stream,context,correlation,start_ns,end_ns,duration_ns,name,"
+                    "mangled_name,",
+                    0),
+            0u);
+  EXPECT_NE(k.find("graph_id,graph_node_id"), std::string::npos);
+  EXPECT_NE(k.find("orig.trace,0,7,0,2,1700000000123456802,1700000000123458806,2004,"
+                   "\"step(float*, int)\",_Z4stepPfi,128,0,0,256,0,0,40,1024,512,0,0,0,0,0\n"),
+            std::string::npos)
+      << k;
+  const std::string& m = text[static_cast<size_t>(CsvTable::kMemcpy)];
+  EXPECT_NE(m.find(",HtoD,1048576,pageable,device,"), std::string::npos) << m;
+  const std::string& s = text[static_cast<size_t>(CsvTable::kSync)];
+  EXPECT_NE(s.find(",stream_synchronize,"), std::string::npos) << s;
+  const std::string& n = text[static_cast<size_t>(CsvTable::kNvtx)];
+  EXPECT_NE(n.find(",mydomain,inner,1,push_pop,"), std::string::npos) << n;
+  // One header and one line per record in each table.
+  auto lines = [](const std::string& x) { return std::count(x.begin(), x.end(), '\n'); };
+  EXPECT_EQ(lines(k), 5);
+  EXPECT_EQ(lines(text[static_cast<size_t>(CsvTable::kApi)]), 9);
+  EXPECT_STREQ(CsvFileName(CsvTable::kMemset), "memset.csv");
+}
+
+}  // namespace
+}  // namespace cutrace::interop

@@ -1,0 +1,249 @@
+// Placing the traces of several ranks on one timeline by their clock anchors
+// and merging them into one trace (interop/merge/trace_placement.h,
+// interop/merge/trace_merge.h), against offsets and id mappings worked out by
+// hand; and per-rank file names from the output pattern's %q{RANK}.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "analysis/device_timeline.h"
+#include "analysis/kernel_stats.h"
+#include "collector/output_path.h"
+#include "collector/trace_loader.h"
+#include "collector/trace_writer.h"
+#include "interop/merge/trace_merge.h"
+#include "interop/merge/trace_placement.h"
+
+namespace cutrace::interop {
+namespace {
+
+using analysis::AnalyzeTimeline;
+using analysis::ComputeKernelStats;
+using analysis::KernelReport;
+using analysis::KernelStats;
+using analysis::TimelineReport;
+
+// Realtime of rank 0's start: 2023-11-14T22:13:20Z.
+constexpr int64_t kRealtime0 = 1'700'000'000'000'000'000;
+
+struct Rank {
+  std::string host;
+  int64_t pid;
+  int64_t anchor_trace_ns;
+  int64_t anchor_realtime_ns;
+  std::string uuid;  // of device 0
+};
+
+// One rank's trace: device 0 runs "_Z4stepv" [1500, 1600) + shift and the
+// rank's own kernel, launched from thread 7 (correlations 1 and 2), inside
+// an NVTX range on thread 7.
+std::string WriteRank(const std::string& path, const Rank& r, int64_t shift,
+                      const std::string& own_kernel) {
+  auto writer = TraceWriter::Create(path);
+  EXPECT_TRUE(writer.ok()) << writer.status().message();
+  if (!writer.ok()) return path;
+  HeaderInfo h;
+  h.producer = "analysis_merge_test";
+  h.host = r.host;
+  h.pid = r.pid;
+  h.rank = path.substr(path.size() - 7, 1);  // "...-N.trace"
+  h.clock = ClockDomain::kMonotonic;
+  h.start_anchor = {r.anchor_trace_ns, r.anchor_realtime_ns, r.anchor_trace_ns};
+  h.command_line = {"./train"};
+  EXPECT_TRUE((*writer)->WriteHeader(h).ok());
+  DeviceInfo d;
+  d.id = 0;
+  d.name = "NVIDIA H200";
+  d.uuid = r.uuid;
+  EXPECT_TRUE((*writer)->WriteDevice(d).ok());
+  StringInterner strings;
+  RecordBatch b;
+  auto kernel = [&](const std::string& name, uint64_t s, uint64_t e, uint64_t corr) {
+    KernelRecord k;
+    k.name_id = strings.Intern(name);
+    k.start_ns = s;
+    k.end_ns = e;
+    k.stream_id = 7;
+    k.correlation_id = corr;
+    b.kernels.push_back(k);
+    ApiRecord a;
+    a.name_id = strings.Intern("cudaLaunchKernel");
+    a.start_ns = s - 100;
+    a.end_ns = s - 90;
+    a.thread_id = 7;
+    a.correlation_id = corr;
+    b.api_calls.push_back(a);
+  };
+  kernel("_Z4stepv", 1500 + shift, 1600 + shift, 1);
+  kernel(own_kernel, 1700 + shift, 1750 + shift, 2);
+  RangeRecord range;
+  range.name_id = strings.Intern("iteration");
+  range.start_ns = 1000 + shift;
+  range.end_ns = 2000 + shift;
+  range.thread_id = 7;
+  range.range_id = 5;
+  b.ranges.push_back(range);
+  EXPECT_TRUE((*writer)->WriteBatch(b, strings).ok());
+  EXPECT_TRUE((*writer)->WriteEnd(EndInfo{{}, "exit"}).ok());
+  EXPECT_TRUE((*writer)->Close().ok());
+  return path;
+}
+
+class MergeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/cutrace_merge_test_XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
+
+  // The per-rank name that `cutrace run --output DIR/rank-%q{RANK}.trace`
+  // gives under mpirun/torchrun, where each rank sees its own RANK.
+  std::string RankPath(const std::string& rank) {
+    EnvLookup env = [rank](const std::string& name) -> std::optional<std::string> {
+      if (name == "RANK") return rank;
+      return std::nullopt;
+    };
+    StatusOr<std::string> path = ExpandOutputPattern(dir_ + "/rank-%q{RANK}.trace", "h", 1, env);
+    EXPECT_TRUE(path.ok()) << path.status().message();
+    return path.ok() ? *path : "";
+  }
+
+  std::vector<TraceData> Load(const std::vector<std::string>& paths) {
+    std::vector<TraceData> out;
+    for (const std::string& p : paths) {
+      auto t = LoadTrace(p);
+      EXPECT_TRUE(t.ok()) << t.status().message();
+      if (t.ok()) out.push_back(std::move(t).value());
+    }
+    return out;
+  }
+
+  std::string dir_;
+};
+
+TEST_F(MergeTest, RankPatternGivesOneNamePerRank) {
+  EXPECT_EQ(RankPath("0"), dir_ + "/rank-0.trace");
+  EXPECT_EQ(RankPath("1"), dir_ + "/rank-1.trace");
+}
+
+TEST_F(MergeTest, PlacesRanksByAnchorsAndRemapsIds) {
+  // Rank 0 on node0: trace clock 1000 was realtime R, so offset R - 1000.
+  // Rank 1 on node1: trace clock 5000 was R + 2000, so offset R - 3000; its
+  // kernels are written 4000 ns later on its own clock ([5500, 5600)), which
+  // puts them at R + 2500: 2000 ns after rank 0's ([R + 500, R + 600)).
+  std::string p0 = WriteRank(RankPath("0"), {"node0", 100, 1000, kRealtime0, ""}, 0, "_Z2r0v");
+  std::string p1 =
+      WriteRank(RankPath("1"), {"node1", 100, 5000, kRealtime0 + 2000, ""}, 4000, "_Z2r1v");
+  std::vector<TraceData> traces = Load({p0, p1});
+  ASSERT_EQ(traces.size(), 2u);
+  std::vector<const TraceData*> set = {&traces[0], &traces[1]};
+
+  auto placed = PlaceTraces(set);
+  ASSERT_TRUE(placed.ok()) << placed.status().message();
+  EXPECT_EQ(placed->offsets_ns, (std::vector<int64_t>{kRealtime0 - 1000, kRealtime0 - 3000}));
+  const TraceData& a = placed->traces[0];
+  const TraceData& b = placed->traces[1];
+  const uint64_t r0 = static_cast<uint64_t>(kRealtime0);
+  EXPECT_EQ(a.records.kernels[0].start_ns, r0 + 500);
+  EXPECT_EQ(b.records.kernels[0].start_ns, r0 + 2500);
+  EXPECT_EQ(b.records.kernels[0].end_ns, r0 + 2600);
+  // Same pid on two hosts: two processes. Device 0 of each is its own GPU
+  // (no UUID says otherwise): rank 1's becomes device 1.
+  EXPECT_EQ(a.records.kernels[0].device_id, 0u);
+  EXPECT_EQ(b.records.kernels[0].device_id, 1u);
+  ASSERT_EQ(b.devices.size(), 1u);
+  EXPECT_EQ(b.devices[0].id(), 1u);
+  // Thread 7 of rank 1 is another thread than rank 0's thread 7.
+  EXPECT_EQ(a.records.api_calls[0].thread_id, 7u);
+  EXPECT_EQ(b.records.api_calls[0].thread_id, uint64_t{1} << 40);
+  EXPECT_EQ(b.records.ranges[0].thread_id, uint64_t{1} << 40);
+  // Correlations of rank 1 move past rank 0's largest (2), keeping the pairs.
+  EXPECT_EQ(b.records.kernels[0].correlation_id, 3u);
+  EXPECT_EQ(b.records.api_calls[0].correlation_id, 3u);
+  EXPECT_EQ(b.records.kernels[1].correlation_id, 4u);
+  EXPECT_EQ(b.records.ranges[0].range_id, 10u);
+  EXPECT_EQ(b.header.clock(), proto::CLOCK_DOMAIN_REALTIME);
+  EXPECT_EQ(b.header.start_anchor().trace_ns(), kRealtime0 + 2000);
+
+  // The merged trace, written and read back.
+  MergedTrace merged = MergePlacedTraces(*placed);
+  std::string bytes;
+  StringSink sink(&bytes);
+  ASSERT_TRUE(EncodeMergedTrace(merged, &sink).ok());
+  auto m = LoadTraceFromBytes(bytes, "merged.trace");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->header.producer().rfind("cutrace-merge", 0), 0u);
+  EXPECT_EQ(m->header.source_format(), "merge");
+  EXPECT_EQ(m->header.source_path(), p0 + ", " + p1);
+  EXPECT_EQ(m->header.host(), "node0,node1");
+  EXPECT_EQ(m->header.rank(), "0,1");
+  EXPECT_EQ(m->header.pid(), 100);
+  EXPECT_EQ(m->header.clock(), proto::CLOCK_DOMAIN_REALTIME);
+  EXPECT_EQ(m->header.start_anchor().trace_ns(), kRealtime0);
+  EXPECT_EQ(m->header.start_anchor().realtime_ns(), kRealtime0);
+  ASSERT_TRUE(m->clean_shutdown());
+  EXPECT_EQ(m->end->reason(), "merge");
+  ASSERT_EQ(m->devices.size(), 2u);
+  EXPECT_EQ(m->records.kernels.size(), 4u);
+  EXPECT_EQ(m->records.api_calls.size(), 4u);
+  // Reports over the merged trace: both GPUs, each 150 ns busy over 250.
+  const TraceData* one[] = {&*m};
+  TimelineReport timeline = AnalyzeTimeline(TraceSet(one));
+  ASSERT_EQ(timeline.devices.size(), 2u);
+  EXPECT_EQ(timeline.devices[0].first_ns, r0 + 500);
+  EXPECT_EQ(timeline.devices[1].first_ns, r0 + 2500);
+  EXPECT_EQ(timeline.devices[1].busy_ns, 150u);
+  EXPECT_EQ(timeline.devices[1].idle_ns, 100u);
+  KernelReport kernels = ComputeKernelStats(TraceSet(one));
+  std::map<std::string, uint64_t> counts;
+  for (const KernelStats& k : kernels.kernels) counts[k.name] = k.count;
+  EXPECT_EQ(counts, (std::map<std::string, uint64_t>{{"step()", 2}, {"r0()", 1}, {"r1()", 1}}));
+
+  // A merged trace carries an identity anchor: it can be placed again.
+  auto again = PlaceTraces(TraceSet(one));
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(again->offsets_ns[0], 0);
+}
+
+TEST_F(MergeTest, SameUuidIsOneDevice) {
+  std::string p0 = WriteRank(RankPath("0"), {"node0", 100, 1000, kRealtime0, "GPU-aaaa"}, 0, "a");
+  std::string p1 = WriteRank(RankPath("1"), {"node0", 200, 1000, kRealtime0, "GPU-aaaa"}, 0, "b");
+  std::vector<TraceData> traces = Load({p0, p1});
+  std::vector<const TraceData*> set = {&traces[0], &traces[1]};
+  auto placed = PlaceTraces(set);
+  ASSERT_TRUE(placed.ok());
+  EXPECT_EQ(placed->traces[1].records.kernels[0].device_id, 0u);
+  EXPECT_EQ(placed->devices.size(), 1u);
+  EXPECT_EQ(MergePlacedTraces(*placed).devices.size(), 1u);
+}
+
+TEST_F(MergeTest, RefusesFilesWithoutAnchors) {
+  std::string p0 = WriteRank(RankPath("0"), {"node0", 100, 1000, kRealtime0, ""}, 0, "a");
+  std::string p1 = WriteRank(RankPath("1"), {"node1", 200, 0, 0, ""}, 0, "b");
+  std::vector<TraceData> traces = Load({p0, p1});
+  std::vector<const TraceData*> set = {&traces[0], &traces[1]};
+  auto placed = PlaceTraces(set);
+  ASSERT_FALSE(placed.ok());
+  EXPECT_EQ(placed.status().message().rfind(p1 + ": no clock anchor", 0), 0u)
+      << placed.status().message();
+}
+
+TEST_F(MergeTest, RefusesAnchorsThatPushTimesBeforeTheEpoch) {
+  // Realtime 1 at trace time 10^6: the kernels would land before 1970.
+  std::string p0 = WriteRank(RankPath("0"), {"node0", 100, 1000000, 1, ""}, 0, "a");
+  std::vector<TraceData> traces = Load({p0});
+  std::vector<const TraceData*> set = {&traces[0]};
+  auto placed = PlaceTraces(set);
+  ASSERT_FALSE(placed.ok());
+  EXPECT_NE(placed.status().message().find("leave the realtime range"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cutrace::interop
