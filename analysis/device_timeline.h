@@ -10,7 +10,9 @@
 //   compute_only = compute - overlap        copy_only = copy - overlap
 //
 // A gap is a maximal sub-interval of the span covered by no operation; gaps
-// are never sums of per-stream gaps. Each gap names the operation that ends
+// are never sums of per-stream gaps. Over a window (analysis/region.h) the
+// span is the window's length, every interval is clipped to it, and gaps
+// run from the window's edges too. Each gap names the operation that ends
 // right before it (the one reaching the furthest end so far) and the one that
 // starts right after it, and a cause (analysis/gap_causes.h).
 #pragma once
@@ -51,6 +53,9 @@ struct Gap {
   uint32_t after_label = 0;
   // The gap's time by cause (gap_causes.h), by GapCause; they sum to its length.
   uint64_t causes[kGapCauses] = {};
+  // False for a gap at a window's edge (analysis/region.h) with no
+  // operation on that side; its label is then kNoOpLabel.
+  bool has_before = true, has_after = true;
 
   uint64_t duration_ns() const { return end_ns - start_ns; }
 };
@@ -71,6 +76,9 @@ struct GapOptions {
   size_t longest = 0;
 };
 
+// The label of "no operation" (a gap at a window's edge).
+inline constexpr uint32_t kNoOpLabel = UINT32_MAX;
+
 struct TimelineReport {
   std::vector<DeviceOverlap> devices;  // by device id
   std::vector<DeviceGaps> gaps;        // same order as devices
@@ -79,7 +87,8 @@ struct TimelineReport {
   std::vector<std::string> labels;
 
   const std::string& Label(uint32_t id) const {
-    static const std::string kUnknown = "?";
+    static const std::string kUnknown = "?", kNone = "(none)";
+    if (id == kNoOpLabel) return kNone;
     return id < labels.size() ? labels[id] : kUnknown;
   }
 };

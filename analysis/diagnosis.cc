@@ -12,6 +12,7 @@
 #include "analysis/kernel_metrics.h"
 #include "analysis/kernel_occupancy.h"
 #include "analysis/kernel_stats.h"
+#include "analysis/report_engine.h"
 #include "collector/metric_presets.h"
 #include "collector/sat_math.h"
 
@@ -44,7 +45,8 @@ std::vector<std::unordered_set<uint64_t>> CountedLaunches(TraceSet traces) {
 }
 
 std::map<std::string, Timeline> CollectTimeline(
-    TraceSet traces, const std::vector<std::unordered_set<uint64_t>>& counted) {
+    TraceSet traces, const std::vector<std::unordered_set<uint64_t>>& counted,
+    const TimelineReport& timeline, const Window& window) {
   std::map<std::string, Timeline> out;
   auto is_counted = [&](OpRef op) {
     if (op.type != OpType::kKernel) return false;
@@ -58,6 +60,7 @@ std::map<std::string, Timeline> CollectTimeline(
       if (a.correlation_id) api.emplace(a.correlation_id, &a);
     for (const KernelRecord& k : t.records.kernels) {
       if (k.correlation_id && counted[f].count(k.correlation_id)) continue;
+      if (!window.OpCounts(f, k.correlation_id, k.start_ns)) continue;
       Timeline& tl = out[t.strings.Display(k.name_id)];
       ++tl.count;
       SatAccumulate(&tl.total_ns, SafeEnd(k.start_ns, k.end_ns) - k.start_ns);
@@ -69,9 +72,9 @@ std::map<std::string, Timeline> CollectTimeline(
       ++tl.api_count;
     }
   }
-  TimelineReport timeline = AnalyzeTimeline(traces);
   for (const DeviceGaps& d : timeline.gaps)
     for (const Gap& g : d.gaps) {
+      if (!g.has_before || !g.has_after) continue;  // a window's edge
       if (g.before.type != OpType::kKernel || is_counted(g.before) || is_counted(g.after)) continue;
       const TraceData& t = *traces[g.before.file];
       Timeline& tl = out[t.strings.Display(t.records.kernels[g.before.index].name_id)];
@@ -234,9 +237,15 @@ const char* BoundName(Bound bound) {
 
 DiagnosisReport Diagnose(TraceSet traces, const DiagnosisOptions& options) {
   DiagnosisReport report;
-  KernelReport totals = ComputeKernelStats(traces, KernelOptions{KernelSort::kTotal, 0});
-  MetricsReport metrics = ComputeMetrics(traces);
-  OccupancyReport occupancy = ComputeOccupancy(traces);
+  std::shared_ptr<const Window> window =
+      options.window ? options.window : std::make_shared<const Window>();
+  std::unique_ptr<ReportEngine> engine =
+      EngineOver(traces, {.kernels = true, .timeline = true, .occupancy = true}, {}, window);
+  KernelReport totals = engine->Kernels(KernelOptions{KernelSort::kTotal, 0});
+  TimelineReport timeline_report = engine->Timeline();
+  report.program = JudgeProgram(timeline_report);
+  MetricsReport metrics = ComputeMetrics(traces, window.get());
+  OccupancyReport occupancy = OccupancyFromLaunches(traces, engine->launches());
   AppendCountedOnlyKernels(metrics, options.top, &totals);  // every launch counted: no timeline
   report.has_counters = metrics.kernel_samples > 0;
   if (!report.has_counters)
@@ -245,7 +254,8 @@ DiagnosisReport Diagnose(TraceSet traces, const DiagnosisOptions& options) {
         "(`cutrace run --metrics speed-of-light` or `--metrics memory`) would tell compute-, "
         "memory- and latency-bound kernels apart.";
   auto counted = CountedLaunches(traces);
-  std::map<std::string, Timeline> timeline = CollectTimeline(traces, counted);
+  std::map<std::string, Timeline> timeline =
+      CollectTimeline(traces, counted, timeline_report, *window);
   uint64_t all_ns = 0;
   for (const auto& [name, tl] : timeline) SatAccumulate(&all_ns, tl.total_ns);
 

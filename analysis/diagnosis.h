@@ -34,15 +34,20 @@
 //                      few blocks, or uneven ones)
 //   undetermined       no throughput counters: timeline evidence only, and
 //                      the advice says which counters to record.
+// Over a window (analysis/region.h): the launches inside it, the gaps within
+// it, and the program verdict over it.
 // Pure; callable from any thread on traces no one is modifying.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "analysis/program_verdict.h"
+#include "analysis/region.h"
 #include "analysis/trace_set.h"
 
 namespace cutrace::analysis {
@@ -95,9 +100,13 @@ struct DiagnosisOptions {
   double low_occupancy_pct = 50.0;
   // Sectors a coalesced warp-wide 4-byte load needs (16-byte vector loads: 4x).
   double sectors_per_request_ideal = 4.0;
+  // The region (analysis/region.h); null or inactive: the whole trace.
+  std::shared_ptr<const Window> window;
 };
 
 struct DiagnosisReport {
+  // The whole program over the region first (program_verdict.h).
+  ProgramVerdict program;
   std::vector<KernelDiagnosis> kernels;  // by total time (counted launches included), descending
   bool has_counters = false;
   // Set when the traces hold no counters: what they would add.

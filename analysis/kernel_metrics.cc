@@ -20,14 +20,14 @@ const CounterGroup* MetricsReport::Kernel(const std::string& name) const {
   return it == kernels.end() ? nullptr : &it->second;
 }
 
-MetricsReport ComputeMetrics(TraceSet traces) {
+MetricsReport ComputeMetrics(TraceSet traces, const Window* window) {
   std::vector<CorrelationNames> names(traces.size());
   for (size_t i = 0; i < traces.size(); ++i) {
     if (traces[i]->counters.empty()) continue;
     for (const KernelRecord& k : traces[i]->records.kernels)
       if (k.correlation_id) names[i].emplace(k.correlation_id, k.name_id);
   }
-  return ComputeMetrics(traces, names);
+  return ComputeMetrics(traces, names, window);
 }
 
 std::unordered_set<uint64_t> SampledCorrelations(const TraceData& trace) {
@@ -40,7 +40,8 @@ std::unordered_set<uint64_t> SampledCorrelations(const TraceData& trace) {
   return ids;
 }
 
-MetricsReport ComputeMetrics(TraceSet traces, std::span<const CorrelationNames> names) {
+MetricsReport ComputeMetrics(TraceSet traces, std::span<const CorrelationNames> names,
+                             const Window* window) {
   MetricsReport report;
   for (size_t file = 0; file < traces.size(); ++file) {
     const TraceData* trace = traces[file];
@@ -65,6 +66,7 @@ MetricsReport ComputeMetrics(TraceSet traces, std::span<const CorrelationNames> 
           group_name = trace->strings.Display(s.range_name_id());
           ++report.range_samples;
         } else {
+          if (window && window->active && !window->OpCounts(file, s.correlation_id(), 0)) continue;
           auto k = s.correlation_id() ? by_correlation.find(s.correlation_id())
                                       : by_correlation.end();
           if (k != by_correlation.end()) {

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "analysis/kernel_stats.h"
+#include "analysis/region.h"
 #include "analysis/trace_set.h"
 
 namespace cutrace::analysis {
@@ -60,7 +61,9 @@ struct MetricsReport {
   const CounterGroup* Kernel(const std::string& name) const;
 };
 
-MetricsReport ComputeMetrics(TraceSet traces);
+// With an active `window` (analysis/region.h), only the samples of kernels
+// launched inside it (by correlation id; range-scope samples all count).
+MetricsReport ComputeMetrics(TraceSet traces, const Window* window = nullptr);
 
 // Kernel name id by correlation id in one file: how kernel-scope samples
 // find their kernel. Only the ids the samples name are needed, so a report
@@ -70,7 +73,8 @@ using CorrelationNames = std::unordered_map<uint64_t, uint32_t>;
 // The correlation ids the kernel-scope samples of `trace` name.
 std::unordered_set<uint64_t> SampledCorrelations(const TraceData& trace);
 // ComputeMetrics() with each file's names given (names[i] for traces[i]).
-MetricsReport ComputeMetrics(TraceSet traces, std::span<const CorrelationNames> names);
+MetricsReport ComputeMetrics(TraceSet traces, std::span<const CorrelationNames> names,
+                             const Window* window = nullptr);
 
 // Kernels known only from their counter samples: every launch of them was
 // counted, and CUPTI does not time counted launches (Statistics.

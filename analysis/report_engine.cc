@@ -16,8 +16,11 @@ constexpr size_t kMemsetRow = kCopyKindCount;
 
 }  // namespace
 
-ReportEngine::ReportEngine(const ReportParts& parts, const GapOptions& gaps)
+ReportEngine::ReportEngine(const ReportParts& parts, const GapOptions& gaps,
+                           std::shared_ptr<const Window> window)
     : parts_(parts),
+      window_(window ? std::move(window) : std::make_shared<const Window>()),
+      clip_(window_->active ? window_.get() : nullptr),
       ordered_(parts.timeline || parts.nvtx),
       copy_rows_(kCopyKindCount + 1),
       sweep_(gaps),
@@ -27,7 +30,9 @@ ReportEngine::ReportEngine(const ReportParts& parts, const GapOptions& gaps)
         row.gpu_ops += p.ops;
         ++row.gpu_ranges;
         if (projection_hook_) projection_hook_(range, p);
-      }) {}
+      }) {
+  if (clip_) sweep_.SetWindow(clip_->parts);
+}
 
 ReportEngine::~ReportEngine() = default;
 
@@ -236,8 +241,9 @@ TimelineReport ReportEngine::Timeline() {
 }
 
 std::unique_ptr<ReportEngine> EngineOver(TraceSet traces, const ReportParts& parts,
-                                         const GapOptions& gaps) {
-  auto engine = std::make_unique<ReportEngine>(parts, gaps);
+                                         const GapOptions& gaps,
+                                         std::shared_ptr<const Window> window) {
+  auto engine = std::make_unique<ReportEngine>(parts, gaps, window);
   for (size_t file = 0; file < traces.size(); ++file) {
     engine->Add(file, *traces[file], traces[file]->records);
     engine->AddSummaries(file, *traces[file]);

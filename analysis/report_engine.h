@@ -41,6 +41,7 @@
 #include "analysis/kernel_stats.h"
 #include "analysis/nvtx_projector.h"
 #include "analysis/nvtx_stats.h"
+#include "analysis/region.h"
 #include "analysis/slot_index.h"
 #include "analysis/time_order.h"
 #include "analysis/timeline_sweep.h"
@@ -68,7 +69,13 @@ struct EventCounts {
 
 class ReportEngine {
  public:
-  explicit ReportEngine(const ReportParts& parts, const GapOptions& gaps = {});
+  // With an active `window` (analysis/region.h), every report covers the
+  // window only: kernels and copies launched inside it, API calls and NVTX
+  // ranges starting inside it (decided here, at intake), device time
+  // clipped to it (in the sweep, timeline_sweep.h); summary-mode
+  // aggregates, which have no times, are left out.
+  explicit ReportEngine(const ReportParts& parts, const GapOptions& gaps = {},
+                        std::shared_ptr<const Window> window = nullptr);
   ~ReportEngine();
 
   // Records of file `file` (its index in the set). Files beyond 65535 are
@@ -114,6 +121,8 @@ class ReportEngine {
   const std::vector<LaunchCounts>& launches() const { return launches_; }
   // The most events held for time order at once (streaming's memory).
   size_t peak_held() const { return order_.peak_held(); }
+  // The window the reports cover (inactive: the whole trace).
+  const Window& window() const { return *window_; }
 
  private:
   // Per file: counts, record indexes, thread slots, and the name slots
@@ -135,6 +144,8 @@ class ReportEngine {
   void OnMemset(const MemsetRecord& r);
   void OnRange(const RangeRecord& r);
   void OnSync(const SyncRecord& r);
+  // Launch configurations for occupancy, those inside the window only.
+  void AddLaunches(std::span<const KernelRecord> r);
   uint32_t ThreadSlot(FileState& f, uint64_t thread_id) {
     // Records of one thread come in runs (a packet is one thread's).
     if (f.last_thread_slot != UINT32_MAX && f.last_thread == thread_id) return f.last_thread_slot;
@@ -158,6 +169,8 @@ class ReportEngine {
   void Count(const R& r, uint64_t EventCounts::*kind);
 
   ReportParts parts_;
+  std::shared_ptr<const Window> window_;  // never null
+  const Window* clip_ = nullptr;          // window_ when active
   bool ordered_;  // timeline or NVTX: events go through order_
   std::vector<std::unique_ptr<FileState>> files_;
   std::vector<LaunchCounts> launches_;  // by file, with ReportParts::occupancy
@@ -197,6 +210,7 @@ class ReportEngine {
 // records and summary-mode aggregates. The reports' Compute*() functions
 // over a TraceSet (kernel_stats.h, copy_stats.h, ...) are this and one call.
 std::unique_ptr<ReportEngine> EngineOver(TraceSet traces, const ReportParts& parts,
-                                         const GapOptions& gaps = {});
+                                         const GapOptions& gaps = {},
+                                         std::shared_ptr<const Window> window = nullptr);
 
 }  // namespace cutrace::analysis

@@ -84,9 +84,10 @@ uint32_t ReportEngine::NewKernelSlot(FileState& f, uint32_t name_id) {
 
 void ReportEngine::OnKernels(std::span<const KernelRecord> r) {
   if (r.empty()) return;
-  if (parts_.occupancy) launches_[cur_file_].Add(r);
+  if (parts_.occupancy) AddLaunches(r);
   FileState& f = *cur_;
   const bool kernels = parts_.kernels, ordered = cur_ordered_;
+  const Window* const clip = clip_;
   if (!kernels && !ordered) {
     if (parts_.counts) CountSpan(f.counts, &EventCounts::kernels, r);
     f.kernels += static_cast<uint32_t>(r.size());
@@ -133,7 +134,7 @@ void ReportEngine::OnKernels(std::span<const KernelRecord> r) {
     const uint64_t duration = end - k.start_ns;
     first = std::min(first, k.start_ns);
     last = std::max(last, end);
-    if (kernels) {
+    if (kernels && (clip == nullptr || clip->OpCounts(file, k.correlation_id, k.start_ns))) {
       durations[slot].Add(duration);
       totals[slot][file] = SatAdd(totals[slot][file], duration);
     }
@@ -170,7 +171,7 @@ void ReportEngine::OnKernels(std::span<const KernelRecord> r) {
   const uint64_t end = SafeEnd(m.start_ns, m.end_ns);
   size_t row = static_cast<size_t>(m.copy_kind);
   if (row >= kCopyKindCount) row = 0;  // an unknown value from a newer producer
-  if (parts_.copies) {
+  if (parts_.copies && (clip_ == nullptr || clip_->OpCounts(cur_file_, m.correlation_id, m.start_ns))) {
     CopyStats& s = copy_rows_[row];
     ++s.count;
     SatAccumulate(&s.bytes, m.bytes);
@@ -194,7 +195,7 @@ void ReportEngine::OnKernels(std::span<const KernelRecord> r) {
   FileState& f = *cur_;
   Count(m, &EventCounts::memsets);
   const uint64_t end = SafeEnd(m.start_ns, m.end_ns);
-  if (parts_.copies) {
+  if (parts_.copies && (clip_ == nullptr || clip_->OpCounts(cur_file_, m.correlation_id, m.start_ns))) {
     CopyStats& s = copy_rows_[kMemsetRow];
     ++s.count;
     SatAccumulate(&s.bytes, m.bytes);
@@ -213,7 +214,7 @@ void ReportEngine::OnKernels(std::span<const KernelRecord> r) {
 [[gnu::always_inline]] inline void ReportEngine::OnRange(const RangeRecord& range) {
   FileState& f = *cur_;
   Count(range, &EventCounts::ranges);
-  if (!parts_.nvtx) {
+  if (!parts_.nvtx || (clip_ && !clip_->Contains(range.start_ns))) {
     ++f.ranges;
     return;
   }
@@ -320,7 +321,7 @@ void ReportEngine::OnApiCalls(std::span<const ApiRecord> r) {
     const uint64_t end = SafeEnd(call.start_ns, call.end_ns);
     first = std::min(first, call.start_ns);
     last = std::max(last, end);
-    if (api) {
+    if (api && (clip_ == nullptr || clip_->Contains(call.start_ns))) {
       totals[slot].Add(end - call.start_ns);
       if (call.return_code != 0) ++rows[slot].errors;
     }
@@ -354,6 +355,17 @@ void ReportEngine::OnApiCalls(std::span<const ApiRecord> r) {
   if (s.kind != SyncKind::kEventSynchronize && s.kind != SyncKind::kStreamWaitEvent) return;
   order_.Stage(TimedItem{s.start_ns, SafeEnd(s.start_ns, s.end_ns), 0, s.device_id, 1u, 0,
                          static_cast<uint16_t>(cur_file_), TimedItem::kSync, 0});
+}
+
+void ReportEngine::AddLaunches(std::span<const KernelRecord> r) {
+  if (clip_ == nullptr) {
+    launches_[cur_file_].Add(r);
+    return;
+  }
+  std::vector<KernelRecord> inside;
+  for (const KernelRecord& k : r)
+    if (clip_->OpCounts(cur_file_, k.correlation_id, k.start_ns)) inside.push_back(k);
+  launches_[cur_file_].Add(inside);
 }
 
 void ReportEngine::OnMemcpys(std::span<const MemcpyRecord> r) {

@@ -27,7 +27,8 @@ DurationTotals TotalsOf(const DurationAggregate& d) {
 }  // namespace
 
 void ReportEngine::AddSummaries(size_t file, const TraceData& trace) {
-  if (trace.summaries.empty()) return;
+  // Aggregates have no times: a window (region.h) cannot hold them.
+  if (trace.summaries.empty() || clip_) return;
   Begin(file, trace);
   for (const proto::SummaryPacket& packet : trace.summaries) AddSummary(SummaryFromProto(packet));
 }

@@ -80,8 +80,9 @@ class EngineSink final : public RecordSink {
 // wrote): load the files and feed the engine the plain way.
 StatusOr<std::unique_ptr<ReportEngine>> StreamLoaded(std::span<StreamedTrace* const> traces,
                                                      const ReportParts& parts,
-                                                     const GapOptions& gaps) {
-  auto engine = std::make_unique<ReportEngine>(parts, gaps);
+                                                     const GapOptions& gaps,
+                                                     std::shared_ptr<const Window> window) {
+  auto engine = std::make_unique<ReportEngine>(parts, gaps, window);
   for (size_t i = 0; i < traces.size(); ++i) {
     StatusOr<TraceData> data = LoadTraceFromBytes(traces[i]->bytes(), traces[i]->info().path);
     if (!data.ok()) return data.status();
@@ -99,7 +100,8 @@ StatusOr<std::unique_ptr<ReportEngine>> StreamLoaded(std::span<StreamedTrace* co
 
 StatusOr<std::unique_ptr<ReportEngine>> StreamTraces(std::span<StreamedTrace* const> traces,
                                                      const ReportParts& parts,
-                                                     const GapOptions& gaps, StreamStats* stats) {
+                                                     const GapOptions& gaps, StreamStats* stats,
+                                                     std::shared_ptr<const Window> window) {
   struct Reading {
     StreamedTrace* trace;
     std::unique_ptr<TracePass> pass;
@@ -121,7 +123,7 @@ StatusOr<std::unique_ptr<ReportEngine>> StreamTraces(std::span<StreamedTrace* co
     (*pass)->set_fields(parts.occupancy ? WireFields::kAll : WireFields::kReports);
     reading.push_back({t, std::move(pass).value()});
   }
-  auto engine = std::make_unique<ReportEngine>(parts, gaps);
+  auto engine = std::make_unique<ReportEngine>(parts, gaps, window);
   EngineSink sink(engine.get());
   RecordBatch batch;
   StreamStats local;
@@ -148,7 +150,7 @@ StatusOr<std::unique_ptr<ReportEngine>> StreamTraces(std::span<StreamedTrace* co
         r.done = true;
         break;
       case TracePass::Step::kBroken:
-        return StreamLoaded(traces, parts, gaps);
+        return StreamLoaded(traces, parts, gaps, window);
     }
     uint64_t limit = std::numeric_limits<uint64_t>::max();
     for (const Reading& other : reading) limit = std::min(limit, other.future());

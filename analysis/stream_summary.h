@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "analysis/kernel_metrics.h"
+#include "analysis/region.h"
 #include "analysis/summary.h"
 #include "collector/status.h"
 #include "collector/trace_data.h"
@@ -70,10 +71,19 @@ struct StreamStats {
 // that breaks halfway through the fast path (never in a file cutrace wrote)
 // makes the pass start again over the loaded files. Fills each trace's
 // info(); errors are the file's (it changed since it was opened).
+// With `window` (analysis/region.h), the reports cover the window only.
 StatusOr<std::unique_ptr<ReportEngine>> StreamTraces(std::span<StreamedTrace* const> traces,
                                                      const ReportParts& parts,
                                                      const GapOptions& gaps = {},
-                                                     StreamStats* stats = nullptr);
+                                                     StreamStats* stats = nullptr,
+                                                     std::shared_ptr<const Window> window = nullptr);
+
+// The window of `spec` over `traces` (analysis/region.h), from three passes
+// that each decode one kind of record (analysis/region_stream.cc). Without
+// an active spec, only the first pass runs: the steady-state candidate and
+// the trace start. Errors: the file's, or why the spec leaves nothing.
+StatusOr<Window> ResolveStreamedWindow(std::span<StreamedTrace* const> traces,
+                                       const RegionSpec& spec);
 
 // The kernel name of each correlation id in `wanted` that a kernel record of
 // the file has (the first such record), in one pass that keeps nothing else:

@@ -103,8 +103,8 @@ void TimelineSweep::SplitHostTime(uint64_t thread, uint64_t s, uint64_t cut,
   causes[static_cast<size_t>(GapCause::kHostBusy)] += (cut - s) - in_calls;
 }
 
-void TimelineSweep::Attribute(const Device& d, const TimedItem& op, uint64_t s, uint64_t e,
-                              uint64_t causes[kGapCauses]) const {
+void TimelineSweep::Attribute(const Device& d, const TimedItem& op, uint64_t g0, uint64_t s,
+                              uint64_t e, uint64_t causes[kGapCauses]) const {
   const Launch* launch = nullptr;
   if (op.correlation != 0 && !launches_.empty()) {
     const Launch& l = launches_[LaunchSlot(op.correlation, op.file)];
@@ -112,14 +112,14 @@ void TimelineSweep::Attribute(const Device& d, const TimedItem& op, uint64_t s, 
   }
   if (launch == nullptr) {
     causes[static_cast<size_t>(GapCause::kUnknown)] += e - s;
-  } else if (launch->start >= s) {
+  } else if (launch->start >= g0) {
     // The host asked late: what it did until then, then the launch itself.
-    const uint64_t cut = std::min(launch->start, e);
+    const uint64_t cut = std::clamp(launch->start, s, e);
     if (cut > s) SplitHostTime(launch->thread, s, cut, causes);
     const GapCause tail = (op.type & kOpPageable) ? GapCause::kPageableCopy : GapCause::kLaunchLatency;
     causes[static_cast<size_t>(tail)] += e - cut;
   } else {
-    const bool waited = api_events_.Covers(s, e) || d.event_syncs.Covers(s, e);
+    const bool waited = api_events_.Covers(g0, op.start) || d.event_syncs.Covers(g0, op.start);
     causes[static_cast<size_t>(waited ? GapCause::kEventWait : GapCause::kQueued)] += e - s;
   }
 }
@@ -151,9 +151,13 @@ void TimelineSweep::FirstOp(Device& d, const TimedItem& op) {
 
 void TimelineSweep::CloseGap(Device& d, const TimedItem& op) {
   Gap gap{d.reach, op.start, d.reach_op, RefOf(op), GapCause::kUnknown, d.reach_label, op.b};
+  Attribute(d, op, gap.start_ns, gap.start_ns, gap.end_ns, gap.causes);
+  RecordGap(d, gap);
+}
+
+void TimelineSweep::RecordGap(Device& d, Gap& gap) {
   ++d.gaps.gap_count;
   SatAccumulate(&d.gaps.idle_ns, gap.duration_ns());
-  Attribute(d, op, gap.start_ns, gap.end_ns, gap.causes);
   size_t largest = 0;
   for (size_t c = 0; c < kGapCauses; ++c) {
     SatAccumulate(&d.gaps.idle_by_cause[c], gap.causes[c]);
@@ -167,6 +171,11 @@ TimelineReport TimelineSweep::Finish(std::vector<std::string> labels) {
   std::sort(devices_.begin(), devices_.end(),
             [](const Device& a, const Device& b) { return a.id < b.id; });
   TimelineReport report;
+  if (windowed_) {
+    FinishWindowed(&report);
+    report.labels = std::move(labels);
+    return report;
+  }
   for (Device& d : devices_) {
     if (d.ops == 0) continue;
     DeviceOverlap o;

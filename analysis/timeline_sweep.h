@@ -26,6 +26,7 @@
 
 #include "analysis/device_timeline.h"
 #include "analysis/gap_causes.h"
+#include "analysis/region.h"
 #include "analysis/time_order.h"
 
 namespace cutrace::analysis {
@@ -38,6 +39,14 @@ inline constexpr uint8_t kOpGraph = 8;     // launched as part of a CUDA graph
 class TimelineSweep {
  public:
   explicit TimelineSweep(const GapOptions& options) : options_(options) {}
+
+  // Clips everything to `parts` (sorted, disjoint; analysis/region.h):
+  // span is their length, busy and the rest are clipped, gaps run from
+  // their edges (analysis/timeline_window.cc). Call before the first event.
+  void SetWindow(std::vector<TimeSpan> parts) {
+    window_ = std::move(parts);
+    windowed_ = true;
+  }
 
   // Host events in time order: API calls (a = thread slot of the file,
   // b = ApiRole) and sync records (a = device, b = 1 for event waits).
@@ -98,6 +107,7 @@ class TimelineSweep {
     uint32_t id = 0;
     uint64_t ops = 0;
     uint64_t first = 0;
+    bool seen = false;   // windowed: some operation seen, in the window or not
     uint64_t reach = 0;  // furthest end so far
     OpRef reach_op;
     uint32_t reach_label = 0;
@@ -138,8 +148,9 @@ class TimelineSweep {
     return threads_[file][slot].get();
   }
   Calls& CallsOf(uint64_t key);  // out of line: made on first use
-  // The gap's time by cause (gap_causes.h) into causes[].
-  void Attribute(const Device& d, const TimedItem& op, uint64_t s, uint64_t e,
+  // The time by cause (gap_causes.h) of [s, e), part of the gap [g0,
+  // op.start) that `op` closes, into causes[].
+  void Attribute(const Device& d, const TimedItem& op, uint64_t g0, uint64_t s, uint64_t e,
                  uint64_t causes[kGapCauses]) const;
   // [s, cut) by what the thread's calls were: host_sync, api_overhead, host_busy.
   void SplitHostTime(uint64_t thread, uint64_t s, uint64_t cut, uint64_t causes[kGapCauses]) const;
@@ -156,9 +167,19 @@ class TimelineSweep {
   void FirstOp(Device& d, const TimedItem& op);
   // The gap before `op` on `d` (out of line: gaps are few).
   void CloseGap(Device& d, const TimedItem& op);
+  // Counts a gap whose causes are set, and lists it if the options ask.
+  void RecordGap(Device& d, Gap& gap);
   void List(Device& d, const Gap& gap);
+  // The windowed sweep (analysis/timeline_window.cc).
+  void OpWindowed(const TimedItem& op);
+  // The gaps of [from, to) within the window, closed by `op` (null: none).
+  void WindowGaps(Device& d, const TimedItem* op, uint64_t from, uint64_t to);
+  void FinishWindowed(TimelineReport* report);
 
   GapOptions options_;
+  bool windowed_ = false;
+  std::vector<TimeSpan> window_;
+  size_t cursor_ = 0;  // first window part ending after the latest operation start
   std::vector<Device> devices_;
   std::vector<uint32_t> index_;  // small device id -> position in devices_ + 1
   size_t last_ = 0;
@@ -184,6 +205,10 @@ class TimelineSweep {
 }
 
 [[gnu::always_inline]] inline void TimelineSweep::Op(const TimedItem& op) {
+  if (windowed_) {
+    OpWindowed(op);
+    return;
+  }
   Device& d = DeviceFor(op.a);
   if (d.ops == 0)
     FirstOp(d, op);

@@ -37,8 +37,11 @@ class BatchDecoder {
     return DecodeEventBatchWire(body, shapes_, out, &counts_, fields_) == WireDecode::kOk;
   }
   WireDecode DecodeWireToSink(std::string_view body, RecordSink* sink) {
-    return DecodeEventBatchToSink(body, shapes_, sink, &counts_, fields_);
+    return DecodeEventBatchToSink(body, shapes_, sink, &counts_, fields_, kinds_);
   }
+  // Which kinds DecodeWireToSink() decodes (bit k: RecordKind k); all by
+  // default. Batches that fall back to libprotobuf still hold every kind.
+  void set_kinds(uint32_t kinds) { kinds_ = kinds; }
   // Which fields DecodeWire() fills (collector/event_decoder.h); kAll by default.
   void set_fields(WireFields fields) { fields_ = fields; }
 
@@ -51,6 +54,7 @@ class BatchDecoder {
   ShapeTable shapes_;
   DecodeCounts counts_;
   WireFields fields_ = WireFields::kAll;
+  uint32_t kinds_ = kAllRecordKinds;
 };
 
 }  // namespace cutrace

@@ -242,7 +242,7 @@ struct BatchOut {
 // false if an over-long varint turned up after records went out.
 template <typename Out>
 WireDecode Decode(std::string_view body, const ShapeTable& shapes, Out& out, DecodeCounts* counts,
-                  WireFields fields, bool* intact) {
+                  WireFields fields, bool* intact, uint32_t kinds = kAllRecordKinds) {
   const bool all = fields == WireFields::kAll;
   *intact = true;
   BatchFields b;
@@ -256,6 +256,8 @@ WireDecode Decode(std::string_view body, const ShapeTable& shapes, Out& out, Dec
     if (b.has[k] && !cols[k].Parse(b.kinds[k], types[k], ntypes[k])) return WireDecode::kFallback;
   for (int k = 2; k < 8; ++k)
     if (b.has[k]) counts->kind_bytes[k - 2] += b.kinds[k].size();
+  for (int k = 2; k < 8; ++k)
+    if (!(kinds >> (k - 2) & 1u)) b.has[k] = false;  // not asked for: skipped whole
 
   bool ok = true;
   if constexpr (std::is_same_v<Out, SinkOut>) {
@@ -422,11 +424,12 @@ WireDecode DecodeEventBatchWire(std::string_view body, const ShapeTable& shapes,
 }
 
 WireDecode DecodeEventBatchToSink(std::string_view body, const ShapeTable& shapes,
-                                  RecordSink* sink, DecodeCounts* counts, WireFields fields) {
+                                  RecordSink* sink, DecodeCounts* counts, WireFields fields,
+                                  uint32_t kinds) {
   // Some 25 KiB of chunks: on the heap, zeroed once per decoder use.
   auto out = std::make_unique<event_wire::SinkOut>(sink, fields == WireFields::kAll);
   bool intact = true;
-  WireDecode r = event_wire::Decode(body, shapes, *out, counts, fields, &intact);
+  WireDecode r = event_wire::Decode(body, shapes, *out, counts, fields, &intact, kinds);
   if (!intact) return WireDecode::kBroken;
   return r;
 }

@@ -110,11 +110,18 @@ class RecordSink {
   virtual void EndKind(RecordKind kind) = 0;
 };
 
+// Every kind (bit k: RecordKind k), for DecodeEventBatchToSink()'s `kinds`.
+inline constexpr uint32_t kAllRecordKinds = (1u << kRecordKinds) - 1;
+
 // DecodeEventBatchWire() into a sink. kFallback: nothing went to the sink;
-// kBroken: see WireDecode.
+// kBroken: see WireDecode. Kinds outside `kinds` (bit k: RecordKind k) are
+// skipped whole, their columns not decoded, and reach the sink as empty
+// kinds: a pass that needs only NVTX ranges (analysis/region.h) pays for
+// little more than the framing.
 WireDecode DecodeEventBatchToSink(std::string_view body, const ShapeTable& shapes,
                                   RecordSink* sink, DecodeCounts* counts,
-                                  WireFields fields = WireFields::kAll);
+                                  WireFields fields = WireFields::kAll,
+                                  uint32_t kinds = kAllRecordKinds);
 
 // The earliest start of any event in an EventBatch body (UINT64_MAX when it
 // holds none), decoding only the start columns. kFallback when the body is

@@ -54,6 +54,9 @@ class TracePass {
   // Decode only the fields analysis/ reads (collector/event_decoder.h); a
   // packet that goes through libprotobuf still has every field.
   void set_fields(WireFields fields) { decoder_.set_fields(fields); }
+  // Decode only these kinds into the sink (bit k: RecordKind k; the rest
+  // reach it empty); a packet that goes through libprotobuf has every kind.
+  void set_kinds(uint32_t kinds) { decoder_.set_kinds(kinds); }
 
   // Index of the packet handled last (the header is 0).
   uint64_t packet_index() const { return index_; }

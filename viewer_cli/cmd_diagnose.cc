@@ -4,12 +4,14 @@
 // block per kernel; CSV one row per kernel; JSON the shape in
 // docs/json-reports.md.
 #include <memory>
+#include <optional>
 
 #include <fmt/core.h>
 
 #include "analysis/diagnosis.h"
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/metric_views.h"
+#include "viewer_cli/region_options.h"
 #include "viewer_cli/report_common.h"
 
 namespace cutrace::cli {
@@ -19,21 +21,52 @@ struct Options {
   std::vector<std::string> files;
   Format format = Format::kTable;
   size_t top = 5;
+  analysis::RegionSpec region;
 };
 
 int Run(const Options& options) {
   analysis::DiagnosisOptions diagnosis_options;
   diagnosis_options.top = options.top;
-  return RunReport(options.files, options.format,
-                   [&](analysis::TraceSet traces, Format format) {
-                     analysis::DiagnosisReport report =
-                         analysis::Diagnose(traces, diagnosis_options);
+  return RunWindowedReport(
+      options.files, options.format, options.region,
+      [&](analysis::TraceSet traces, std::shared_ptr<const analysis::Window> window,
+          Format format) {
+                     analysis::DiagnosisOptions o = diagnosis_options;
+                     o.window = window;
+                     analysis::DiagnosisReport report = analysis::Diagnose(traces, o);
+                     // The steady state, when no region was asked for.
+                     std::optional<analysis::ProgramVerdict> steady_program;
+                     std::shared_ptr<const analysis::Window> steady;
+                     if (!window->active && window->steady) {
+                       StatusOr<analysis::Window> w =
+                           analysis::ResolveWindow(traces, analysis::SteadySpec(*window->steady));
+                       if (w.ok()) {
+                         steady = std::make_shared<const analysis::Window>(std::move(w).value());
+                         analysis::DiagnosisOptions so = diagnosis_options;
+                         so.top = 1;
+                         so.window = steady;
+                         steady_program = analysis::Diagnose(traces, so).program;
+                       }
+                     }
                      Rendered r;
                      if (format == Format::kJson) {
                        r.json = DiagnosisJson(report);
+                       r.json["program"] = ProgramJson(report.program, *window);
+                       if (steady_program) {
+                         r.json["steady_state"] = ProgramJson(*steady_program, *steady);
+                         r.json["steady_state"]["range"] = window->steady->pattern;
+                         r.json["steady_state"]["skip_first"] = window->steady->skip;
+                       }
                      } else if (format == Format::kCsv) {
                        r.tables.push_back(DiagnosisTable(report, format));
                      } else {
+                       // The program first: whether the GPU was fed at all.
+                       r.lines.push_back(ProgramLine(report.program));
+                       if (steady_program) {
+                         r.lines.push_back(SteadyLine(*window->steady, *steady));
+                         r.lines.push_back("  " + ProgramLine(*steady_program));
+                       }
+                       r.lines.push_back("");
                        if (report.kernels.empty()) r.lines.push_back("no kernels");
                        Cells c(format);
                        int n = 0;
@@ -63,6 +96,7 @@ void Register(CLI::App& app, int* exit_code) {
   AddFormatOption(cmd, &options->format);
   cmd->add_option("--top", options->top, "Kernels to diagnose, by total time (0: all)")
       ->default_str("5");
+  AddRegionOptions(cmd, &options->region);
   cmd->callback([options, exit_code] { *exit_code = Run(*options); });
 }
 

@@ -8,6 +8,7 @@
 #include "analysis/device_timeline.h"
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/report_common.h"
+#include "viewer_cli/region_options.h"
 #include "viewer_cli/report_views.h"
 #include "viewer_cli/streamed_report.h"
 
@@ -19,6 +20,7 @@ struct Options {
   Format format = Format::kTable;
   std::string min_gap;
   size_t top = 0;
+  analysis::RegionSpec region;
 };
 
 int Run(const Options& options) {
@@ -45,7 +47,8 @@ int Run(const Options& options) {
                      }
                      r.tables.push_back(GapsTable(report, traces, format));
                      return r;
-                   });
+                   },
+                   options.region);
 }
 
 void Register(CLI::App& app, int* exit_code) {
@@ -62,6 +65,7 @@ void Register(CLI::App& app, int* exit_code) {
           },
           "DURATION"));
   cmd->add_option("--top", options->top, "List only the N longest gaps, longest first (0: all)");
+  AddRegionOptions(cmd, &options->region);
   cmd->callback([options, exit_code] { *exit_code = Run(*options); });
 }
 

@@ -19,6 +19,7 @@
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/metric_views.h"
 #include "viewer_cli/occupancy_views.h"
+#include "viewer_cli/region_options.h"
 #include "viewer_cli/report_common.h"
 #include "viewer_cli/report_views.h"
 #include "viewer_cli/streamed_report.h"
@@ -31,12 +32,14 @@ struct Options {
   Format format = Format::kTable;
   size_t top = 0;
   analysis::KernelSort sort = analysis::KernelSort::kTotal;
+  analysis::RegionSpec region;
 };
 
 // Kernel-scope counter samples joined to their kernels: a second pass over
 // the files that have samples, keeping only the correlation ids they name.
 StatusOr<analysis::MetricsReport> Metrics(analysis::TraceSet traces,
-                                          std::span<analysis::StreamedTrace* const> streams) {
+                                          std::span<analysis::StreamedTrace* const> streams,
+                                          const analysis::Window& window) {
   std::vector<analysis::CorrelationNames> names(traces.size());
   for (size_t i = 0; i < traces.size() && i < streams.size(); ++i) {
     if (traces[i]->counters.empty()) continue;
@@ -45,7 +48,7 @@ StatusOr<analysis::MetricsReport> Metrics(analysis::TraceSet traces,
     if (!found.ok()) return found.status();
     names[i] = std::move(found).value();
   }
-  return analysis::ComputeMetrics(traces, names);
+  return analysis::ComputeMetrics(traces, names, &window);
 }
 
 int Run(const Options& options) {
@@ -57,7 +60,7 @@ int Run(const Options& options) {
       [&](analysis::ReportEngine& engine, analysis::TraceSet traces,
           std::span<analysis::StreamedTrace* const> streams, Format format) {
         analysis::KernelReport report = engine.Kernels(kernel_options);
-        StatusOr<analysis::MetricsReport> found = Metrics(traces, streams);
+        StatusOr<analysis::MetricsReport> found = Metrics(traces, streams, engine.window());
         if (!found.ok()) {  // the file changed since it was read
           PrintError(found.status().message());
           status = 1;
@@ -100,7 +103,8 @@ int Run(const Options& options) {
             r.tables.push_back(ImbalanceTable(imbalance, traces.size(), format));
         }
         return r;
-      });
+      },
+      options.region);
   return read != 0 ? read : status;
 }
 
@@ -118,6 +122,7 @@ void Register(CLI::App& app, int* exit_code) {
   cmd->add_option("--sort", options->sort, "Sort by total, count, avg or max (descending)")
       ->transform(CLI::CheckedTransformer(kSorts, CLI::ignore_case))
       ->default_str("total");
+  AddRegionOptions(cmd, &options->region);
   cmd->callback([options, exit_code] { *exit_code = Run(*options); });
 }
 

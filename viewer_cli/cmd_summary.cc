@@ -4,14 +4,17 @@
 // NVTX ranges and top API calls (analysis/summary.h); over several files, the
 // kernels most unevenly spread over them (analysis/rank_imbalance.h).
 #include <memory>
+#include <optional>
 
 #include <fmt/core.h>
 
+#include "analysis/program_verdict.h"
 #include "analysis/rank_imbalance.h"
 #include "analysis/stream_summary.h"
 #include "analysis/summary.h"
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/openmetrics_report.h"
+#include "viewer_cli/region_options.h"
 #include "viewer_cli/report_common.h"
 #include "viewer_cli/report_views.h"
 #include "viewer_cli/streamed_report.h"
@@ -28,7 +31,33 @@ struct Options {
   std::vector<std::string> files;
   Format format = Format::kTable;
   bool openmetrics = false;  // --format openmetrics (viewer_cli/openmetrics_report.h)
+  analysis::RegionSpec region;
 };
+
+// The steady state (analysis/region.h) when the user chose no region: the
+// most repeated NVTX range after its first 10%, as one line and the
+// program verdict over it (a pass that sweeps the device timeline only).
+struct Steady {
+  analysis::RangeCandidate range;
+  std::shared_ptr<const analysis::Window> window;
+  analysis::ProgramVerdict program;
+};
+
+std::optional<Steady> FindSteady(std::span<analysis::StreamedTrace* const> streams,
+                                 const analysis::Window& window) {
+  if (window.active) return std::nullopt;
+  std::shared_ptr<const analysis::Window> first = StreamedWindow(streams, {}, true);
+  if (first == nullptr || !first->steady) return std::nullopt;
+  Steady s;
+  s.range = *first->steady;
+  s.window = StreamedWindow(streams, analysis::SteadySpec(s.range));
+  if (s.window == nullptr) return std::nullopt;
+  StatusOr<std::unique_ptr<analysis::ReportEngine>> engine =
+      analysis::StreamTraces(streams, {.timeline = true}, {UINT64_MAX, 0}, nullptr, s.window);
+  if (!engine.ok()) return std::nullopt;
+  s.program = analysis::JudgeProgram((*engine)->Timeline());
+  return s;
+}
 
 std::string DeviceName(analysis::TraceSet traces, uint32_t id) {
   for (const TraceData* trace : traces)
@@ -95,9 +124,18 @@ TableSection DevicesTable(const analysis::TimelineReport& timeline, analysis::Tr
 }
 
 Rendered RenderSummary(const analysis::SummaryReport& s, analysis::TraceSet traces,
-                       Format format) {
+                       Format format, const analysis::Window& window,
+                       const std::optional<Steady>& steady) {
   Rendered r;
+  // The verdict first (issue 19 point 4), over the window.
+  const analysis::ProgramVerdict program = analysis::JudgeProgram(s.timeline);
   if (format == Format::kJson) {
+    r.json["program"] = ProgramJson(program, window);
+    if (steady) {
+      r.json["steady_state"] = ProgramJson(steady->program, *steady->window);
+      r.json["steady_state"]["range"] = steady->range.pattern;
+      r.json["steady_state"]["skip_first"] = steady->range.skip;
+    }
     nlohmann::json overview = nlohmann::json::array();
     for (const analysis::TraceOverview& o : s.traces) overview.push_back(OverviewJson(o));
     r.json["overview"] = std::move(overview);
@@ -111,6 +149,13 @@ Rendered RenderSummary(const analysis::SummaryReport& s, analysis::TraceSet trac
     r.json["api_calls"] = ApiJson(s.api);
     if (traces.size() >= 2) r.json["imbalance"] = ImbalanceJson(s.imbalance);
     return r;
+  }
+  if (format == Format::kTable) {
+    r.lines.push_back(ProgramLine(program));
+    if (steady) {
+      r.lines.push_back(SteadyLine(steady->range, *steady->window));
+      r.lines.push_back("  " + ProgramLine(steady->program));
+    }
   }
   if (format == Format::kTable && s.traces.size() == 1) {
     OverviewLines(s.traces[0], &r.lines);
@@ -173,25 +218,17 @@ Rendered RenderSummary(const analysis::SummaryReport& s, analysis::TraceSet trac
 // other reports); each rendering, per file and aggregate, reads the files
 // again from the mapping.
 int Run(const Options& o) {
-  Streams streams;
-  if (!OpenStreams(o.files, &streams)) return 1;
-  LoadedTraces loaded;
-  for (auto& stream : streams) loaded.all.push_back(&stream->info());
-  int status = 0;
-  auto render = [&](analysis::TraceSet traces, Format format) {
-    analysis::SummaryOptions options;
-    options.top_imbalance = kTopImbalance;
-    StatusOr<analysis::SummaryReport> s =
-        analysis::SummarizeStreams(StreamsOf(traces, streams), options);
-    if (!s.ok()) {  // the file changed since it was opened
-      PrintError(s.status().message());
-      status = 1;
-      return Rendered();
-    }
-    return RenderSummary(*s, traces, format);
-  };
-  PrintReport(loaded, o.format, render, stdout);
-  return status;
+  analysis::SummaryOptions options;
+  options.top_imbalance = kTopImbalance;
+  return RunStreamedReport(
+      o.files, o.format, analysis::SummaryParts(), analysis::GapOptions{0, options.top_gaps},
+      [&](analysis::ReportEngine& engine, analysis::TraceSet traces,
+          std::span<analysis::StreamedTrace* const> streams, Format format) {
+        analysis::SummaryReport s = analysis::SummaryFromEngine(engine, traces, options);
+        return RenderSummary(s, traces, format, engine.window(),
+                             FindSteady(streams, engine.window()));
+      },
+      o.region);
 }
 
 void Register(CLI::App& app, int* exit_code) {
@@ -199,6 +236,7 @@ void Register(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand("summary", "Everything at a glance");
   cmd->add_option("files", options->files, "Trace files")->required();
   AddSummaryFormatOption(cmd, &options->format, &options->openmetrics);
+  AddRegionOptions(cmd, &options->region);
   cmd->callback([options, exit_code] {
     if (options->openmetrics) {
       *exit_code = RunOpenMetrics(options->files);

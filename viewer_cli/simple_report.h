@@ -20,6 +20,7 @@
 #include "analysis/trace_set.h"
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/output.h"
+#include "viewer_cli/region_options.h"
 #include "viewer_cli/report_common.h"
 #include "viewer_cli/streamed_report.h"
 
@@ -54,6 +55,7 @@ RegisterFn RegisterSimpleReport(SimpleReport<Report> spec) {
       std::vector<std::string> files;
       Format format = Format::kTable;
       size_t top = 0;
+      analysis::RegionSpec region;
     };
     auto options = std::make_shared<Options>();
     const SimpleReport<Report>& s = *shared;
@@ -61,6 +63,7 @@ RegisterFn RegisterSimpleReport(SimpleReport<Report> spec) {
     cmd->add_option("files", options->files, "Trace files")->required();
     AddFormatOption(cmd, &options->format);
     if (!s.top_help.empty()) cmd->add_option("--top", options->top, s.top_help);
+    AddRegionOptions(cmd, &options->region);
     cmd->callback([shared, options, exit_code] {
       const SimpleReport<Report>& s = *shared;
       *exit_code = RunStreamedReport(
@@ -81,7 +84,8 @@ RegisterFn RegisterSimpleReport(SimpleReport<Report> spec) {
               if (format == Format::kTable) r.lines = notes;
             }
             return r;
-          });
+          },
+          options->region);
     });
   };
 }

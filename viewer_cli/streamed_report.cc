@@ -3,6 +3,8 @@
 
 #include <fmt/core.h>
 
+#include "viewer_cli/region_options.h"
+
 namespace cutrace::cli {
 
 bool OpenStreams(const std::vector<std::string>& paths, Streams* out) {
@@ -34,25 +36,51 @@ std::vector<analysis::StreamedTrace*> StreamsOf(analysis::TraceSet traces, const
   return subset;
 }
 
+std::shared_ptr<const analysis::Window> StreamedWindow(
+    std::span<analysis::StreamedTrace* const> streams, const analysis::RegionSpec& region,
+    bool always) {
+  if (!region.active() && !always) return std::make_shared<const analysis::Window>();
+  StatusOr<analysis::Window> window = analysis::ResolveStreamedWindow(streams, region);
+  if (!window.ok()) {
+    PrintError(window.status().message());
+    return nullptr;
+  }
+  return std::make_shared<const analysis::Window>(std::move(window).value());
+}
+
 int RunStreamedReport(const std::vector<std::string>& paths, Format format,
                       const analysis::ReportParts& parts, const analysis::GapOptions& gaps,
-                      const EngineRenderFn& render) {
+                      const EngineRenderFn& render, const analysis::RegionSpec& region) {
   Streams streams;
   if (!OpenStreams(paths, &streams)) return 1;
   LoadedTraces infos;
   for (const auto& stream : streams) infos.all.push_back(&stream->info());
+  // A region that holds nothing over all the files is one error line, before
+  // any output.
+  std::vector<analysis::StreamedTrace*> all;
+  for (const auto& stream : streams) all.push_back(stream.get());
+  std::shared_ptr<const analysis::Window> whole;
+  if (region.active() && (whole = StreamedWindow(all, region)) == nullptr) return 1;
   int status = 0;
   PrintReport(infos, format,
               [&](analysis::TraceSet traces, Format f) {
                 std::vector<analysis::StreamedTrace*> subset = StreamsOf(traces, streams);
+                std::shared_ptr<const analysis::Window> window =
+                    whole && subset.size() == all.size() ? whole : StreamedWindow(subset, region);
+                if (window == nullptr) {
+                  status = 1;
+                  return Rendered();
+                }
                 StatusOr<std::unique_ptr<analysis::ReportEngine>> engine =
-                    analysis::StreamTraces(subset, parts, gaps);
+                    analysis::StreamTraces(subset, parts, gaps, nullptr, window);
                 if (!engine.ok()) {  // the file changed since it was opened
                   PrintError(engine.status().message());
                   status = 1;
                   return Rendered();
                 }
-                return render(**engine, traces, subset, f);
+                Rendered r = render(**engine, traces, subset, f);
+                AddWindow(*window, f, &r);
+                return r;
               },
               stdout);
   return status;

@@ -39,9 +39,19 @@ using EngineRenderFn = std::function<Rendered(
     analysis::ReportEngine& engine, analysis::TraceSet traces,
     std::span<analysis::StreamedTrace* const> streams, Format format)>;
 
-// Opens, streams (per file and aggregate) and prints. Returns the exit status.
+// Opens, streams (per file and aggregate) and prints. Returns the exit
+// status. With an active `region` (region_options.h) each rendering's window
+// is resolved first (analysis/region.h) and the engine covers it only; the
+// window is put first in every rendering (AddWindow()).
 int RunStreamedReport(const std::vector<std::string>& paths, Format format,
                       const analysis::ReportParts& parts, const analysis::GapOptions& gaps,
-                      const EngineRenderFn& render);
+                      const EngineRenderFn& render, const analysis::RegionSpec& region = {});
+
+// The window of `region` over `streams` (inactive and unresolved when the
+// region is, unless `always`: the first pass then finds the steady state).
+// On error prints it and returns null.
+std::shared_ptr<const analysis::Window> StreamedWindow(
+    std::span<analysis::StreamedTrace* const> streams, const analysis::RegionSpec& region,
+    bool always = false);
 
 }  // namespace cutrace::cli

@@ -117,7 +117,7 @@ using Keyset = std::set<std::string>;
 TEST_F(CliReportTest, KernelsJsonShape) {
   std::string path = WriteTrace("a.trace");
   json j = RunJson({"kernels", "--format", "json", path});
-  EXPECT_EQ(Keys(j), Keyset{"kernels"});
+  EXPECT_EQ(Keys(j), (Keyset{"kernels", "window"}));
   ASSERT_EQ(j["kernels"].size(), 2u);
   const json& step = j["kernels"][0];
   EXPECT_EQ(Keys(step), (Keyset{"name", "count", "total_ns", "avg_ns", "min_ns", "max_ns",
@@ -141,7 +141,7 @@ TEST_F(CliReportTest, KernelsJsonShape) {
 TEST_F(CliReportTest, OverlapJsonShape) {
   std::string path = WriteTrace("a.trace");
   json j = RunJson({"overlap", "--format", "json", path});
-  EXPECT_EQ(Keys(j), Keyset{"devices"});
+  EXPECT_EQ(Keys(j), (Keyset{"devices", "window"}));
   ASSERT_EQ(j["devices"].size(), 1u);
   const json& d = j["devices"][0];
   EXPECT_EQ(Keys(d), (Keyset{"device", "span_ns", "busy_ns", "idle_ns", "compute_ns", "copy_ns",
@@ -164,7 +164,7 @@ TEST_F(CliReportTest, OverlapJsonShape) {
 TEST_F(CliReportTest, GapsJsonShapeAndMinGap) {
   std::string path = WriteTrace("a.trace");
   json j = RunJson({"gaps", "--format", "json", path});
-  EXPECT_EQ(Keys(j), Keyset{"devices"});
+  EXPECT_EQ(Keys(j), (Keyset{"devices", "window"}));
   ASSERT_EQ(j["devices"].size(), 1u);
   const json& d = j["devices"][0];
   EXPECT_EQ(Keys(d), (Keyset{"device", "idle_ns", "idle_by_cause_ns", "gap_count", "gaps"}));
@@ -196,7 +196,7 @@ TEST_F(CliReportTest, GapsJsonShapeAndMinGap) {
 TEST_F(CliReportTest, MemcpyJsonShape) {
   std::string path = WriteTrace("a.trace");
   json j = RunJson({"memcpy", "--format", "json", path});
-  EXPECT_EQ(Keys(j), Keyset{"copies"});
+  EXPECT_EQ(Keys(j), (Keyset{"copies", "window"}));
   ASSERT_EQ(j["copies"].size(), 2u);
   const json& c = j["copies"][0];
   EXPECT_EQ(Keys(c), (Keyset{"kind", "count", "bytes", "total_ns", "gbps", "pageable_count"}));
@@ -213,7 +213,7 @@ TEST_F(CliReportTest, MemcpyJsonShape) {
 TEST_F(CliReportTest, NvtxApiAndSummaryJsonKeys) {
   std::string path = WriteTrace("a.trace");
   json nvtx = RunJson({"nvtx", "--format", "json", path});
-  EXPECT_EQ(Keys(nvtx), Keyset{"ranges"});
+  EXPECT_EQ(Keys(nvtx), (Keyset{"ranges", "window"}));
   ASSERT_EQ(nvtx["ranges"].size(), 1u);
   for (const char* key : {"domain", "name", "depth", "count", "cpu_total_ns", "cpu_avg_ns",
                           "cpu_min_ns", "cpu_max_ns", "gpu_total_ns", "gpu_ops"})
@@ -221,7 +221,7 @@ TEST_F(CliReportTest, NvtxApiAndSummaryJsonKeys) {
   EXPECT_EQ(nvtx["ranges"][0]["domain"], "default");
   EXPECT_EQ(nvtx["ranges"][0]["cpu_total_ns"], 1100);
   json api = RunJson({"api", "--format", "json", path});
-  EXPECT_EQ(Keys(api), Keyset{"api_calls"});
+  EXPECT_EQ(Keys(api), (Keyset{"api_calls", "window"}));
   EXPECT_EQ(api["api_calls"][0]["name"], "cudaLaunchKernel");
   EXPECT_EQ(api["api_calls"][0]["domain"], "runtime");
   json summary = RunJson({"summary", "--format", "json", path});
@@ -241,7 +241,7 @@ TEST_F(CliReportTest, NvtxSaysWhenTheTraceHasNoApiRecords) {
   ASSERT_EQ(table.exit_code, 0) << table.err;
   EXPECT_NE(table.out.find(note), std::string::npos) << table.out;
   json nvtx = RunJson({"nvtx", "--format", "json", bare});
-  EXPECT_EQ(Keys(nvtx), (Keyset{"notes", "ranges"}));
+  EXPECT_EQ(Keys(nvtx), (Keyset{"notes", "ranges", "window"}));
   ASSERT_EQ(nvtx["notes"].size(), 1u);
   EXPECT_EQ(nvtx["notes"][0].get<std::string>().rfind(note, 0), 0u);
   Result summary = Run({"summary", bare});
@@ -258,7 +258,7 @@ TEST_F(CliReportTest, NvtxSaysWhenTheTraceHasNoApiRecords) {
   for (const std::string& path : {with_api, imported, unlisted}) {
     Result r = Run({"nvtx", path});
     EXPECT_EQ(r.out.find(note), std::string::npos) << path << "\n" << r.out;
-    EXPECT_EQ(Keys(RunJson({"nvtx", "--format", "json", path})), Keyset{"ranges"}) << path;
+    EXPECT_EQ(Keys(RunJson({"nvtx", "--format", "json", path})), (Keyset{"ranges", "window"})) << path;
     EXPECT_EQ(Run({"summary", path}).out.find(note), std::string::npos) << path;
   }
 }
@@ -267,7 +267,7 @@ TEST_F(CliReportTest, SeveralFilesGiveAggregateAndFiles) {
   std::string a = WriteTrace("a.trace");
   std::string b = WriteTrace("b.trace", /*shift=*/10000);
   json j = RunJson({"overlap", "--format", "json", a, b});
-  EXPECT_EQ(Keys(j), (Keyset{"devices", "files"}));
+  EXPECT_EQ(Keys(j), (Keyset{"devices", "files", "window"}));
   // One timeline for device 0: both busy stretches, and the idle between.
   EXPECT_EQ(j["devices"][0]["busy_ns"], 820);
   EXPECT_EQ(j["devices"][0]["span_ns"], 10610);

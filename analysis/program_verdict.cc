@@ -1,0 +1,68 @@
+// The program-level verdict: see program_verdict.h.
+#include "analysis/program_verdict.h"
+
+#include "collector/sat_math.h"
+
+namespace cutrace::analysis {
+
+const char* IdleAdvice(GapCause cause) {
+  switch (cause) {
+    case GapCause::kHostSync:
+      return "remove synchronizations from the loop (.item(), .cpu(), cudaDeviceSynchronize, "
+             "blocking copies) or defer them to the end of the step";
+    case GapCause::kPageableCopy:
+      return "overlap copies with compute: pinned host memory and cudaMemcpyAsync on a side stream";
+    case GapCause::kApiOverhead:
+    case GapCause::kLaunchLatency:
+      return "launch less often: capture the step in a CUDA Graph, or fuse small kernels";
+    case GapCause::kHostBusy:
+      return "move CPU work (data loading, preprocessing, Python) off the step: DataLoader "
+             "workers, prefetching, or overlap it with GPU work";
+    case GapCause::kEventWait:
+      return "streams wait on each other's events: overlap the independent work, or split it "
+             "differently across streams";
+    case GapCause::kQueued:
+      return "the work was queued in time: the delay is the driver's or a dependency the trace "
+             "does not show";
+    case GapCause::kUnknown:
+      break;
+  }
+  return "record API calls (cutrace's default kinds) so the idle time can be attributed";
+}
+
+ProgramVerdict JudgeProgram(const TimelineReport& timeline) {
+  ProgramVerdict v;
+  for (size_t d = 0; d < timeline.devices.size(); ++d) {
+    const DeviceOverlap& o = timeline.devices[d];
+    v.known = true;
+    SatAccumulate(&v.span_ns, o.span_ns);
+    SatAccumulate(&v.busy_ns, o.busy_ns);
+    SatAccumulate(&v.idle_ns, o.idle_ns);
+    if (d < timeline.gaps.size())
+      for (size_t c = 0; c < kGapCauses; ++c)
+        SatAccumulate(&v.idle_by_cause_ns[c], timeline.gaps[d].idle_by_cause[c]);
+  }
+  if (!v.known || v.span_ns == 0) {
+    v.bound = "unknown";
+    v.advice = v.known ? "the GPU work has no length" : "no GPU work in the region";
+    return v;
+  }
+  v.busy_pct = 100.0 * static_cast<double>(v.busy_ns) / static_cast<double>(v.span_ns);
+  v.idle_pct = 100.0 * static_cast<double>(v.idle_ns) / static_cast<double>(v.span_ns);
+  size_t largest = 0;
+  for (size_t c = 1; c < kGapCauses; ++c)
+    if (v.idle_by_cause_ns[c] > v.idle_by_cause_ns[largest]) largest = c;
+  v.largest = static_cast<GapCause>(largest);
+  v.host_bound = v.idle_pct >= kHostBoundIdlePct;
+  if (v.host_bound) {
+    v.bound = "host-bound";
+    v.advice = std::string("the GPU idles ") + (v.idle_pct >= 50 ? "most of" : "much of") +
+               " the time, mostly " + GapCauseName(v.largest) + ": " + IdleAdvice(v.largest);
+  } else {
+    v.bound = "gpu-bound";
+    v.advice = "the GPU is kept busy: speed up the kernels themselves (the per-kernel diagnosis)";
+  }
+  return v;
+}
+
+}  // namespace cutrace::analysis

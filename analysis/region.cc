@@ -1,0 +1,319 @@
+// Region windows: see region.h.
+#include "analysis/region.h"
+
+#include <algorithm>
+
+#include <fmt/core.h>
+
+#include "analysis/gap_causes.h"
+
+namespace cutrace::analysis {
+
+namespace {
+
+constexpr std::string_view kProfilerStep = "ProfilerStep#";
+constexpr size_t kSteadyMinInstances = 10;
+
+bool CpuRange(const RangeRecord& r) {
+  return r.kind == RangeKind::kPushPop || r.kind == RangeKind::kStartEnd;
+}
+
+// The span of `spans` (sorted by start, disjoint) holding t, or -1.
+long Find(const std::vector<TimeSpan>& spans, uint64_t t) {
+  auto it = std::upper_bound(spans.begin(), spans.end(), t,
+                             [](uint64_t v, const TimeSpan& s) { return v < s.start; });
+  if (it == spans.begin()) return -1;
+  --it;
+  return t <= it->end ? static_cast<long>(it - spans.begin()) : -1;
+}
+
+// Sorts and merges overlapping or touching spans.
+std::vector<TimeSpan> Merge(std::vector<TimeSpan> spans) {
+  std::sort(spans.begin(), spans.end(),
+            [](const TimeSpan& a, const TimeSpan& b) { return a.start < b.start; });
+  std::vector<TimeSpan> out;
+  for (const TimeSpan& s : spans) {
+    if (!out.empty() && s.start <= out.back().end)
+      out.back().end = std::max(out.back().end, s.end);
+    else
+      out.push_back(s);
+  }
+  return out;
+}
+
+// The cpu span of `f` whose launches include correlation id c, or -1. The
+// spans' launch ranges follow each other in correlation order (ids are
+// handed out in call order): the last one starting at or below c is the
+// only one that can hold it.
+long SpanOfLaunch(const Window::File& f, uint64_t c) {
+  auto it = std::upper_bound(f.launches.begin(), f.launches.end(), c,
+                             [](uint64_t v, const Window::File::Launches& l) { return v < l.first; });
+  if (it == f.launches.begin()) return -1;
+  --it;
+  return c <= it->last ? static_cast<long>(it->span) : -1;
+}
+
+}  // namespace
+
+void SetRange(std::string_view text, RegionSpec* spec) {
+  const size_t at = text.rfind('@');
+  if (at == std::string_view::npos || at == 0) {
+    spec->range = std::string(text);
+    spec->domain.clear();
+    return;
+  }
+  spec->range = std::string(text.substr(0, at));
+  spec->domain = std::string(text.substr(at + 1));
+}
+
+bool GlobMatch(std::string_view p, std::string_view s) {
+  // Iterative, with one backtrack point: linear in practice, never recursive.
+  size_t pi = 0, si = 0, star = std::string_view::npos, mark = 0;
+  while (si < s.size()) {
+    if (pi < p.size() && (p[pi] == '?' || p[pi] == s[si])) {
+      ++pi;
+      ++si;
+    } else if (pi < p.size() && p[pi] == '*') {
+      star = pi++;
+      mark = si;
+    } else if (star != std::string_view::npos) {
+      pi = star + 1;
+      si = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (pi < p.size() && p[pi] == '*') ++pi;
+  return pi == p.size();
+}
+
+uint64_t Window::length_ns() const {
+  uint64_t total = 0;
+  for (const TimeSpan& p : parts) total += p.length();
+  return total;
+}
+
+bool Window::Contains(uint64_t t) const { return !active || Find(parts, t) >= 0; }
+
+bool Window::OpCounts(size_t file, uint64_t correlation, uint64_t start) const {
+  if (!active) return true;
+  if (file >= files.size()) return false;
+  const File& f = files[file];
+  if (correlation == 0 || !f.any_launch) return Contains(start);
+  return SpanOfLaunch(f, correlation) >= 0;
+}
+
+WindowResolver::WindowResolver(const RegionSpec& spec, size_t files)
+    : spec_(spec), found_(files), match_(files), launch_name_(files), census_key_(files) {
+  window_.spec = spec;
+  window_.active = spec.active();
+}
+
+bool WindowResolver::Matches(size_t file, const TraceData& trace, const RangeRecord& r) {
+  const uint64_t key = (uint64_t{r.name_id} << 32) | r.domain_id;
+  auto [it, inserted] = match_[file].emplace(key, false);
+  if (inserted)
+    it->second = GlobMatch(spec_.range, trace.strings.Display(r.name_id)) &&
+                 (spec_.domain.empty() || spec_.domain == DomainName(trace, r.domain_id));
+  return it->second;
+}
+
+void WindowResolver::Range(size_t file, const TraceData& trace, const RangeRecord& r) {
+  SeeStart(r.start_ns);
+  const uint64_t end = SafeEnd(r.start_ns, r.end_ns);
+  SeeEnd(end);
+  if (!CpuRange(r)) return;
+  if (!spec_.range.empty() && Matches(file, trace, r)) found_[file].push_back({r.start_ns, end});
+  // The census of names for the steady state.
+  const uint64_t key = (uint64_t{r.name_id} << 32) | r.domain_id;
+  auto [it, inserted] = census_key_[file].emplace(key, std::string());
+  if (inserted) {
+    const std::string name = trace.strings.Display(r.name_id);
+    if (name.rfind(kProfilerStep, 0) == 0) it->second = "ProfilerStep*";
+    else it->second = DomainName(trace, r.domain_id) + '\x1f' + name;
+    Census& c = census_[it->second];
+    if (c.name.empty()) {
+      const bool step = it->second == "ProfilerStep*";
+      c.name = step ? "ProfilerStep*" : name;
+      c.domain = step ? "" : DomainName(trace, r.domain_id);
+    }
+  }
+  Census& c = census_[it->second];
+  if (r.depth != 0 && it->second != "ProfilerStep*") return;
+  if (c.per_file.size() <= file) c.per_file.resize(file + 1, 0);
+  ++c.per_file[file];
+}
+
+Status WindowResolver::EndRanges() {
+  // The steady-state candidate: ProfilerStep* first, then the depth-0 name
+  // with the most instances in one file (ties: the name).
+  const Census* best = nullptr;
+  uint64_t best_n = 0;
+  for (const auto& [key, c] : census_) {
+    const uint64_t n = c.per_file.empty() ? 0 : *std::max_element(c.per_file.begin(), c.per_file.end());
+    if (n < kSteadyMinInstances) continue;
+    const bool step = c.name == "ProfilerStep*";
+    const bool best_step = best && best->name == "ProfilerStep*";
+    if (!best || (step && !best_step) ||
+        (step == best_step && (n > best_n || (n == best_n && c.name < best->name)))) {
+      best = &c;
+      best_n = n;
+    }
+  }
+  if (best) {
+    RangeCandidate cand;
+    cand.pattern = best->name;
+    cand.domain = best->domain;
+    cand.instances = best_n;
+    cand.skip = std::max<uint64_t>(1, best_n / 10);
+    window_.steady = cand;
+  }
+  window_.trace_start_ns = trace_start_ == UINT64_MAX ? 0 : trace_start_;
+  if (!spec_.active()) return Status::Ok();
+  const uint64_t t0 = window_.trace_start_ns;
+  const uint64_t from = spec_.has_from ? t0 + spec_.from_ns : 0;
+  const uint64_t to = spec_.has_to ? t0 + spec_.to_ns : UINT64_MAX;
+  if (spec_.has_from && spec_.has_to && to <= from)
+    return Status::Error("--to must be later than --from");
+  window_.files.resize(found_.size());
+  for (size_t f = 0; f < found_.size(); ++f) {
+    std::vector<TimeSpan> cpu;
+    if (spec_.range.empty()) {
+      cpu.push_back({from, to});  // clipped to the trace in Finish()
+    } else {
+      std::vector<Instance>& all = found_[f];
+      std::sort(all.begin(), all.end(), [](const Instance& a, const Instance& b) {
+        return a.start != b.start ? a.start < b.start : a.end < b.end;
+      });
+      window_.instances += all.size();
+      for (size_t i = spec_.skip_first; i < all.size(); ++i)
+        if (all[i].start >= from && all[i].start < to) cpu.push_back({all[i].start, all[i].end});
+      window_.chosen += cpu.size();
+    }
+    window_.files[f].cpu = Merge(std::move(cpu));
+  }
+  calls_.resize(found_.size());
+  for (size_t f = 0; f < found_.size(); ++f)
+    calls_[f].assign(window_.files[f].cpu.size(), Window::File::Launches{UINT64_MAX, 0, 0});
+  gpu_end_.resize(found_.size());
+  for (size_t f = 0; f < found_.size(); ++f) gpu_end_[f].assign(window_.files[f].cpu.size(), 0);
+  if (spec_.range.empty()) return Status::Ok();
+  const std::string name =
+      spec_.domain.empty() ? spec_.range : spec_.range + "@" + spec_.domain;
+  if (window_.instances == 0)
+    return Status::Error(fmt::format("no NVTX range matches '{}'", name));
+  if (window_.chosen == 0)
+    return Status::Error(fmt::format("'{}' has {} instances, none left after --skip-first {}{}",
+                                     name, window_.instances, spec_.skip_first,
+                                     spec_.has_from || spec_.has_to ? " and --from/--to" : ""));
+  return Status::Ok();
+}
+
+void WindowResolver::Api(size_t file, const TraceData& trace, const ApiRecord& a) {
+  SeeStart(a.start_ns);
+  SeeEnd(SafeEnd(a.start_ns, a.end_ns));
+  if (a.correlation_id == 0 || file >= window_.files.size()) return;
+  auto [it, inserted] = launch_name_[file].emplace(a.name_id, false);
+  if (inserted) it->second = LaunchesWork(ClassifyApiName(trace.strings.Display(a.name_id)));
+  if (!it->second) return;
+  Window::File& f = window_.files[file];
+  f.any_launch = true;
+  const long k = Find(f.cpu, a.start_ns);
+  if (k < 0) return;
+  Window::File::Launches& l = calls_[file][static_cast<size_t>(k)];
+  l.first = std::min(l.first, a.correlation_id);
+  l.last = std::max(l.last, a.correlation_id);
+}
+
+void WindowResolver::EndCalls() {
+  for (size_t f = 0; f < calls_.size(); ++f) {
+    std::vector<Window::File::Launches>& out = window_.files[f].launches;
+    out.clear();
+    for (size_t k = 0; k < calls_[f].size(); ++k)
+      if (calls_[f][k].first <= calls_[f][k].last)
+        out.push_back({calls_[f][k].first, calls_[f][k].last, static_cast<uint32_t>(k)});
+    std::sort(out.begin(), out.end(),
+              [](const Window::File::Launches& a, const Window::File::Launches& b) {
+                return a.first < b.first;
+              });
+  }
+}
+
+void WindowResolver::Op(size_t file, uint64_t correlation, uint64_t start, uint64_t end) {
+  SeeStart(start);
+  SeeEnd(end);
+  if (file >= window_.files.size() || spec_.range.empty()) return;
+  const Window::File& f = window_.files[file];
+  long k = -1;
+  if (correlation == 0 || !f.any_launch) {
+    k = Find(f.cpu, start);
+  } else {
+    k = SpanOfLaunch(f, correlation);
+  }
+  if (k >= 0) gpu_end_[file][static_cast<size_t>(k)] = std::max(gpu_end_[file][static_cast<size_t>(k)], end);
+}
+
+Window WindowResolver::Finish() {
+  if (!spec_.active()) return std::move(window_);
+  std::vector<TimeSpan> parts;
+  for (size_t f = 0; f < window_.files.size(); ++f) {
+    Window::File& file = window_.files[f];
+    for (size_t k = 0; k < file.cpu.size(); ++k) {
+      TimeSpan s = file.cpu[k];
+      if (spec_.range.empty()) {
+        // A time window: exactly [from, to], within the trace.
+        s.start = std::max(s.start, window_.trace_start_ns);
+        s.end = std::min(s.end, trace_end_);
+        file.cpu[k] = s;
+        if (s.end <= s.start) continue;
+      } else {
+        s.end = std::max(s.end, gpu_end_[f][k]);
+      }
+      parts.push_back(s);
+    }
+  }
+  window_.parts = Merge(std::move(parts));
+  return std::move(window_);
+}
+
+StatusOr<Window> ResolveWindow(TraceSet traces, const RegionSpec& spec) {
+  WindowResolver r(spec, traces.size());
+  for (size_t f = 0; f < traces.size(); ++f) {
+    const RecordBatch& b = traces[f]->records;
+    for (const RangeRecord& x : b.ranges) r.Range(f, *traces[f], x);
+    for (const KernelRecord& x : b.kernels) r.SeeStart(x.start_ns);
+    for (const MemcpyRecord& x : b.memcpys) r.SeeStart(x.start_ns);
+    for (const MemsetRecord& x : b.memsets) r.SeeStart(x.start_ns);
+    for (const ApiRecord& x : b.api_calls) r.SeeStart(x.start_ns);
+    for (const SyncRecord& x : b.syncs) r.SeeStart(x.start_ns);
+  }
+  Status s = r.EndRanges();
+  if (!s.ok()) return s;
+  if (spec.active()) {
+    for (size_t f = 0; f < traces.size(); ++f)
+      for (const ApiRecord& x : traces[f]->records.api_calls) r.Api(f, *traces[f], x);
+    r.EndCalls();
+    for (size_t f = 0; f < traces.size(); ++f) {
+      const RecordBatch& b = traces[f]->records;
+      for (const KernelRecord& x : b.kernels)
+        r.Op(f, x.correlation_id, x.start_ns, SafeEnd(x.start_ns, x.end_ns));
+      for (const MemcpyRecord& x : b.memcpys)
+        r.Op(f, x.correlation_id, x.start_ns, SafeEnd(x.start_ns, x.end_ns));
+      for (const MemsetRecord& x : b.memsets)
+        r.Op(f, x.correlation_id, x.start_ns, SafeEnd(x.start_ns, x.end_ns));
+    }
+  }
+  Window w = r.Finish();
+  if (spec.active() && w.parts.empty()) return Status::Error("the window holds no time of the trace");
+  return w;
+}
+
+RegionSpec SteadySpec(const RangeCandidate& c) {
+  RegionSpec s;
+  s.range = c.pattern;
+  s.domain = c.domain;
+  s.skip_first = c.skip;
+  return s;
+}
+
+}  // namespace cutrace::analysis

@@ -1,0 +1,158 @@
+// The region of a trace a report covers (issue 19): `--range NAME` (an NVTX
+// range name or glob, NAME@DOMAIN for one domain), `--skip-first N` (drop
+// each file's first N instances: warm-up) and `--from T --to T` (offsets
+// from the trace start, the earliest start of any record).
+//
+// The window is the union over the chosen instances of
+//   [CPU start, max(CPU end, end of the last GPU operation launched inside it)]
+// where "launched inside it" means the operation's launch or copy call (any
+// thread of the process) starts inside the instance, joined by correlation
+// id: the driver hands correlation ids out in call order, so the launches
+// inside an instance are the ids from its first launch to its last. An
+// operation without correlation id, or in a file with no launch calls,
+// goes by its own start time. With --from/--to alone the window is exactly
+// [from, to]; with --range too, they choose the instances starting in it.
+//
+// Within the window (everything else in analysis/ applies it through the
+// report engine, analysis/report_engine.h, and the device sweep,
+// analysis/timeline_sweep.h): span is the window's length; busy, compute,
+// copy, overlap, idle and gaps are clipped to it; kernels and copies count
+// when launched inside a chosen instance (or inside [from, to]), by start
+// time where there is no launch call; API calls and NVTX ranges when they
+// start inside the window. Summary-mode aggregates, having no times, are
+// left out of a windowed report.
+//
+// Resolving a window reads the records three times, each time decoding one
+// part only: the NVTX ranges (instances), the API calls (the launches inside
+// them), the GPU operations (where the work they launched ended);
+// analysis/region_stream.cc does it over streamed files, ResolveWindow()
+// below over loaded ones, both through WindowResolver. Memory: the
+// instances, never the events.
+//
+// The same first pass finds the steady state (issue 19 point 3): the NVTX
+// range with the most instances at depth 0 (or `ProfilerStep*`, which
+// torch.profiler numbers one name per step), when it has at least 10.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "analysis/trace_set.h"
+#include "collector/records.h"
+#include "collector/status.h"
+#include "collector/trace_data.h"
+
+namespace cutrace::analysis {
+
+struct RegionSpec {
+  std::string range;   // an NVTX range name or a glob ('*', '?'); "" for none
+  std::string domain;  // "" for any domain
+  uint64_t skip_first = 0;
+  bool has_from = false, has_to = false;
+  uint64_t from_ns = 0, to_ns = 0;  // offsets from the trace start
+  bool active() const { return !range.empty() || has_from || has_to; }
+};
+
+// "NAME@DOMAIN" into spec->range and spec->domain (at the last '@'; a name
+// without one keeps any domain).
+void SetRange(std::string_view text, RegionSpec* spec);
+// Whether `name` matches `pattern` ('*' any run, '?' one character).
+bool GlobMatch(std::string_view pattern, std::string_view name);
+
+struct TimeSpan {
+  uint64_t start = 0, end = 0;
+  uint64_t length() const { return end - start; }
+};
+
+// The most repeated range, for the steady state.
+struct RangeCandidate {
+  std::string pattern;  // a name, or "ProfilerStep*"
+  std::string domain;   // its domain; "" when the pattern spans several
+  uint64_t instances = 0;
+  uint64_t skip = 0;    // the first 10%, at least 1
+};
+
+struct Window {
+  bool active = false;  // false: the whole trace, nothing clipped
+  RegionSpec spec;
+  uint64_t trace_start_ns = 0;
+  uint64_t instances = 0;  // of the range, in every file
+  uint64_t chosen = 0;     // after --skip-first and --from/--to
+  std::vector<TimeSpan> parts;  // sorted, disjoint, non-empty
+  struct File {
+    std::vector<TimeSpan> cpu;       // chosen instances (or [from, to]), merged, sorted
+    // The correlation ids of the launches inside each cpu span (first and
+    // last), for the spans with launches, sorted; `span` indexes cpu.
+    struct Launches {
+      uint64_t first = 0, last = 0;
+      uint32_t span = 0;
+    };
+    std::vector<Launches> launches;
+    bool any_launch = false;  // the file has launch calls at all
+  };
+  std::vector<File> files;
+  std::optional<RangeCandidate> steady;  // found by the first pass
+
+  uint64_t length_ns() const;
+  uint64_t start_ns() const { return parts.empty() ? 0 : parts.front().start; }
+  uint64_t end_ns() const { return parts.empty() ? 0 : parts.back().end; }
+  // t inside some part ([start, end]).
+  bool Contains(uint64_t t) const;
+  // Whether a GPU operation of `file` counts (launched inside, see above).
+  bool OpCounts(size_t file, uint64_t correlation, uint64_t start) const;
+};
+
+// The three passes, fed by a driver (ResolveWindow(), region_stream.cc).
+class WindowResolver {
+ public:
+  WindowResolver(const RegionSpec& spec, size_t files);
+
+  // Pass 1: every NVTX range of each file (`trace` names them); `start` of
+  // every record where the trace start is not known otherwise.
+  void Range(size_t file, const TraceData& trace, const RangeRecord& r);
+  void SeeStart(uint64_t start) { trace_start_ = std::min(trace_start_, start); }
+  void SeeEnd(uint64_t end) { trace_end_ = std::max(trace_end_, end); }
+  // Chooses the instances; an error when none is left (says why).
+  Status EndRanges();
+  // Pass 2: API calls, then EndCalls(); pass 3: GPU operations (with their end).
+  void Api(size_t file, const TraceData& trace, const ApiRecord& a);
+  void EndCalls();
+  void Op(size_t file, uint64_t correlation, uint64_t start, uint64_t end);
+  // The window. Call after pass 3 (or after pass 1 when !spec.active()).
+  Window Finish();
+
+  bool needs_calls() const { return spec_.active(); }
+
+ private:
+  struct Instance {
+    uint64_t start, end;
+  };
+  bool Matches(size_t file, const TraceData& trace, const RangeRecord& r);
+  RegionSpec spec_;
+  uint64_t trace_start_ = UINT64_MAX, trace_end_ = 0;
+  std::vector<std::vector<Instance>> found_;  // by file
+  std::vector<std::unordered_map<uint64_t, bool>> match_;  // (name, domain) -> matches
+  std::vector<std::unordered_map<uint32_t, bool>> launch_name_;  // API name id -> launches work
+  // Steady-state census: depth-0 names and ProfilerStep*, per file.
+  struct Census {
+    std::string name, domain;
+    std::vector<uint64_t> per_file;
+  };
+  std::unordered_map<std::string, Census> census_;
+  std::vector<std::unordered_map<uint64_t, std::string>> census_key_;
+  Window window_;
+  std::vector<std::vector<uint64_t>> gpu_end_;  // per file, per cpu span
+  std::vector<std::vector<Window::File::Launches>> calls_;  // per file, per cpu span
+};
+
+// The window over loaded traces (the reports that load them).
+StatusOr<Window> ResolveWindow(TraceSet traces, const RegionSpec& spec);
+
+// The steady-state region of a window's candidate.
+RegionSpec SteadySpec(const RangeCandidate& c);
+
+}  // namespace cutrace::analysis

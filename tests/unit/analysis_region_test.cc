@@ -1,0 +1,281 @@
+// Regions (analysis/region.h) on a trace whose answers were worked out by
+// hand, through both ways of reading: the loaded trace (EngineOver) and the
+// streamed one (StreamTraces, with the window from its three passes).
+//
+// One thread, times in us (x1000 ns); each launch call lasts 1 us:
+//   step 1 [0, 100]    launch A (corr 1) at 10;  A runs 20-60
+//   step 2 [100, 200]  launch B (corr 2) at 110; B runs 150-180
+//                      launch C (corr 3) at 190; C runs 210-260 (past the step)
+//   outside a step     launch D (corr 4) at 250; D runs 270-290
+//   step 3 [300, 400]  launch E (corr 5) at 310; E runs 320-350
+//                      cudaMemcpyAsync (corr 6) at 320; the copy runs 340-360
+//
+// --range step --skip-first 1: steps 2 and 3. Step 2 reaches to 260 (C was
+// launched inside it), step 3 to 400 (its CPU end): window [100, 260] and
+// [300, 400], 260 us.
+//   busy = B 30 + C 50 + (E u copy = 320-360) 40 = 120 us (46.15%); compute
+//   110 (B, C, E), copy 20, overlap 10 (340-350); D (270-290) lies outside.
+//   gaps: [100,150) before B: its call at 110, so host_busy 10 (no call of
+//   the thread in 100-110) + launch_latency 40; [180,210) before C (call at
+//   190): host_busy 10 + launch_latency 20; [300,320), the part of [290,320)
+//   inside the window, before E (call at 310): host_busy 10 + launch_latency
+//   10; [360,400] after the last operation: unknown 40. Idle 140 = 260 - 120.
+//   Kernels launched inside steps 2 and 3: B, C, E (D's call lies outside a
+//   step, A's in the skipped one); the copy: 1. API calls starting inside
+//   the window: 110, 190, 250, 310, 320 (5). NVTX ranges: steps 2 and 3.
+//
+// --from 150us --to 330us (the trace starts at 0): window [150, 330], 180 us.
+//   busy = B 30 + C 50 + D 20 + E (320-330) 10 = 110; gaps [180,210),
+//   [260,270), [290,320) = 70. Kernels launched in [150, 330]: C, D, E.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "analysis/region.h"
+#include "analysis/report_engine.h"
+#include "analysis/stream_summary.h"
+#include "collector/trace_loader.h"
+#include "collector/trace_writer.h"
+#include "tests/unit/collector_test_util.h"
+
+namespace cutrace::analysis {
+namespace {
+
+constexpr uint64_t us = 1000;
+
+std::string StepTrace() {
+  StringInterner strings;
+  const uint32_t launch = strings.Intern("cudaLaunchKernel");
+  const uint32_t copy = strings.Intern("cudaMemcpyAsync");
+  const uint32_t step = strings.Intern("step");
+  RecordBatch host, gpu;
+  auto call = [&](uint32_t name, uint64_t at, uint64_t corr) {
+    ApiRecord a;
+    a.name_id = name;
+    a.start_ns = at * us;
+    a.end_ns = (at + 1) * us;
+    a.thread_id = 1;
+    a.correlation_id = corr;
+    host.api_calls.push_back(a);
+  };
+  auto kernel = [&](const char* name, uint64_t s, uint64_t e, uint64_t corr) {
+    KernelRecord k;
+    k.name_id = strings.Intern(name);
+    k.start_ns = s * us;
+    k.end_ns = e * us;
+    k.correlation_id = corr;
+    gpu.kernels.push_back(k);
+  };
+  auto range = [&](uint64_t s, uint64_t e) {
+    RangeRecord r;
+    r.name_id = step;
+    r.start_ns = s * us;
+    r.end_ns = e * us;
+    r.thread_id = 1;
+    host.ranges.push_back(r);
+  };
+  range(0, 100);
+  range(100, 200);
+  range(300, 400);
+  call(launch, 10, 1);
+  call(launch, 110, 2);
+  call(launch, 190, 3);
+  call(launch, 250, 4);
+  call(launch, 310, 5);
+  call(copy, 320, 6);
+  kernel("A", 20, 60, 1);
+  kernel("B", 150, 180, 2);
+  kernel("C", 210, 260, 3);
+  kernel("D", 270, 290, 4);
+  kernel("E", 320, 350, 5);
+  MemcpyRecord m;
+  m.copy_kind = CopyKind::kHtoD;
+  m.start_ns = 340 * us;
+  m.end_ns = 360 * us;
+  m.bytes = 4096;
+  m.correlation_id = 6;
+  gpu.memcpys.push_back(m);
+  TraceEncoder encoder;
+  std::string bytes;
+  encoder.EncodeHeader(testing::SampleHeader(), &bytes);
+  encoder.EncodeBatch(host, strings, &bytes);
+  encoder.EncodeBatch(gpu, strings, &bytes);
+  encoder.EncodeEnd(EndInfo{{}, "exit"}, &bytes);
+  return bytes;
+}
+
+uint64_t Cause(const DeviceGaps& d, GapCause c) { return d.idle_by_cause[static_cast<size_t>(c)]; }
+
+// Both readings of the same bytes: the window, then a finished engine.
+struct Both {
+  std::string bytes = StepTrace();
+  TraceData loaded;
+  std::unique_ptr<StreamedTrace> streamed;
+  Both() {
+    loaded = LoadTraceFromBytes(bytes, "steps.trace").value();
+    streamed = StreamedTrace::FromBytes(bytes, "steps.trace").value();
+  }
+  std::vector<std::pair<Window, std::unique_ptr<ReportEngine>>> Run(const RegionSpec& spec) {
+    std::vector<std::pair<Window, std::unique_ptr<ReportEngine>>> out;
+    const ReportParts parts{.kernels = true, .copies = true, .api = true, .nvtx = true,
+                            .timeline = true};
+    const TraceData* set[] = {&loaded};
+    StatusOr<Window> w1 = ResolveWindow(set, spec);
+    EXPECT_TRUE(w1.ok()) << w1.status().message();
+    auto shared1 = std::make_shared<const Window>(*w1);
+    out.emplace_back(*w1, EngineOver(set, parts, {}, shared1));
+    StreamedTrace* streams[] = {streamed.get()};
+    StatusOr<Window> w2 = ResolveStreamedWindow(streams, spec);
+    EXPECT_TRUE(w2.ok()) << w2.status().message();
+    auto shared2 = std::make_shared<const Window>(*w2);
+    out.emplace_back(*w2, std::move(StreamTraces(streams, parts, {}, nullptr, shared2)).value());
+    return out;
+  }
+};
+
+TEST(Region, StepsAfterTheFirst) {
+  Both both;
+  RegionSpec spec;
+  SetRange("step", &spec);
+  spec.skip_first = 1;
+  for (auto& [window, engine] : both.Run(spec)) {
+    ASSERT_EQ(window.parts.size(), 2u);
+    EXPECT_EQ(window.parts[0].start, 100 * us);
+    EXPECT_EQ(window.parts[0].end, 260 * us);
+    EXPECT_EQ(window.parts[1].start, 300 * us);
+    EXPECT_EQ(window.parts[1].end, 400 * us);
+    EXPECT_EQ(window.length_ns(), 260 * us);
+    EXPECT_EQ(window.instances, 3u);
+    EXPECT_EQ(window.chosen, 2u);
+    TimelineReport t = engine->Timeline();
+    ASSERT_EQ(t.devices.size(), 1u);
+    const DeviceOverlap& o = t.devices[0];
+    EXPECT_EQ(o.span_ns, 260 * us);
+    EXPECT_EQ(o.busy_ns, 120 * us);
+    EXPECT_EQ(o.idle_ns, 140 * us);
+    EXPECT_EQ(o.compute_ns, 110 * us);
+    EXPECT_EQ(o.copy_ns, 20 * us);
+    EXPECT_EQ(o.overlap_ns, 10 * us);
+    const DeviceGaps& g = t.gaps[0];
+    EXPECT_EQ(g.gap_count, 4u);
+    EXPECT_EQ(g.idle_ns, 140 * us);
+    ASSERT_EQ(g.gaps.size(), 4u);
+    EXPECT_EQ(g.gaps[0].start_ns, 100 * us);
+    EXPECT_EQ(g.gaps[0].end_ns, 150 * us);
+    EXPECT_EQ(t.Label(g.gaps[0].before_label), "kernel:A");
+    EXPECT_EQ(t.Label(g.gaps[0].after_label), "kernel:B");
+    EXPECT_EQ(g.gaps[2].start_ns, 300 * us);
+    EXPECT_EQ(g.gaps[2].end_ns, 320 * us);
+    EXPECT_EQ(g.gaps[3].start_ns, 360 * us);
+    EXPECT_EQ(g.gaps[3].end_ns, 400 * us);
+    EXPECT_FALSE(g.gaps[3].has_after);
+    EXPECT_EQ(t.Label(g.gaps[3].after_label), "(none)");
+    EXPECT_EQ(Cause(g, GapCause::kHostBusy), 30 * us);
+    EXPECT_EQ(Cause(g, GapCause::kLaunchLatency), 70 * us);
+    EXPECT_EQ(Cause(g, GapCause::kUnknown), 40 * us);
+    KernelReport k = engine->Kernels({KernelSort::kTotal, 0});
+    EXPECT_EQ(k.kernel_count, 3u);
+    EXPECT_EQ(k.total_ns, 110 * us);  // B 30 + C 50 + E 30, whole durations
+    CopyReport c = engine->Copies();
+    ASSERT_EQ(c.copies.size(), 1u);
+    EXPECT_EQ(c.copies[0].count, 1u);
+    EXPECT_EQ(engine->Api(0).call_count, 5u);
+    NvtxReport n = engine->Nvtx(0);
+    ASSERT_EQ(n.ranges.size(), 1u);
+    EXPECT_EQ(n.ranges[0].count, 2u);
+  }
+}
+
+TEST(Region, FromTo) {
+  Both both;
+  RegionSpec spec;
+  spec.has_from = spec.has_to = true;
+  spec.from_ns = 150 * us;
+  spec.to_ns = 330 * us;
+  for (auto& [window, engine] : both.Run(spec)) {
+    ASSERT_EQ(window.parts.size(), 1u);
+    EXPECT_EQ(window.trace_start_ns, 0u);
+    EXPECT_EQ(window.parts[0].start, 150 * us);
+    EXPECT_EQ(window.parts[0].end, 330 * us);
+    TimelineReport t = engine->Timeline();
+    ASSERT_EQ(t.devices.size(), 1u);
+    EXPECT_EQ(t.devices[0].span_ns, 180 * us);
+    EXPECT_EQ(t.devices[0].busy_ns, 110 * us);
+    EXPECT_EQ(t.gaps[0].idle_ns, 70 * us);
+    EXPECT_EQ(t.gaps[0].gap_count, 3u);
+    KernelReport k = engine->Kernels({KernelSort::kTotal, 0});
+    EXPECT_EQ(k.kernel_count, 3u);
+    EXPECT_EQ(k.total_ns, 100 * us);  // C 50 + D 20 + E 30
+  }
+}
+
+TEST(Region, ErrorsSayWhy) {
+  Both both;
+  const TraceData* set[] = {&both.loaded};
+  RegionSpec none;
+  SetRange("nope*", &none);
+  StatusOr<Window> w = ResolveWindow(set, none);
+  ASSERT_FALSE(w.ok());
+  EXPECT_NE(w.status().message().find("no NVTX range matches 'nope*'"), std::string::npos);
+  RegionSpec all;
+  SetRange("step@default", &all);
+  all.skip_first = 3;
+  w = ResolveWindow(set, all);
+  ASSERT_FALSE(w.ok());
+  EXPECT_NE(w.status().message().find("has 3 instances, none left"), std::string::npos);
+  RegionSpec wrong_domain;
+  SetRange("step@other", &wrong_domain);
+  EXPECT_FALSE(ResolveWindow(set, wrong_domain).ok());
+}
+
+TEST(Region, Glob) {
+  EXPECT_TRUE(GlobMatch("ProfilerStep*", "ProfilerStep#12"));
+  EXPECT_TRUE(GlobMatch("step", "step"));
+  EXPECT_FALSE(GlobMatch("step", "steps"));
+  EXPECT_TRUE(GlobMatch("s?e*", "step"));
+  EXPECT_TRUE(GlobMatch("*", ""));
+  EXPECT_FALSE(GlobMatch("a*b", "acbd"));
+  RegionSpec s;
+  SetRange("fwd@my@domain", &s);
+  EXPECT_EQ(s.range, "fwd@my");
+  EXPECT_EQ(s.domain, "domain");
+}
+
+// The steady state: a depth-0 range with 10 or more instances, after its
+// first 10% (at least 1); ProfilerStep#N names count as one.
+TEST(Region, SteadyStateCandidate) {
+  StringInterner strings;
+  RecordBatch host;
+  for (int i = 0; i < 25; ++i) {
+    RangeRecord r;
+    r.name_id = strings.Intern("ProfilerStep#" + std::to_string(i));
+    r.start_ns = i * 100 * us;
+    r.end_ns = r.start_ns + 90 * us;
+    r.thread_id = 1;
+    r.depth = 1;  // under another range: ProfilerStep* counts at any depth
+    host.ranges.push_back(r);
+    RangeRecord s = r;
+    s.name_id = strings.Intern("loop");
+    s.depth = 0;
+    if (i < 12) host.ranges.push_back(s);  // 12 of a depth-0 name: ProfilerStep* still wins
+  }
+  TraceEncoder encoder;
+  std::string bytes;
+  encoder.EncodeHeader(testing::SampleHeader(), &bytes);
+  encoder.EncodeBatch(host, strings, &bytes);
+  encoder.EncodeEnd(EndInfo{{}, "exit"}, &bytes);
+  TraceData t = LoadTraceFromBytes(bytes, "p.trace").value();
+  const TraceData* set[] = {&t};
+  Window w = ResolveWindow(set, {}).value();
+  ASSERT_TRUE(w.steady.has_value());
+  EXPECT_EQ(w.steady->pattern, "ProfilerStep*");
+  EXPECT_EQ(w.steady->instances, 25u);
+  EXPECT_EQ(w.steady->skip, 2u);
+  RegionSpec s = SteadySpec(*w.steady);
+  EXPECT_EQ(s.range, "ProfilerStep*");
+  EXPECT_EQ(s.skip_first, 2u);
+}
+
+}  // namespace
+}  // namespace cutrace::analysis

@@ -1,0 +1,174 @@
+// Region options and the window line: see region_options.h.
+#include "viewer_cli/region_options.h"
+
+#include <algorithm>
+
+#include <fmt/core.h>
+
+#include "analysis/gap_causes.h"
+
+namespace cutrace::cli {
+
+namespace {
+
+CLI::Validator DurationCheck() {
+  return CLI::Validator(
+      [](std::string& text) {
+        uint64_t ns;
+        return ParseDuration(text, &ns) ? std::string() : "not a duration: " + text;
+      },
+      "DURATION");
+}
+
+std::string Offset(uint64_t t, uint64_t t0) { return "+" + FormatDuration(t >= t0 ? t - t0 : 0); }
+
+std::string RangeName(const analysis::RegionSpec& s) {
+  return s.domain.empty() ? s.range : s.range + "@" + s.domain;
+}
+
+}  // namespace
+
+void AddRegionOptions(CLI::App* cmd, analysis::RegionSpec* spec) {
+  cmd->add_option_function<std::string>(
+         "--range", [spec](const std::string& text) { analysis::SetRange(text, spec); },
+         "Only the instances of this NVTX range (a name or glob such as 'ProfilerStep*'; "
+         "NAME@DOMAIN for one domain)")
+      ->type_name("NAME");
+  cmd->add_option("--skip-first", spec->skip_first,
+                  "With --range: drop each file's first N instances (warm-up)")
+      ->type_name("N");
+  cmd->add_option_function<std::string>(
+         "--from",
+         [spec](const std::string& text) {
+           spec->has_from = ParseDuration(text, &spec->from_ns);
+         },
+         "Start of the window, from the trace start (10us, 2ms, 1.5s, 500ns; plain = ns)")
+      ->check(DurationCheck())
+      ->type_name("T");
+  cmd->add_option_function<std::string>(
+         "--to",
+         [spec](const std::string& text) { spec->has_to = ParseDuration(text, &spec->to_ns); },
+         "End of the window, from the trace start")
+      ->check(DurationCheck())
+      ->type_name("T");
+}
+
+std::string WindowLine(const analysis::Window& w) {
+  if (!w.active)
+    return "window: whole trace (choose one with --range NAME [--skip-first N] or --from/--to)";
+  const uint64_t t0 = w.trace_start_ns;
+  std::string where = fmt::format("{} to {} from the trace start, {}", Offset(w.start_ns(), t0),
+                                  Offset(w.end_ns(), t0), FormatDuration(w.length_ns()));
+  if (w.parts.size() > 1) where += fmt::format(" in {} parts", w.parts.size());
+  if (w.spec.range.empty()) return "window: " + where;
+  std::string chosen = fmt::format("{} of {} instances", w.chosen, w.instances);
+  if (w.spec.skip_first > 0) chosen += fmt::format(", first {} skipped", w.spec.skip_first);
+  if (w.spec.has_from || w.spec.has_to) chosen += ", starting inside --from/--to";
+  return fmt::format("window: NVTX range '{}' ({}): {}", RangeName(w.spec), chosen, where);
+}
+
+nlohmann::json WindowJson(const analysis::Window& w) {
+  if (!w.active) return {{"whole_trace", true}};
+  nlohmann::json j = {{"whole_trace", false},
+                      {"trace_start_ns", w.trace_start_ns},
+                      {"start_ns", w.start_ns()},
+                      {"end_ns", w.end_ns()},
+                      {"duration_ns", w.length_ns()},
+                      {"parts", w.parts.size()}};
+  if (!w.spec.range.empty()) {
+    j["range"] = w.spec.range;
+    j["domain"] = w.spec.domain;
+    j["skip_first"] = w.spec.skip_first;
+    j["instances"] = w.instances;
+    j["chosen"] = w.chosen;
+  }
+  if (w.spec.has_from) j["from_ns"] = w.spec.from_ns;
+  if (w.spec.has_to) j["to_ns"] = w.spec.to_ns;
+  return j;
+}
+
+void AddWindow(const analysis::Window& window, Format format, Rendered* r) {
+  if (format == Format::kJson)
+    r->json["window"] = WindowJson(window);
+  else if (format == Format::kTable)
+    r->lines.insert(r->lines.begin(), WindowLine(window));
+}
+
+std::string SteadyLine(const analysis::RangeCandidate& c, const analysis::Window& w) {
+  const std::string name = c.domain.empty() || c.domain == "default"
+                               ? c.pattern
+                               : c.pattern + "@" + c.domain;
+  return fmt::format(
+      "steady state: NVTX range '{}', {} instances, the first {} skipped as warm-up: {} from "
+      "{} ({}); choose another with --range NAME --skip-first N",
+      name, c.instances, c.skip, FormatDuration(w.length_ns()),
+      Offset(w.start_ns(), w.trace_start_ns), w.parts.size() > 1
+                                                  ? fmt::format("{} parts", w.parts.size())
+                                                  : "one part");
+}
+
+std::string ProgramLine(const analysis::ProgramVerdict& v) {
+  if (!v.known) return "verdict: no GPU work in the window";
+  std::vector<std::pair<uint64_t, size_t>> causes;
+  for (size_t c = 0; c < analysis::kGapCauses; ++c)
+    if (v.idle_by_cause_ns[c] > 0) causes.emplace_back(v.idle_by_cause_ns[c], c);
+  std::sort(causes.begin(), causes.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  std::string idle;
+  for (size_t i = 0; i < causes.size() && i < 3; ++i)
+    idle += fmt::format("{}{} {:.1f}%", i ? ", " : "",
+                        analysis::GapCauseName(static_cast<analysis::GapCause>(causes[i].second)),
+                        100.0 * static_cast<double>(causes[i].first) /
+                            static_cast<double>(v.idle_ns ? v.idle_ns : 1));
+  return fmt::format("verdict: {}, GPU busy {:.1f}% of {}; idle {:.1f}%{}{}; {}", v.bound,
+                     v.busy_pct, FormatDuration(v.span_ns), v.idle_pct,
+                     idle.empty() ? "" : " (of it: ", idle.empty() ? "" : idle + ")", v.advice);
+}
+
+nlohmann::json ProgramJson(const analysis::ProgramVerdict& v, const analysis::Window& window) {
+  nlohmann::json causes = nlohmann::json::object();
+  for (size_t c = 0; c < analysis::kGapCauses; ++c)
+    causes[analysis::GapCauseName(static_cast<analysis::GapCause>(c))] = v.idle_by_cause_ns[c];
+  return {{"window", WindowJson(window)},
+          {"span_ns", v.span_ns},
+          {"busy_ns", v.busy_ns},
+          {"idle_ns", v.idle_ns},
+          {"busy_pct", v.busy_pct},
+          {"idle_pct", v.idle_pct},
+          {"idle_by_cause_ns", causes},
+          {"largest_cause", analysis::GapCauseName(v.largest)},
+          {"bound", v.bound},
+          {"advice", v.advice}};
+}
+
+int RunWindowedReport(const std::vector<std::string>& paths, Format format,
+                      const analysis::RegionSpec& spec, const WindowedRenderFn& render) {
+  LoadedTraces loaded;
+  if (!LoadTraces(paths, &loaded)) return 1;
+  if (spec.active()) {  // nothing left over all the files: one line, no output
+    StatusOr<analysis::Window> all = analysis::ResolveWindow(loaded.all, spec);
+    if (!all.ok()) {
+      PrintError(all.status().message());
+      return 1;
+    }
+  }
+  int status = 0;
+  PrintReport(loaded, format,
+              [&](analysis::TraceSet traces, Format f) {
+                StatusOr<analysis::Window> window = analysis::ResolveWindow(traces, spec);
+                if (!window.ok()) {
+                  PrintError(window.status().message());
+                  status = 1;
+                  return Rendered();
+                }
+                auto shared = std::make_shared<const analysis::Window>(std::move(window).value());
+                Rendered r = render(traces, shared, f);
+                AddWindow(*shared, f, &r);
+                return r;
+              },
+              stdout);
+  return status;
+}
+
+}  // namespace cutrace::cli
