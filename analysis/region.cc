@@ -308,6 +308,29 @@ StatusOr<Window> ResolveWindow(TraceSet traces, const RegionSpec& spec) {
   return w;
 }
 
+void KeepWindow(const Window& w, size_t file, RecordBatch* b) {
+  if (!w.active) return;
+  auto runs_in = [&](uint64_t s, uint64_t e) {
+    auto it = std::upper_bound(w.parts.begin(), w.parts.end(), s,
+                               [](uint64_t v, const TimeSpan& p) { return v < p.end; });
+    return it != w.parts.end() && it->start <= SafeEnd(s, e);
+  };
+  auto op = [&](auto& v) {
+    std::erase_if(v, [&](const auto& r) {
+      return !w.OpCounts(file, r.correlation_id, r.start_ns) && !runs_in(r.start_ns, r.end_ns);
+    });
+  };
+  auto host = [&](auto& v) {
+    std::erase_if(v, [&](const auto& r) { return !w.Contains(r.start_ns); });
+  };
+  op(b->kernels);
+  op(b->memcpys);
+  op(b->memsets);
+  host(b->ranges);
+  host(b->api_calls);
+  host(b->syncs);
+}
+
 RegionSpec SteadySpec(const RangeCandidate& c) {
   RegionSpec s;
   s.range = c.pattern;

@@ -152,6 +152,11 @@ class WindowResolver {
 // The window over loaded traces (the reports that load them).
 StatusOr<Window> ResolveWindow(TraceSet traces, const RegionSpec& spec);
 
+// Keeps only the records of file `file` that the window holds: GPU
+// operations launched inside it (Window::OpCounts()) or running in it, and
+// NVTX ranges, API calls and syncs starting inside it (export of a region).
+void KeepWindow(const Window& window, size_t file, RecordBatch* records);
+
 // The steady-state region of a window's candidate.
 RegionSpec SteadySpec(const RangeCandidate& c);
 

@@ -33,7 +33,7 @@ void Spread(const std::vector<Interval>& merged, uint64_t start, uint64_t bin_ns
 
 }  // namespace
 
-TimelineBins ComputeTimelineBins(TraceSet traces, size_t bins) {
+TimelineBins ComputeTimelineBins(TraceSet traces, size_t bins, const Window* window) {
   struct Ops {
     std::vector<Interval> kernels, copies;
   };
@@ -53,6 +53,19 @@ TimelineBins ComputeTimelineBins(TraceSet traces, size_t bins) {
       add(devices[m.device_id].copies, m.start_ns, m.end_ns);
     for (const MemsetRecord& m : t->records.memsets)
       add(devices[m.device_id].copies, m.start_ns, m.end_ns);
+  }
+  if (window && window->active) {
+    // Only the window: its parts cut every interval, and the bins span it.
+    std::vector<Interval> parts;
+    for (const TimeSpan& p : window->parts) parts.push_back({p.start, p.end});
+    for (auto it = devices.begin(); it != devices.end();) {
+      Ops& ops = it->second;
+      ops.kernels = Intersect(Merge(std::move(ops.kernels)), parts);
+      ops.copies = Intersect(Merge(std::move(ops.copies)), parts);
+      it = ops.kernels.empty() && ops.copies.empty() ? devices.erase(it) : std::next(it);
+    }
+    first = window->start_ns();
+    last = window->end_ns();
   }
   if (devices.empty() || bins == 0) return out;
   if (bins > kMaxTimelineCells / devices.size()) {

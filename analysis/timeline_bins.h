@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "analysis/region.h"
 #include "analysis/trace_set.h"
 
 namespace cutrace::analysis {
@@ -50,6 +51,8 @@ struct TimelineBins {
 
 inline constexpr size_t kMaxTimelineCells = size_t{1} << 22;  // 3 doubles each: 96 MiB
 
-TimelineBins ComputeTimelineBins(TraceSet traces, size_t bins);
+// With an active `window` (analysis/region.h) the bins cover the window's
+// start to its end and every interval is cut to the window's parts.
+TimelineBins ComputeTimelineBins(TraceSet traces, size_t bins, const Window* window = nullptr);
 
 }  // namespace cutrace::analysis

@@ -10,6 +10,7 @@
 #include "analysis/trace_diff.h"
 #include "collector/sat_math.h"
 #include "viewer_cli/command_registry.h"
+#include "viewer_cli/region_options.h"
 #include "viewer_cli/report_common.h"
 #include "viewer_cli/streamed_report.h"
 
@@ -21,6 +22,7 @@ struct Options {
   std::string b;
   Format format = Format::kTable;
   std::string threshold = "5%";
+  analysis::RegionSpec region;  // applied to each side on its own
 };
 
 // "5%", "5" or "0.5%": percent. False on junk or a negative value.
@@ -103,9 +105,14 @@ int Run(const Options& o) {
   Streams streams;
   if (!OpenStreams({o.a, o.b}, &streams)) return 1;
   std::unique_ptr<analysis::ReportEngine> side[2];
+  std::shared_ptr<const analysis::Window> windows[2];
   for (int i = 0; i < 2; ++i) {
     analysis::StreamedTrace* one[] = {streams[i].get()};
-    auto engine = analysis::StreamTraces(one, analysis::DiffParts(), analysis::DiffGaps());
+    // The region is each side's own: the same steps of two runs.
+    windows[i] = StreamedWindow(one, o.region);
+    if (windows[i] == nullptr) return 1;
+    auto engine = analysis::StreamTraces(one, analysis::DiffParts(), analysis::DiffGaps(),
+                                         nullptr, windows[i]);
     if (!engine.ok()) {  // the file changed since it was opened
       PrintError(engine.status().message());
       return 1;
@@ -116,8 +123,14 @@ int Run(const Options& o) {
       analysis::DiffReports(side[0]->Kernels({}), side[1]->Kernels({}), side[0]->Timeline(),
                             side[1]->Timeline(), threshold);
   if (o.format == Format::kJson) {
-    PrintJson(Json(d), stdout);
+    nlohmann::json j = Json(d);
+    j["window"] = {{"a", WindowJson(*windows[0])}, {"b", WindowJson(*windows[1])}};
+    PrintJson(j, stdout);
     return 0;
+  }
+  if (o.format == Format::kTable) {
+    PrintLine(stdout, "A " + WindowLine(*windows[0]));
+    PrintLine(stdout, "B " + WindowLine(*windows[1]));
   }
   std::vector<TableSection> tables = Tables(d, o.format);
   for (size_t i = 0; i < tables.size(); ++i) {
@@ -157,6 +170,7 @@ void Register(CLI::App& app, int* exit_code) {
   cmd->add_option("--threshold", options->threshold,
                   "Changes in a kernel's total time up to this share count as unchanged")
       ->default_str("5%");
+  AddRegionOptions(cmd, &options->region);
   cmd->callback([options, exit_code] { *exit_code = Run(*options); });
 }
 

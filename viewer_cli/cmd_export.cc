@@ -16,6 +16,7 @@
 #include "interop/export/perfetto_export.h"
 #include "interop/merge/trace_placement.h"
 #include "viewer_cli/command_registry.h"
+#include "viewer_cli/region_options.h"
 #include "viewer_cli/report_common.h"
 
 namespace cutrace::cli {
@@ -27,6 +28,7 @@ struct Options {
   std::vector<std::string> files;
   ExportFormat format = ExportFormat::kChrome;
   std::string output;
+  analysis::RegionSpec region;
 };
 
 StatusOr<interop::ExportCounts> ExportToFile(interop::TraceSet traces, const Options& o) {
@@ -52,6 +54,14 @@ int Run(const Options& o) {
   }
   LoadedTraces loaded;
   if (!LoadTraces(o.files, &loaded)) return 1;
+  // A region exports what it holds (analysis/region.h KeepWindow()).
+  StatusOr<analysis::Window> window = analysis::ResolveWindow(loaded.all, o.region);
+  if (!window.ok()) {
+    PrintError(window.status().message());
+    return 1;
+  }
+  for (size_t i = 0; i < loaded.traces.size(); ++i)
+    analysis::KeepWindow(*window, i, &loaded.traces[i].records);
   interop::TraceSet traces(loaded.all);
   interop::PlacedTraces placed;
   std::vector<const TraceData*> placed_set;
@@ -71,6 +81,7 @@ int Run(const Options& o) {
     return 1;
   }
   const interop::ExportCounts& c = *counts;
+  if (window->active) PrintLine(stdout, WindowLine(*window));
   fmt::print("exported {} events ({} kernels, {} memcpys, {} memsets, {} NVTX ranges, {} API "
              "calls, {} syncs; {} flows) from {} file{} to {} ({})\n",
              c.events(), c.kernels, c.memcpys, c.memsets, c.ranges, c.api_calls, c.syncs,
@@ -98,6 +109,7 @@ void Register(CLI::App& app, int* exit_code) {
   cmd->add_option("-o,--output", options->output,
                   "The file to create (a directory for csv); never overwritten")
       ->required();
+  AddRegionOptions(cmd, &options->region);
   cmd->callback([options, exit_code] { *exit_code = Run(*options); });
 }
 

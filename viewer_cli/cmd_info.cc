@@ -18,6 +18,7 @@
 #include <google/protobuf/util/json_util.h>
 
 #include "viewer_cli/command_registry.h"
+#include "viewer_cli/region_options.h"
 #include "viewer_cli/output.h"
 #include "viewer_cli/report_common.h"
 
@@ -29,6 +30,7 @@ using nlohmann::json;
 struct Options {
   std::vector<std::string> files;
   Format format = Format::kTable;
+  analysis::RegionSpec region;
 };
 
 // Proto3's JSON mapping writes 64-bit integers as strings; scripts want
@@ -341,10 +343,20 @@ void PrintText(const TraceData& t) {
 int Run(const Options& o) {
   LoadedTraces loaded;
   if (!LoadTraces(o.files, &loaded)) return 1;
+  // info describes whole files; with a region it also says which window
+  // the reports would cover.
+  StatusOr<analysis::Window> window = analysis::ResolveWindow(loaded.all, o.region);
+  if (!window.ok()) {
+    PrintError(window.status().message());
+    return 1;
+  }
+  if (o.format == Format::kTable && window->active) PrintLine(stdout, WindowLine(*window));
   if (o.format == Format::kJson) {
     json files = json::array();
     for (const TraceData* t : loaded.all) files.push_back(InfoJson(*t));
-    PrintJson({{"files", files}}, stdout);
+    json out = {{"files", files}};
+    if (window->active) out["window"] = WindowJson(*window);
+    PrintJson(out, stdout);
   } else if (o.format == Format::kCsv) {
     bool several = loaded.all.size() > 1;
     Table table(several ? std::vector<std::string>{"file", "key", "value"}
@@ -378,6 +390,7 @@ void Register(CLI::App& app, int* exit_code) {
       "info", "Header, versions, devices, statistics, clean shutdown or not");
   cmd->add_option("files", options->files, "Trace files")->required();
   AddFormatOption(cmd, &options->format);
+  AddRegionOptions(cmd, &options->region);
   cmd->callback([options, exit_code] { *exit_code = Run(*options); });
 }
 

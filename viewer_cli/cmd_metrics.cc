@@ -16,6 +16,7 @@
 #include "analysis/kernel_metrics.h"
 #include "collector/metric_presets.h"
 #include "viewer_cli/command_registry.h"
+#include "viewer_cli/region_options.h"
 #include "viewer_cli/metric_check.h"
 #include "viewer_cli/metric_views.h"
 #include "viewer_cli/report_common.h"
@@ -29,6 +30,7 @@ struct Options {
   bool list = false;
   std::string check;               // --check LIST
   std::vector<std::string> chips;  // --chip NAME...
+  analysis::RegionSpec region;
 };
 
 int List(Format format) {
@@ -147,8 +149,10 @@ int Run(const Options& options) {
     PrintError("metrics: give trace files, or --list for the presets");
     return 2;
   }
-  return RunReport(options.files, options.format, [](analysis::TraceSet traces, Format format) {
-    analysis::MetricsReport metrics = analysis::ComputeMetrics(traces);
+  return RunWindowedReport(options.files, options.format, options.region,
+                           [](analysis::TraceSet traces,
+                              std::shared_ptr<const analysis::Window> window, Format format) {
+    analysis::MetricsReport metrics = analysis::ComputeMetrics(traces, window.get());
     Rendered r;
     if (format == Format::kJson) {
       r.json = MetricsJson(metrics);
@@ -173,6 +177,7 @@ void Register(CLI::App& app, int* exit_code) {
       "values of traces");
   cmd->add_option("files", options->files, "Trace files");
   cmd->add_flag("--list", options->list, "List the presets and their metrics");
+  AddRegionOptions(cmd, &options->region);
   cmd->add_option("--check", options->check,
                   "Whether the GPUs have these metrics: presets and/or names, comma-separated");
   // One value per --chip (repeatable), so trace files after it stay files.

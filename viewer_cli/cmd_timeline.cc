@@ -13,6 +13,7 @@
 #include "analysis/timeline_bins.h"
 #include "collector/sat_math.h"
 #include "viewer_cli/command_registry.h"
+#include "viewer_cli/region_options.h"
 #include "viewer_cli/report_common.h"
 
 namespace cutrace::cli {
@@ -32,6 +33,7 @@ struct Options {
   Format format = Format::kTable;
   size_t width = 0;  // 0: $COLUMNS, else kDefaultWidth
   size_t bins = 0;   // 0: as many as the width allows
+  analysis::RegionSpec region;
 };
 
 // The shade of a fraction: ' ' for nothing, then one step per quarter, so
@@ -66,8 +68,9 @@ std::string Percent(uint64_t part, uint64_t whole) {
   return fmt::format("{:.1f}%", whole ? 100.0 * static_cast<double>(part) / whole : 0.0);
 }
 
-Rendered Render(analysis::TraceSet traces, Format format, size_t bins) {
-  analysis::TimelineBins t = analysis::ComputeTimelineBins(traces, bins);
+Rendered Render(analysis::TraceSet traces, Format format, size_t bins,
+                const analysis::Window& window) {
+  analysis::TimelineBins t = analysis::ComputeTimelineBins(traces, bins, &window);
   Rendered r;
   if (format == Format::kJson) {
     nlohmann::json devices = nlohmann::json::array();
@@ -132,9 +135,11 @@ int Run(const Options& o) {
   }
   size_t bins = o.bins;
   if (bins == 0) bins = width > kLabelWidth + 2 + kMinBins ? width - kLabelWidth - 2 : kMinBins;
-  return RunReport(o.files, o.format, [bins](analysis::TraceSet traces, Format format) {
-    return Render(traces, format, bins);
-  });
+  return RunWindowedReport(o.files, o.format, o.region,
+                           [bins](analysis::TraceSet traces,
+                                  std::shared_ptr<const analysis::Window> window, Format format) {
+                             return Render(traces, format, bins, *window);
+                           });
 }
 
 void Register(CLI::App& app, int* exit_code) {
@@ -149,6 +154,7 @@ void Register(CLI::App& app, int* exit_code) {
       ->check(CLI::Range(kMinWidth, kMaxWidth));
   cmd->add_option("--bins", options->bins, "Time bins (default: as many as the width allows)")
       ->check(CLI::Range(size_t{1}, size_t{100000}));
+  AddRegionOptions(cmd, &options->region);
   cmd->callback([options, exit_code] { *exit_code = Run(*options); });
 }
 

@@ -11,7 +11,14 @@ trace of the same loop for checking the Kineto import by hand.
       2. a large-GEMM loop under `cutrace run`: the GPU must be busy over 90%
          of its span (gpu-bound);
       3. the MLP loop under torch.profiler, its Chrome trace written to
-         DIR/torch_mlp.json (the importer's real-world input).
+         DIR/torch_mlp.json (the importer's real-world input);
+      4. regions and the verdict (issue 19 points 2-4): on the MLP, `summary`
+         shows the steady state of the "step" ranges and `diagnose` says
+         host-bound with host_busy or host_sync the largest cause; on the
+         GEMM loop (also in "step" ranges) `diagnose` says gpu-bound; the
+         torch.profiler trace, imported, gives `summary --range
+         'ProfilerStep*' --skip-first 1` a busy % within 0.1 points of a
+         recomputation from the JSON here.
   idle_causes.py --workload mlp|gemm|profile [--steps N] [--json F]
       the programs themselves.
 
@@ -94,6 +101,100 @@ def traced(cutrace, out, name, kind, steps):
     return overlap["devices"][0]
 
 
+def trace_files(out, name):
+    d = os.path.join(out, name)
+    return [os.path.join(d, f) for f in os.listdir(d) if f.endswith(".trace")]
+
+
+def report_json(cutrace, *args):
+    p = subprocess.run([cutrace, *args, "--format", "json"], capture_output=True, text=True,
+                       timeout=120)
+    if p.returncode != 0:
+        raise RuntimeError(f"cutrace {' '.join(args)}: exit {p.returncode}: {p.stderr[-300:]}")
+    return json.loads(p.stdout)
+
+
+def union(intervals):
+    out = []
+    for s, e in sorted(intervals):
+        if out and s <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], e)
+        else:
+            out.append([s, e])
+    return out
+
+
+def profiler_busy_pct(path, skip):
+    """Busy % of steps skip+1.. recomputed from a torch.profiler JSON: the
+    window is the union of [step start, max(step end, end of the GPU work
+    launched inside)], busy the union of GPU operations clipped to it."""
+    with open(path) as f:
+        events = json.load(f)["traceEvents"]
+    ns = lambda v: int(round(float(v) * 1000))
+    steps, calls, ops = [], [], []
+    for e in events:
+        if e.get("ph") != "X":
+            continue
+        cat, args = e.get("cat", ""), e.get("args", {})
+        s, d = ns(e["ts"]), ns(e.get("dur", 0))
+        if cat == "user_annotation" and e["name"].startswith("ProfilerStep#"):
+            steps.append((s, s + d))
+        elif cat in ("cuda_runtime", "cuda_driver") and "correlation" in args:
+            calls.append((s, args["correlation"]))
+        elif cat in ("kernel", "gpu_memcpy", "gpu_memset"):
+            ops.append((s, s + d, args.get("correlation")))
+    end_of = {}
+    for s, e, c in ops:
+        end_of[c] = max(end_of.get(c, 0), e)
+    parts = []
+    for s, e in sorted(steps)[skip:]:
+        ends = [end_of[c] for t, c in calls if s <= t <= e and c in end_of]
+        parts.append((s, max([e] + ends)))
+    window = union(parts)
+    busy = 0
+    for s, e in union([(s, e) for s, e, _ in ops]):
+        for a, b in window:
+            busy += max(0, min(e, b) - max(s, a))
+    length = sum(b - a for a, b in window)
+    return 100.0 * busy / length if length else 0.0
+
+
+def check_regions(args, failures):
+    out = args.out
+    mlp = trace_files(out, "mlp")
+    summary = report_json(args.cutrace, "summary", *mlp)
+    steady = summary.get("steady_state")
+    if not steady or steady.get("range") != "step":
+        failures.append(f"mlp: summary shows no steady state of 'step': {steady}")
+    else:
+        print(f"FIGURE mlp steady state: busy {steady['busy_pct']:.1f}%, {steady['bound']}")
+    program = report_json(args.cutrace, "diagnose", *mlp)["program"]
+    print(f"FIGURE mlp diagnose: {program['bound']}, busy {program['busy_pct']:.1f}%, "
+          f"largest {program['largest_cause']}")
+    if program["bound"] != "host-bound":
+        failures.append(f"mlp: diagnose says {program['bound']}")
+    if program["largest_cause"] not in ("host_busy", "host_sync"):
+        failures.append(f"mlp: diagnose's largest cause is {program['largest_cause']}")
+    program = report_json(args.cutrace, "diagnose", *trace_files(out, "gemm"))["program"]
+    print(f"FIGURE gemm diagnose: {program['bound']}, busy {program['busy_pct']:.1f}%")
+    if program["bound"] != "gpu-bound":
+        failures.append(f"gemm: diagnose says {program['bound']}")
+    src = os.path.join(out, "torch_mlp.json")
+    imported = os.path.join(out, "torch_mlp.trace")
+    if os.path.exists(imported):
+        os.remove(imported)
+    subprocess.run([args.cutrace, "import", src, "-o", imported], capture_output=True,
+                   check=True, timeout=120)
+    s = report_json(args.cutrace, "summary", imported, "--range", "ProfilerStep*",
+                    "--skip-first", "1")
+    d = s["devices"][0]
+    got = 100.0 * d["busy_ns"] / d["span_ns"]
+    want = profiler_busy_pct(src, 1)
+    print(f"FIGURE torch.profiler steps 2..: busy {got:.3f}% (recomputed {want:.3f}%)")
+    if abs(got - want) > 0.1:
+        failures.append(f"torch.profiler import: busy {got:.3f}% against {want:.3f}% recomputed")
+
+
 def check(args):
     failures = []
     out = args.out
@@ -121,7 +222,9 @@ def check(args):
                            capture_output=True, text=True, timeout=240)
         if p.returncode != 0:
             failures.append(f"torch.profiler run: exit {p.returncode}: {p.stderr[-300:]}")
-    except (RuntimeError, subprocess.SubprocessError) as e:
+        else:
+            check_regions(args, failures)
+    except (RuntimeError, subprocess.SubprocessError, KeyError, ValueError) as e:
         failures.append(str(e))
     for f in failures:
         print("FAIL:", f)
