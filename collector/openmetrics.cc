@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "collector/proto_writer.h"
+#include "collector/short_name.h"
 
 namespace cutrace {
 namespace {
@@ -35,13 +36,20 @@ double Seconds(uint64_t ns) { return static_cast<double>(ns) / 1e9; }
 
 class Out {
  public:
+  // `name` is the samples' name; a counter's family is named without its
+  // "_total" suffix, as OpenMetrics requires.
   void Family(const char* name, const char* type, const char* help) {
+    std::string family = name;
+    const std::string total = "_total";
+    if (std::strcmp(type, "counter") == 0 && family.size() > total.size() &&
+        family.compare(family.size() - total.size(), total.size(), total) == 0)
+      family.resize(family.size() - total.size());
     text_ += "# HELP ";
-    text_ += name;
+    text_ += family;
     text_ += ' ';
     text_ += help;
     text_ += "\n# TYPE ";
-    text_ += name;
+    text_ += family;
     text_ += ' ';
     text_ += type;
     text_ += '\n';
@@ -110,32 +118,49 @@ std::string RenderOpenMetrics(const std::vector<MetricSource>& sources) {
   };
 
   if (any([](const SummaryTotals& t) { return !t.kernels.empty(); })) {
+    // The `name` label is the kernel's short name (collector/short_name.h),
+    // so a series' labels stay short; the full name is in cutrace_kernel_info.
+    std::vector<std::string> names;
+    each([&](const SummaryTotals& t, const MetricLabels&) {
+      for (const auto& [key, d] : t.kernels) names.push_back(key.first);
+    });
+    const std::map<std::string, std::string> short_names = UniqueShortNames(names);
+    auto kernel = [&](const std::pair<std::string, uint32_t>& key) -> MetricLabels {
+      return {{"name", short_names.at(key.first)}, {"device", dev(key.second)}};
+    };
+    o.Family("cutrace_kernel_info", "gauge",
+             "Each kernel's full name (full_name) for its short name label (name); always 1.");
+    for (const auto& [full, short_name] : short_names)
+      o.Sample("cutrace_kernel_info", {}, {{"name", short_name}, {"full_name", full}}, "1");
     o.Family("cutrace_kernel_calls_total", "counter", "Kernel executions, by kernel name and device.");
     each([&](const SummaryTotals& t, const MetricLabels& c) {
       for (const auto& [key, d] : t.kernels)
-        o.Sample("cutrace_kernel_calls_total", c, {{"name", key.first}, {"device", dev(key.second)}},
-                 Integer(d.count));
+        o.Sample("cutrace_kernel_calls_total", c, kernel(key), Integer(d.count));
     });
     o.Family("cutrace_kernel_seconds_total", "counter", "GPU time of kernel executions, in seconds.");
     each([&](const SummaryTotals& t, const MetricLabels& c) {
       for (const auto& [key, d] : t.kernels)
-        o.Sample("cutrace_kernel_seconds_total", c, {{"name", key.first}, {"device", dev(key.second)}},
-                 Number(Seconds(d.total_ns)));
+        o.Sample("cutrace_kernel_seconds_total", c, kernel(key), Number(Seconds(d.total_ns)));
     });
     o.Family("cutrace_kernel_duration_max_seconds", "gauge", "Longest kernel execution, in seconds.");
     each([&](const SummaryTotals& t, const MetricLabels& c) {
       for (const auto& [key, d] : t.kernels)
-        o.Sample("cutrace_kernel_duration_max_seconds", c,
-                 {{"name", key.first}, {"device", dev(key.second)}}, Number(Seconds(d.max_ns)));
+        o.Sample("cutrace_kernel_duration_max_seconds", c, kernel(key), Number(Seconds(d.max_ns)));
     });
-    o.Family("cutrace_kernel_duration_seconds", "gauge",
-             "Kernel execution time percentiles, in seconds (log-bucket histogram, within 6.25%).");
+    o.Family("cutrace_kernel_duration_seconds", "summary",
+             "Kernel execution time, in seconds: quantiles 0.5 and 0.99 from a log-bucket "
+             "histogram (within 6.25%), sum and count exact.");
     each([&](const SummaryTotals& t, const MetricLabels& c) {
-      for (const auto& [key, d] : t.kernels)
-        for (int p : {50, 99})
-          o.Sample("cutrace_kernel_duration_seconds", c,
-                   {{"name", key.first}, {"device", dev(key.second)}, {"percentile", std::to_string(p)}},
+      for (const auto& [key, d] : t.kernels) {
+        for (int p : {50, 99}) {
+          MetricLabels labels = kernel(key);
+          labels.push_back({"quantile", p == 50 ? "0.5" : "0.99"});
+          o.Sample("cutrace_kernel_duration_seconds", c, labels,
                    Number(Seconds(HistogramPercentile(d, p))));
+        }
+        o.Sample("cutrace_kernel_duration_seconds_sum", c, kernel(key), Number(Seconds(d.total_ns)));
+        o.Sample("cutrace_kernel_duration_seconds_count", c, kernel(key), Integer(d.count));
+      }
     });
   }
   if (any([](const SummaryTotals& t) { return !t.copies.empty(); })) {

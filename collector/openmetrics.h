@@ -3,16 +3,23 @@
 // CUTRACE_OPENMETRICS_FILE (rewritten each summary interval, for
 // node_exporter's textfile collector).
 //
-// The output is the Prometheus text format (what node_exporter's textfile
-// collector and `promtool check metrics` parse), ending in "# EOF" as
-// OpenMetrics requires (a comment to Prometheus' parser). Counter families
-// are named with their "_total" suffix so both parsers accept them.
-// Families (every sample carries the `labels` given, e.g. host, pid, rank):
+// The output is OpenMetrics text (prometheus_client's OpenMetrics parser
+// reads it), ending in "# EOF": a counter family's HELP and TYPE name it
+// without "_total", its samples with it. Prometheus' own text parser
+// (node_exporter's textfile collector, `promtool check metrics`) reads the
+// same text, taking the counters' samples as untyped and saying they lack
+// help text. Families (every sample but the info carries the `labels`
+// given, e.g. host, pid, rank):
 //
+//   cutrace_kernel_info{name,full_name}            gauge, 1: the full name of each short name
 //   cutrace_kernel_calls_total{name,device}        counter
 //   cutrace_kernel_seconds_total{name,device}      counter
-//   cutrace_kernel_duration_max_seconds{name,device}            gauge
-//   cutrace_kernel_duration_seconds{name,device,percentile}     gauge (50, 99; from the histogram)
+//   cutrace_kernel_duration_max_seconds{name,device}           gauge
+//   cutrace_kernel_duration_seconds{name,device,quantile}      summary (0.5, 0.99 from the
+//                                                  histogram; _sum and _count exact)
+//
+// A kernel's `name` label is its short name (collector/short_name.h, unique
+// over the kernels of the output), which keeps label values bounded.
 //   cutrace_memcpy_calls_total{kind,device}        counter ("memset" is a kind)
 //   cutrace_memcpy_bytes_total{kind,device}        counter
 //   cutrace_memcpy_seconds_total{kind,device}      counter

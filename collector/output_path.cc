@@ -67,8 +67,11 @@ StatusOr<std::string> Expand(std::string_view pattern, std::string_view whole,
 
 Status CheckOutputDirectory(const std::string& file_path) {
   const size_t slash = file_path.rfind('/');
-  std::string dir = slash == std::string::npos ? "." : file_path.substr(0, slash);
-  if (dir.empty()) dir = "/";
+  // "/" chosen here rather than assigned after: GCC 12 -O3 warns -Wrestrict
+  // on `dir = "/"` (a false positive of its inlined std::string code).
+  const std::string dir = slash == std::string::npos ? "."
+                          : slash == 0                 ? "/"
+                                                       : file_path.substr(0, slash);
   struct stat st;
   if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return Status::Ok();
   const uid_t me = ::geteuid();

@@ -7,6 +7,7 @@ set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libprotobuf-dev protobuf-compiler libcli11-dev
           libfmt-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev
           python3 binutils
+          python3-prometheus-client  # tests: OpenMetrics output read by prometheus_client's parser
           prometheus  # promtool: the OpenMetrics export is checked with `promtool check metrics`
           valgrind)   # callgrind: bench/launch_instructions.py (and the launch storm's callgrind.h)
 # clang brings libFuzzer for the fuzz targets (optional for a plain build).

@@ -17,6 +17,7 @@
 
 #include "collector/trace_reader.h"
 #include "viewer_cli/command_registry.h"
+#include "viewer_cli/display.h"
 #include "viewer_cli/output.h"
 
 namespace cutrace::cli {
@@ -94,8 +95,20 @@ int RunCli(int argc, const char* const* argv) {
   // or a device (collector/trace_reader.h); one option, added here so no
   // command can forget it. `run` reads no input file.
   FileBytes::SetMaxInputBytes(FileBytes::kDefaultMaxInputBytes);
+  SetDisplay(0, NameStyle::kShort);  // RunCli may run several times in one process (fuzz_reports)
   for (CLI::App* cmd : app.get_subcommands({})) {
     if (cmd->get_name() == "run") continue;
+    // Tables and lines fit --width, names as --names says (display.h).
+    AddDisplayOptions(cmd);
+    // A count of rows: CLI11 would take "-1" as 2^64 - 1.
+    if (CLI::Option* top = cmd->get_option_no_throw("--top"))
+      top->type_name("N")->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            const bool digits = !text.empty() && text.size() <= 19 &&
+                                text.find_first_not_of("0123456789") == std::string::npos;
+            return digits ? "" : "'" + text + "' is not a whole number of rows (0 or more)";
+          },
+          "", ""));
     cmd->add_option_function<std::string>(
            "--max-input",
            [](const std::string& text) {
@@ -130,6 +143,13 @@ int RunCli(int argc, const char* const* argv) {
       return 2;
     }
   }
+  // Every usage error is one line naming what to look at: the option and
+  // what it takes (option_words.h for words), then where the help is.
+  app.failure_message([](const CLI::App* top, const CLI::Error& e) {
+    std::string help = "cutrace --help";
+    for (const CLI::App* sub : top->get_subcommands()) help = "cutrace " + sub->get_name() + " --help";
+    return "cutrace: " + std::string(e.what()) + "; see '" + help + "'\n";
+  });
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

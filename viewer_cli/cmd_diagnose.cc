@@ -10,6 +10,7 @@
 
 #include "analysis/diagnosis.h"
 #include "viewer_cli/command_registry.h"
+#include "viewer_cli/display.h"
 #include "viewer_cli/metric_views.h"
 #include "viewer_cli/region_options.h"
 #include "viewer_cli/report_common.h"
@@ -72,8 +73,8 @@ int Run(const Options& options) {
                        int n = 0;
                        for (const analysis::KernelDiagnosis& d : report.kernels) {
                          r.lines.push_back(fmt::format(
-                             "{}. {}  [{}]  {}% of kernel time, {} launches, avg {}{}", ++n,
-                             d.name, analysis::BoundName(d.bound), c.Percent(d.pct), d.count,
+                             "{}. {}  [{}]  {} of kernel time, {} launches, avg {}{}", ++n,
+                             ShownName(d.name), analysis::BoundName(d.bound), c.Percent(d.pct), d.count,
                              c.Duration(d.avg_ns),
                              d.counted ? fmt::format(", {} counted", d.counted) : ""));
                          for (const std::string& w : d.why) r.lines.push_back("   - " + w);

@@ -1,9 +1,16 @@
 // `cutrace diff A B`: what changed between two runs, per kernel (added,
 // removed, faster, slower, unchanged within --threshold) and per device
-// (busy, idle, overlap), from analysis/trace_diff.h.
+// (busy, idle, overlap), from analysis/trace_diff.h. With --fail-above S,
+// the exit status is 3 when any kernel's total, the total kernel time or a
+// device's busy time grew by more than S (a gate for CI).
+//
+// Shares are "5%" or "0.05" (a bare number is a fraction, at most 1), so
+// neither option can be read two ways.
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <memory>
+#include <tuple>
 
 #include <fmt/core.h>
 
@@ -11,6 +18,7 @@
 #include "collector/sat_math.h"
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/region_options.h"
+#include "viewer_cli/display.h"
 #include "viewer_cli/report_common.h"
 #include "viewer_cli/streamed_report.h"
 
@@ -23,18 +31,45 @@ struct Options {
   Format format = Format::kTable;
   std::string threshold = "5%";
   analysis::RegionSpec region;  // applied to each side on its own
+  std::string fail_above;  // "": no gate
 };
 
-// "5%", "5" or "0.5%": percent. False on junk or a negative value.
-bool ParsePercent(const std::string& text, double* fraction) {
+// "5%" or "0.05": the fraction. False on junk, a negative value, or a bare
+// number above 1 (is "5" 5% or 500%?).
+bool ParseShare(const std::string& text, double* fraction) {
   std::string number = text;
-  if (!number.empty() && number.back() == '%') number.pop_back();
+  const bool percent = !number.empty() && number.back() == '%';
+  if (percent) number.pop_back();
   if (number.empty()) return false;
   char* end = nullptr;
   double v = std::strtod(number.c_str(), &end);
   if (end != number.c_str() + number.size() || !std::isfinite(v) || v < 0) return false;
-  *fraction = v / 100.0;
+  if (!percent && v > 1) return false;
+  *fraction = percent ? v / 100.0 : v;
   return true;
+}
+
+// Lines naming what grew by more than `limit` (a fraction) from A to B.
+std::vector<std::string> Slower(const analysis::DiffReport& d, double limit) {
+  std::vector<std::string> out;
+  auto grew = [limit](uint64_t a, uint64_t b) {
+    return a > 0 && static_cast<double>(b) > static_cast<double>(a) * (1.0 + limit);
+  };
+  auto pct = [](uint64_t a, uint64_t b) {
+    return fmt::format("+{:.1f}%", 100.0 * (static_cast<double>(b) / static_cast<double>(a) - 1));
+  };
+  if (grew(d.total_ns_a, d.total_ns_b))
+    out.push_back("total kernel time " + pct(d.total_ns_a, d.total_ns_b));
+  for (const analysis::DeviceDiff& v : d.devices)
+    if (grew(v.busy_ns_a, v.busy_ns_b))
+      out.push_back(fmt::format("device {} busy time {}", v.device, pct(v.busy_ns_a, v.busy_ns_b)));
+  std::vector<std::string> names;
+  for (const analysis::KernelDiff& k : d.kernels) names.push_back(k.name);
+  const std::map<std::string, std::string> shown = ShownNames(names);
+  for (const analysis::KernelDiff& k : d.kernels)
+    if (grew(k.total_ns_a, k.total_ns_b))
+      out.push_back("kernel " + shown.at(k.name) + " " + pct(k.total_ns_a, k.total_ns_b));
+  return out;
 }
 
 std::string Signed(int64_t ns, const Cells& c) {
@@ -54,6 +89,7 @@ nlohmann::json Json(const analysis::DiffReport& d) {
                        {"total_ns_b", k.total_ns_b},
                        {"delta_ns", k.delta_ns},
                        {"ratio", k.total_ns_a ? nlohmann::json(k.ratio) : nlohmann::json()}});
+  AddShortNames(kernels);
   for (const analysis::DeviceDiff& v : d.devices)
     devices.push_back({{"device", v.device},
                        {"busy_ns_a", v.busy_ns_a},
@@ -74,12 +110,13 @@ std::vector<TableSection> Tables(const analysis::DiffReport& d, Format format) {
                c.Header("Total B", "total_ns_b"), c.Header("Count A", "count_a"),
                c.Header("Count B", "count_b"), c.Header("Name", "name")};
   k.right = {false, true, true, true, true, true, true, false};
+  k.names = {false, false, false, false, false, false, false, true};
   k.empty_note = "no kernels in either trace";
   for (const analysis::KernelDiff& x : d.kernels)
     k.rows.push_back({analysis::DiffStatusName(x.status), Signed(x.delta_ns, c),
                       x.total_ns_a ? c.Real(x.ratio, c.human() ? 2 : 6) : "",
                       c.Duration(x.total_ns_a), c.Duration(x.total_ns_b), c.Count(x.count_a),
-                      c.Count(x.count_b), c.human() ? Shorten(x.name, 90) : x.name});
+                      c.Count(x.count_b), x.name});
   TableSection v;
   v.title = "devices (A -> B)";
   v.headers = {c.Header("Device", "device"),   c.Header("Busy A", "busy_ns_a"),
@@ -96,10 +133,14 @@ std::vector<TableSection> Tables(const analysis::DiffReport& d, Format format) {
 }
 
 int Run(const Options& o) {
-  double threshold = 0;
-  if (!ParsePercent(o.threshold, &threshold)) {
-    PrintError("--threshold " + o.threshold + ": expected a percentage such as 5% or 0.5%");
-    return 2;
+  double threshold = 0, fail_above = 0;
+  for (auto [name, text, share] : {std::tuple{"--threshold", &o.threshold, &threshold},
+                                   std::tuple{"--fail-above", &o.fail_above, &fail_above}}) {
+    if (!text->empty() && !ParseShare(*text, share)) {
+      PrintError(std::string(name) + ": '" + *text +
+                 "' is not a share: write 5% or 0.05 (a bare number is a fraction, at most 1)");
+      return 2;
+    }
   }
   // Each side streams through its own engine: no trace is loaded.
   Streams streams;
@@ -122,11 +163,21 @@ int Run(const Options& o) {
   analysis::DiffReport d =
       analysis::DiffReports(side[0]->Kernels({}), side[1]->Kernels({}), side[0]->Timeline(),
                             side[1]->Timeline(), threshold);
+  // The gate's verdict goes to stderr, after the report, whatever its format.
+  auto verdict = [&] {
+    if (o.fail_above.empty()) return 0;
+    const std::vector<std::string> slower = Slower(d, fail_above);
+    if (slower.empty()) return 0;
+    std::fflush(stdout);
+    PrintError(fmt::format("{} slower by more than {} from A to B:", slower.size(), o.fail_above));
+    for (const std::string& line : slower) std::fprintf(stderr, "  %s\n", EscapeForTerminal(line).c_str());
+    return 3;
+  };
   if (o.format == Format::kJson) {
     nlohmann::json j = Json(d);
     j["window"] = {{"a", WindowJson(*windows[0])}, {"b", WindowJson(*windows[1])}};
     PrintJson(j, stdout);
-    return 0;
+    return verdict();
   }
   if (o.format == Format::kTable) {
     PrintLine(stdout, "A " + WindowLine(*windows[0]));
@@ -138,26 +189,29 @@ int Run(const Options& o) {
     if (o.format == Format::kCsv) {
       fmt::print("{}# {}\n", i ? "\n" : "", i == 0 ? "kernels" : "devices");
     } else {
-      if (i == 0)
-        fmt::print("A: {}\nB: {}\nkernel time {} -> {} ({}), threshold {}\n\n", o.a, o.b,
-                   FormatDuration(d.total_ns_a), FormatDuration(d.total_ns_b),
-                   Signed(SignedDiff(d.total_ns_b, d.total_ns_a),
-                          Cells(Format::kTable)),
-                   o.threshold);
-      else
-        fmt::print("\n");
-      fmt::print("{}\n", t.title);
+      if (i == 0) {
+        PrintLine(stdout, "A: " + o.a);
+        PrintLine(stdout, "B: " + o.b);
+        PrintLine(stdout, fmt::format("kernel time {} -> {} ({}), threshold {}",
+                                      FormatDuration(d.total_ns_a), FormatDuration(d.total_ns_b),
+                                      Signed(SignedDiff(d.total_ns_b, d.total_ns_a),
+                                             Cells(Format::kTable)),
+                                      o.threshold));
+      }
+      fmt::print("\n");
+      PrintLine(stdout, t.title);
       if (t.rows.empty()) {
-        fmt::print("  {}\n", t.empty_note);
+        PrintLine(stdout, "  " + t.empty_note);
         continue;
       }
     }
     Table table(t.headers);
     table.SetRightAligned(t.right);
+    table.SetNameColumns(t.names);
     for (const auto& row : t.rows) table.AddRow(row);
     table.Print(o.format, stdout);
   }
-  return 0;
+  return verdict();
 }
 
 void Register(CLI::App& app, int* exit_code) {
@@ -168,9 +222,15 @@ void Register(CLI::App& app, int* exit_code) {
   cmd->add_option("b", options->b, "The trace to compare with it")->required();
   AddFormatOption(cmd, &options->format);
   cmd->add_option("--threshold", options->threshold,
-                  "Changes in a kernel's total time up to this share count as unchanged")
+                  "Changes in a kernel's total time up to this share (5% or 0.05) count as "
+                  "unchanged")
+      ->type_name("SHARE")
       ->default_str("5%");
   AddRegionOptions(cmd, &options->region);
+  cmd->add_option("--fail-above", options->fail_above,
+                  "Exit 3 when any kernel's total, the total kernel time or a device's busy "
+                  "time grew by more than this share (5% or 0.05)")
+      ->type_name("SHARE");
   cmd->callback([options, exit_code] { *exit_code = Run(*options); });
 }
 

@@ -17,6 +17,8 @@
 #include "interop/merge/trace_placement.h"
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/region_options.h"
+#include "viewer_cli/option_words.h"
+#include "viewer_cli/output_file.h"
 #include "viewer_cli/report_common.h"
 
 namespace cutrace::cli {
@@ -27,17 +29,26 @@ enum class ExportFormat { kChrome, kPerfetto, kCsv };
 struct Options {
   std::vector<std::string> files;
   ExportFormat format = ExportFormat::kChrome;
-  std::string output;
+  OutputOption output;
   analysis::RegionSpec region;
 };
 
 StatusOr<interop::ExportCounts> ExportToFile(interop::TraceSet traces, const Options& o) {
-  if (o.format == ExportFormat::kCsv) return interop::ExportCsvDirectory(traces, o.output);
-  auto file = interop::FileSink::Create(o.output);
+  if (o.format == ExportFormat::kCsv) return interop::ExportCsvDirectory(traces, o.output.path);
+  auto to = [&](interop::ByteSink* sink) {
+    return o.format == ExportFormat::kChrome ? interop::ExportChromeTrace(traces, sink)
+                                             : interop::ExportPerfettoTrace(traces, sink);
+  };
+  if (o.output.ToStdout()) {
+    StdoutSink out;
+    StatusOr<interop::ExportCounts> counts = to(&out);
+    if (!counts.ok()) return counts;
+    if (Status s = out.Finish(); !s.ok()) return s;
+    return counts;
+  }
+  auto file = interop::FileSink::Create(o.output.path);
   if (!file.ok()) return file.status();
-  StatusOr<interop::ExportCounts> counts =
-      o.format == ExportFormat::kChrome ? interop::ExportChromeTrace(traces, file->get())
-                                        : interop::ExportPerfettoTrace(traces, file->get());
+  StatusOr<interop::ExportCounts> counts = to(file->get());
   if (!counts.ok()) return counts;
   if (Status s = (*file)->Commit(); !s.ok()) return s;
   return counts;
@@ -46,12 +57,11 @@ StatusOr<interop::ExportCounts> ExportToFile(interop::TraceSet traces, const Opt
 int Run(const Options& o) {
   // Say so before loading large files when the answer is already known (the
   // sinks' O_EXCL still guards against a race).
-  struct stat st;
-  if (o.format != ExportFormat::kCsv && lstat(o.output.c_str(), &st) == 0) {
-    PrintError(fmt::format("{} {}: cutrace never overwrites; remove it or choose another -o",
-                           o.output, S_ISLNK(st.st_mode) ? "is a symlink" : "exists"));
-    return 1;
+  if (o.format == ExportFormat::kCsv && o.output.ToStdout()) {
+    PrintError("-o -: --format csv writes a directory of files, not one stream");
+    return 2;
   }
+  if (o.format != ExportFormat::kCsv && !PrepareOutput(o.output)) return 1;
   LoadedTraces loaded;
   if (!LoadTraces(o.files, &loaded)) return 1;
   // A region exports what it holds (analysis/region.h KeepWindow()).
@@ -81,12 +91,13 @@ int Run(const Options& o) {
     return 1;
   }
   const interop::ExportCounts& c = *counts;
-  if (window->active) PrintLine(stdout, WindowLine(*window));
-  fmt::print("exported {} events ({} kernels, {} memcpys, {} memsets, {} NVTX ranges, {} API "
-             "calls, {} syncs; {} flows) from {} file{} to {} ({})\n",
-             c.events(), c.kernels, c.memcpys, c.memsets, c.ranges, c.api_calls, c.syncs,
-             c.flows, loaded.all.size(), loaded.all.size() == 1 ? "" : "s", o.output,
-             FormatBytes(c.bytes));
+  if (window->active) PrintLine(o.output.Messages(), WindowLine(*window));
+  PrintLine(o.output.Messages(),
+            fmt::format("exported {} events ({} kernels, {} memcpys, {} memsets, {} NVTX ranges, "
+                        "{} API calls, {} syncs; {} flows) from {} file{} to {} ({})",
+                        c.events(), c.kernels, c.memcpys, c.memsets, c.ranges, c.api_calls,
+                        c.syncs, c.flows, loaded.all.size(), loaded.all.size() == 1 ? "" : "s",
+                        o.output.ToStdout() ? "stdout" : o.output.path, FormatBytes(c.bytes)));
   return 0;
 }
 
@@ -97,18 +108,15 @@ void Register(CLI::App& app, int* exit_code) {
   cmd->add_option("files", options->files,
                   "Trace files (several are placed on one timeline by their clock anchors)")
       ->required();
-  static const std::map<std::string, ExportFormat> kFormats = {
-      {"chrome", ExportFormat::kChrome},
-      {"perfetto", ExportFormat::kPerfetto},
-      {"csv", ExportFormat::kCsv}};
-  cmd->add_option("--format", options->format,
-                  "chrome (JSON for Perfetto UI, chrome://tracing, HTA), perfetto (.pftrace), "
-                  "or csv (a directory of one CSV per event kind)")
-      ->transform(CLI::CheckedTransformer(kFormats, CLI::ignore_case))
+  EnumWords<ExportFormat>(
+      cmd->add_option("--format", options->format,
+                      "chrome (JSON for Perfetto UI, chrome://tracing, HTA), perfetto (.pftrace), "
+                      "or csv (a directory of one CSV per event kind)"),
+      {{"chrome", ExportFormat::kChrome},
+       {"perfetto", ExportFormat::kPerfetto},
+       {"csv", ExportFormat::kCsv}})
       ->default_str("chrome");
-  cmd->add_option("-o,--output", options->output,
-                  "The file to create (a directory for csv); never overwritten")
-      ->required();
+  AddOutputOptions(cmd, &options->output, "The file to create (a directory for csv)");
   AddRegionOptions(cmd, &options->region);
   cmd->callback([options, exit_code] { *exit_code = Run(*options); });
 }

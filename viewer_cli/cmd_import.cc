@@ -11,13 +11,14 @@
 #include "interop/kineto/chrome_import.h"
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/output.h"
+#include "viewer_cli/output_file.h"
 
 namespace cutrace::cli {
 namespace {
 
 struct Options {
   std::string input;
-  std::string output;
+  OutputOption output;
   bool cpu_ops = false;
   Format format = Format::kTable;
 };
@@ -35,7 +36,7 @@ nlohmann::json ReportJson(const Options& o, const interop::ImportedTrace& t) {
   nlohmann::json categories = nlohmann::json::object();
   for (const auto& [cat, n] : c.skipped_categories) categories[cat] = n;
   return {{"input", o.input},
-          {"output", o.output},
+          {"output", o.output.path},
           {"trace_events", c.trace_events},
           {"imported", imported},
           {"imported_total", c.imported()},
@@ -51,15 +52,17 @@ nlohmann::json ReportJson(const Options& o, const interop::ImportedTrace& t) {
 
 void PrintTable(const Options& o, const interop::ImportedTrace& t) {
   const interop::ChromeImportCounts& c = t.counts;
-  fmt::print("imported {} of {} events from {} into {}\n", c.imported(), c.trace_events, o.input,
-             o.output);
+  std::FILE* out = o.output.Messages();
+  PrintLine(out, fmt::format("imported {} of {} events from {} into {}", c.imported(),
+                             c.trace_events, o.input,
+                             o.output.ToStdout() ? "stdout" : o.output.path));
   Table table({"kind", "events"});
   table.SetRightAligned({false, true});
   for (const auto& [key, n] : ImportedRows(c))
     if (n) table.AddRow({key, std::to_string(n)});
   if (table.rows()) {
-    fmt::print("\n");
-    table.PrintText(stdout);
+    fmt::print(out, "\n");
+    table.PrintText(out);
   }
   uint64_t skipped = c.skipped_phase + c.skipped_category + c.skipped_not_object;
   if (skipped) {
@@ -76,36 +79,31 @@ void PrintTable(const Options& o, const interop::ImportedTrace& t) {
                             c.skipped_categories[i].second);
       line += ")";
     }
-    fmt::print("\n");
-    PrintLine(stdout, line);
+    fmt::print(out, "\n");
+    PrintLine(out, line);
   }
   if (c.device_from_pid)
-    fmt::print("{} GPU events had no args.device: device taken from pid\n", c.device_from_pid);
+    fmt::print(out, "{} GPU events had no args.device: device taken from pid\n", c.device_from_pid);
 }
 
 void PrintCsv(const Options& o, const interop::ImportedTrace& t) {
   const interop::ChromeImportCounts& c = t.counts;
+  std::FILE* out = o.output.Messages();
   Table table({"key", "value"});
   table.AddRow({"input", o.input});
-  table.AddRow({"output", o.output});
+  table.AddRow({"output", o.output.path});
   table.AddRow({"trace_events", std::to_string(c.trace_events)});
   for (const auto& [key, n] : ImportedRows(c)) table.AddRow({key, std::to_string(n)});
   table.AddRow({"skipped_not_complete_events", std::to_string(c.skipped_phase)});
   table.AddRow({"skipped_other_categories", std::to_string(c.skipped_category)});
   table.AddRow({"skipped_not_objects", std::to_string(c.skipped_not_object)});
-  table.PrintCsv(stdout);
+  table.PrintCsv(out);
 }
 
 int Run(const Options& o) {
   // Fail before parsing a large file when the answer is already known; the
   // writer's O_EXCL still guards against a race.
-  struct stat st;
-  if (lstat(o.output.c_str(), &st) == 0) {
-    PrintError(fmt::format("{} {}: cutrace import never overwrites; remove it or choose "
-                           "another -o",
-                           o.output, S_ISLNK(st.st_mode) ? "is a symlink" : "exists"));
-    return 1;
-  }
+  if (!PrepareOutput(o.output)) return 1;
   interop::ChromeImportOptions import_options;
   import_options.cpu_ops_as_ranges = o.cpu_ops;
   StatusOr<interop::ImportedTrace> trace = interop::ImportChromeJsonFile(o.input, import_options);
@@ -113,7 +111,11 @@ int Run(const Options& o) {
     PrintError(trace.status().message());
     return 1;
   }
-  if (Status s = interop::WriteImportedTrace(*trace, o.input, o.output); !s.ok()) {
+  if (o.output.ToStdout()) {
+    std::string bytes;
+    interop::EncodeImportedTrace(*trace, o.input, &bytes);
+    if (!WriteStdout(bytes)) return 1;
+  } else if (Status s = interop::WriteImportedTrace(*trace, o.input, o.output.path); !s.ok()) {
     PrintError(s.message());
     return 1;
   }
@@ -131,7 +133,7 @@ int Run(const Options& o) {
                            "assumed",
                            c.device_unknown));
   if (o.format == Format::kJson)
-    PrintJson(ReportJson(o, *trace), stdout);
+    PrintJson(ReportJson(o, *trace), o.output.Messages());
   else if (o.format == Format::kCsv)
     PrintCsv(o, *trace);
   else
@@ -145,8 +147,7 @@ void Register(CLI::App& app, int* exit_code) {
       "import", "Convert a Chrome trace JSON from torch.profiler (Kineto) to a cutrace trace");
   cmd->add_option("trace", options->input, "Chrome trace JSON ({\"traceEvents\":[...]} or [...])")
       ->required();
-  cmd->add_option("-o,--output", options->output, "The cutrace trace to create (never overwritten)")
-      ->required();
+  AddOutputOptions(cmd, &options->output, "The cutrace trace to create");
   cmd->add_flag("--cpu-ops", options->cpu_ops,
                 "Also import CPU operators (cat cpu_op) as ranges in domain \"cpu_op\"");
   AddFormatOption(cmd, &options->format);

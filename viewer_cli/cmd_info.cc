@@ -174,8 +174,59 @@ void PrintKv(const char* key, const std::string& value) {
   PrintLine(stdout, fmt::format("  {:<18}{}", key, value));
 }
 
+// What recording cost: CUPTI's buffers, the file written, the tool's own
+// time and memory, continuous mode's windows.
+void PrintRecordingCosts(const proto::Statistics& s, const proto::Header& h) {
+  PrintKv("buffers", fmt::format("{} requested, {} completed, {} refused ({})",
+                                 s.buffers_requested(), s.buffers_completed(),
+                                 s.buffers_refused(), FormatBytes(s.buffer_bytes())));
+  PrintKv("written", fmt::format("{} in {} packets", FormatBytes(s.bytes_written()),
+                                 s.packets_written()));
+  if (s.queue_capacity_batches())
+    PrintKv("writer queue", fmt::format("peak {} of {} batches", s.queue_peak_batches(),
+                                        s.queue_capacity_batches()));
+  // CUPTI's own time comes from its OVERHEAD records: a trace whose kinds
+  // leave them out (CUTRACE_KINDS without "overhead") has none to sum, and
+  // a 0 would read as "CUPTI cost nothing". Traces from before the word
+  // existed list no "overhead" but had the records with the API ones, so
+  // a time that is there is shown.
+  const auto& kinds = h.enabled_kinds();
+  const bool cupti_unknown = s.cupti_overhead_ns() == 0 && !kinds.empty() &&
+                             std::find(kinds.begin(), kinds.end(), "overhead") == kinds.end();
+  PrintKv("tool overhead", fmt::format("{} CPU, CUPTI {}, peak memory {}",
+                                       FormatDuration(s.tool_cpu_ns()),
+                                       cupti_unknown ? std::string("not recorded (no overhead records)")
+                                                     : FormatDuration(s.cupti_overhead_ns()),
+                                       FormatBytes(s.peak_memory_bytes())));
+  if (s.records_handled() || s.memory_cap_bytes() || s.ring_bytes() || s.aggregate_bytes() ||
+      s.windows()) {
+    PrintKv("tool memory", fmt::format("cap {}, queue {}, flight recorder {}, aggregates {}",
+                                       s.memory_cap_bytes() ? FormatBytes(s.memory_cap_bytes()) : "none",
+                                       FormatBytes(s.queue_bytes()), FormatBytes(s.ring_bytes()),
+                                       FormatBytes(s.aggregate_bytes())));
+    PrintKv("records handled", fmt::format("{}{}", s.records_handled(),
+                                           s.records_dropped_memory_cap()
+                                               ? fmt::format(" ({} dropped at the memory cap)",
+                                                             s.records_dropped_memory_cap())
+                                               : ""));
+    if (s.windows()) {
+      PrintKv("windows", s.cupti_detaches() ? fmt::format("{} (CUPTI detached between them {} times)",
+                                                         s.windows(), s.cupti_detaches())
+                                            : std::to_string(s.windows()));
+      if (s.buffers_dropped_at_detach()) {
+        PrintKv("dropped at detach", fmt::format("{} (activity buffers CUPTI handed back while "
+                                                 "detaching, dropped unread)", s.buffers_dropped_at_detach()));
+      }
+    }
+  }
+}
+
 void PrintText(const TraceData& t) {
   const proto::Header& h = t.header;
+  // A trace converted from another format (cutrace import) has no recording
+  // behind it: no process ids, CUDA versions, clock anchors, CUPTI buffers
+  // or tool costs, so those lines, all zeros, are left out.
+  const bool imported = !h.source_format().empty();
   fmt::print("file\n");
   PrintKv("path", t.path);
   PrintKv("size", fmt::format("{} ({} packets)", FormatBytes(t.read.file_bytes), t.read.packets));
@@ -212,7 +263,7 @@ void PrintText(const TraceData& t) {
 
   fmt::print("\nprocess\n");
   PrintKv("host", Or(h.host()));
-  PrintKv("pid", fmt::format("{} (parent {})", h.pid(), h.ppid()));
+  if (!imported || h.pid() != 0) PrintKv("pid", fmt::format("{} (parent {})", h.pid(), h.ppid()));
   std::string command;
   for (const std::string& arg : h.command_line()) {
     if (!command.empty()) command += ' ';
@@ -222,15 +273,18 @@ void PrintText(const TraceData& t) {
   }
   PrintKv("command", Or(command));
   PrintKv("rank", Or(h.rank()));
-  PrintKv("CUDA", fmt::format("driver {}, runtime {}, CUPTI API {}",
+  if (!imported)
+    PrintKv("CUDA", fmt::format("driver {}, runtime {}, CUPTI API {}",
                               Version(h.cuda_driver_version()), Version(h.cuda_runtime_version()),
                               h.cupti_api_version() ? std::to_string(h.cupti_api_version()) : "-"));
   std::string clock = proto::ClockDomain_Name(h.clock());
   if (clock.rfind("CLOCK_DOMAIN_", 0) == 0) clock.erase(0, 13);
   for (char& c : clock) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   PrintKv("clock", Or(clock, "unknown"));
-  PrintKv("start anchor", Anchor(h.start_anchor()));
-  PrintKv("end anchor", t.end ? Anchor(t.end->end_anchor()) : "-");
+  if (!imported || h.has_start_anchor()) {
+    PrintKv("start anchor", Anchor(h.start_anchor()));
+    PrintKv("end anchor", t.end ? Anchor(t.end->end_anchor()) : "-");
+  }
   std::string kinds;
   for (const std::string& k : h.enabled_kinds()) {
     if (!kinds.empty()) kinds += ", ";
@@ -276,7 +330,8 @@ void PrintText(const TraceData& t) {
                                 s.kernels(), s.memcpys(), s.memsets(), s.ranges(), s.api_calls(),
                                 s.syncs()));
     uint64_t dropped = s.records_dropped_by_cupti() + s.records_dropped_queue_full();
-    PrintKv("dropped", fmt::format("{} by CUPTI, {} queue full{}", s.records_dropped_by_cupti(),
+    if (!imported || dropped)
+      PrintKv("dropped", fmt::format("{} by CUPTI, {} queue full{}", s.records_dropped_by_cupti(),
                                    s.records_dropped_queue_full(),
                                    dropped ? ": reports undercount" : ""));
     uint64_t invalid = 0;
@@ -290,48 +345,8 @@ void PrintText(const TraceData& t) {
                                      "counters carry gpu__time_duration)",
                                      s.kernels_untimed()));
     PrintKv("other records", std::to_string(s.other_records()));
-    PrintKv("buffers", fmt::format("{} requested, {} completed, {} refused ({})",
-                                   s.buffers_requested(), s.buffers_completed(),
-                                   s.buffers_refused(), FormatBytes(s.buffer_bytes())));
-    PrintKv("written", fmt::format("{} in {} packets", FormatBytes(s.bytes_written()),
-                                   s.packets_written()));
-    if (s.queue_capacity_batches())
-      PrintKv("writer queue", fmt::format("peak {} of {} batches", s.queue_peak_batches(),
-                                          s.queue_capacity_batches()));
-    // CUPTI's own time comes from its OVERHEAD records: a trace whose kinds
-    // leave them out (CUTRACE_KINDS without "overhead") has none to sum, and
-    // a 0 would read as "CUPTI cost nothing". Traces from before the word
-    // existed list no "overhead" but had the records with the API ones, so
-    // a time that is there is shown.
-    const auto& kinds = h.enabled_kinds();
-    const bool cupti_unknown = s.cupti_overhead_ns() == 0 && !kinds.empty() &&
-                               std::find(kinds.begin(), kinds.end(), "overhead") == kinds.end();
-    PrintKv("tool overhead", fmt::format("{} CPU, CUPTI {}, peak memory {}",
-                                         FormatDuration(s.tool_cpu_ns()),
-                                         cupti_unknown ? std::string("not recorded (no overhead records)")
-                                                       : FormatDuration(s.cupti_overhead_ns()),
-                                         FormatBytes(s.peak_memory_bytes())));
-    if (s.records_handled() || s.memory_cap_bytes() || s.ring_bytes() || s.aggregate_bytes() ||
-        s.windows()) {
-      PrintKv("tool memory", fmt::format("cap {}, queue {}, flight recorder {}, aggregates {}",
-                                         s.memory_cap_bytes() ? FormatBytes(s.memory_cap_bytes()) : "none",
-                                         FormatBytes(s.queue_bytes()), FormatBytes(s.ring_bytes()),
-                                         FormatBytes(s.aggregate_bytes())));
-      PrintKv("records handled", fmt::format("{}{}", s.records_handled(),
-                                             s.records_dropped_memory_cap()
-                                                 ? fmt::format(" ({} dropped at the memory cap)",
-                                                               s.records_dropped_memory_cap())
-                                                 : ""));
-      if (s.windows()) {
-        PrintKv("windows", s.cupti_detaches() ? fmt::format("{} (CUPTI detached between them {} times)",
-                                                           s.windows(), s.cupti_detaches())
-                                              : std::to_string(s.windows()));
-        if (s.buffers_dropped_at_detach()) {
-          PrintKv("dropped at detach", fmt::format("{} (activity buffers CUPTI handed back while "
-                                                   "detaching, dropped unread)", s.buffers_dropped_at_detach()));
-        }
-      }
-    }
+    // The rest is what recording cost: nothing for an import.
+    if (!imported) PrintRecordingCosts(s, h);
   }
   if (!t.warnings.empty() || !t.read.problems.empty()) {
     fmt::print("\nproblems\n");

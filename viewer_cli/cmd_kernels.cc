@@ -19,6 +19,7 @@
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/metric_views.h"
 #include "viewer_cli/occupancy_views.h"
+#include "viewer_cli/option_words.h"
 #include "viewer_cli/region_options.h"
 #include "viewer_cli/report_common.h"
 #include "viewer_cli/report_views.h"
@@ -114,13 +115,12 @@ void Register(CLI::App& app, int* exit_code) {
   cmd->add_option("files", options->files, "Trace files")->required();
   AddFormatOption(cmd, &options->format);
   cmd->add_option("--top", options->top, "Show only the first N kernels (0: all)");
-  static const std::map<std::string, analysis::KernelSort> kSorts = {
-      {"total", analysis::KernelSort::kTotal},
-      {"count", analysis::KernelSort::kCount},
-      {"avg", analysis::KernelSort::kAvg},
-      {"max", analysis::KernelSort::kMax}};
-  cmd->add_option("--sort", options->sort, "Sort by total, count, avg or max (descending)")
-      ->transform(CLI::CheckedTransformer(kSorts, CLI::ignore_case))
+  EnumWords<analysis::KernelSort>(
+      cmd->add_option("--sort", options->sort, "Sort by total, count, avg or max (descending)"),
+      {{"total", analysis::KernelSort::kTotal},
+       {"count", analysis::KernelSort::kCount},
+       {"avg", analysis::KernelSort::kAvg},
+       {"max", analysis::KernelSort::kMax}})
       ->default_str("total");
   AddRegionOptions(cmd, &options->region);
   cmd->callback([options, exit_code] { *exit_code = Run(*options); });

@@ -12,6 +12,7 @@
 #include "interop/export/export_sink.h"
 #include "interop/merge/trace_merge.h"
 #include "interop/merge/trace_placement.h"
+#include "viewer_cli/output_file.h"
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/report_common.h"
 
@@ -20,7 +21,7 @@ namespace {
 
 struct Options {
   std::vector<std::string> files;
-  std::string output;
+  OutputOption output;
 };
 
 int Run(const Options& o) {
@@ -28,12 +29,7 @@ int Run(const Options& o) {
     PrintError("merge needs at least two trace files");
     return 2;
   }
-  struct stat st;
-  if (lstat(o.output.c_str(), &st) == 0) {
-    PrintError(fmt::format("{} {}: cutrace never overwrites; remove it or choose another -o",
-                           o.output, S_ISLNK(st.st_mode) ? "is a symlink" : "exists"));
-    return 1;
-  }
+  if (!PrepareOutput(o.output)) return 1;
   LoadedTraces loaded;
   if (!LoadTraces(o.files, &loaded)) return 1;
   StatusOr<interop::PlacedTraces> placed = interop::PlaceTraces(loaded.all);
@@ -42,19 +38,28 @@ int Run(const Options& o) {
     return 1;
   }
   interop::MergedTrace merged = interop::MergePlacedTraces(*placed);
-  auto file = interop::FileSink::Create(o.output);
-  if (!file.ok()) {
-    PrintError(file.status().message());
-    return 1;
+  Status s;
+  if (o.output.ToStdout()) {
+    StdoutSink out;
+    s = interop::EncodeMergedTrace(merged, &out);
+    if (s.ok()) s = out.Finish();
+  } else {
+    auto file = interop::FileSink::Create(o.output.path);
+    if (!file.ok()) {
+      PrintError(file.status().message());
+      return 1;
+    }
+    s = interop::EncodeMergedTrace(merged, file->get());
+    if (s.ok()) s = (*file)->Commit();
   }
-  Status s = interop::EncodeMergedTrace(merged, file->get());
-  if (s.ok()) s = (*file)->Commit();
   if (!s.ok()) {
     PrintError(s.message());
     return 1;
   }
-  fmt::print("merged {} files ({} devices) into {}\n", loaded.all.size(), merged.devices.size(),
-             o.output);
+  std::FILE* messages = o.output.Messages();
+  PrintLine(messages, fmt::format("merged {} files ({} devices) into {}", loaded.all.size(),
+                                  merged.devices.size(),
+                                  o.output.ToStdout() ? "stdout" : o.output.path));
   // How each input moved and which ids its devices now have.
   for (size_t f = 0; f < placed->traces.size(); ++f) {
     const TraceData& t = *loaded.all[f];
@@ -65,7 +70,7 @@ int Run(const Options& o) {
     for (const interop::PlacedDevice& d : placed->devices)
       if (d.file == f && d.id != d.original)
         line += fmt::format(", device {} -> {}", d.original, d.id);
-    PrintLine(stdout, line);
+    PrintLine(messages, line);
   }
   return 0;
 }
@@ -75,8 +80,7 @@ void Register(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "merge", "Merge traces of several processes/ranks/hosts into one, on one timeline");
   cmd->add_option("files", options->files, "Trace files (each with clock anchors)")->required();
-  cmd->add_option("-o,--output", options->output, "The trace to create (never overwritten)")
-      ->required();
+  AddOutputOptions(cmd, &options->output, "The trace to create");
   cmd->callback([options, exit_code] { *exit_code = Run(*options); });
 }
 

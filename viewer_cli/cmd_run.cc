@@ -60,6 +60,7 @@
 #include "collector/trace_loader.h"
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/metric_check.h"
+#include "viewer_cli/option_words.h"
 #include "viewer_cli/output.h"
 
 namespace cutrace::cli {
@@ -430,11 +431,11 @@ void Register(CLI::App& app, int* exit_code) {
                   "(default: all but sync, whose records cost; the sync API calls are kept; "
                   "--mode continuous: no api either, so that CUPTI detaches between windows)");
   cmd->add_option("--buffer-size", options->buffer_size, "CUPTI buffer size, 1M..8M (default 2M)");
-  cmd->add_option("--mode", options->mode,
-                  "trace (every event, default), summary (per-interval aggregates, "
-                  "CUTRACE_SUMMARY_INTERVAL) or continuous (windows: CUTRACE_WINDOW every "
-                  "CUTRACE_PERIOD)")
-      ->check(CLI::IsMember({"trace", "summary", "continuous"}));
+  StringWords(cmd->add_option("--mode", options->mode,
+                              "trace (every event, default), summary (per-interval aggregates, "
+                              "CUTRACE_SUMMARY_INTERVAL) or continuous (windows: CUTRACE_WINDOW "
+                              "every CUTRACE_PERIOD)"),
+              {"trace", "summary", "continuous"});
   cmd->add_option("--metrics", options->metrics,
                   "Hardware counters: presets (cutrace metrics --list) and/or metric names, "
                   "comma-separated (names the GPU lacks stop the run before the program starts); "

@@ -22,8 +22,6 @@
 namespace cutrace::cli {
 namespace {
 
-// Table form keeps names to this width so the summary fits a terminal.
-constexpr size_t kNameWidth = 90;
 // Kernels listed in the rank imbalance of several files.
 constexpr size_t kTopImbalance = 10;
 
@@ -189,15 +187,15 @@ Rendered RenderSummary(const analysis::SummaryReport& s, analysis::TraceSet trac
     r.tables.push_back(OverlapTable(s.timeline, format));
     r.tables.back().title = "devices";
   }
-  r.tables.push_back(KernelsTable(s.kernels, format, kNameWidth));
+  r.tables.push_back(KernelsTable(s.kernels, format));
   r.tables.back().title = fmt::format("top kernels ({} of {} names, {} instances, {} total)",
                                       s.kernels.kernels.size(), s.kernels.distinct,
                                       s.kernels.kernel_count, FormatDuration(s.kernels.total_ns));
   r.tables.push_back(CopiesTable(s.copies, format));
   r.tables.back().title = "copies and memsets";
-  r.tables.push_back(GapsTable(s.timeline, traces, format, kNameWidth / 2));
+  r.tables.push_back(GapsTable(s.timeline, traces, format));
   r.tables.back().title = "longest gaps per device";
-  r.tables.push_back(RangesTable(s.nvtx, format, kNameWidth / 2));
+  r.tables.push_back(RangesTable(s.nvtx, format));
   r.tables.back().title = "top NVTX ranges";
   if (!s.nvtx.ranges.empty() && RangesWithoutProjection(traces))
     r.tables.back().title += std::string(" (") + kNoProjectionNote + ")";
@@ -207,7 +205,7 @@ Rendered RenderSummary(const analysis::SummaryReport& s, analysis::TraceSet trac
   // CSV sections must match between the files and the aggregate, so the
   // imbalance (an aggregate-only table) is shown in table form only.
   if (format == Format::kTable && traces.size() >= 2)
-    r.tables.push_back(ImbalanceTable(s.imbalance, traces.size(), format, kNameWidth / 2));
+    r.tables.push_back(ImbalanceTable(s.imbalance, traces.size(), format));
   return r;
 }
 
@@ -238,6 +236,15 @@ void Register(CLI::App& app, int* exit_code) {
   AddSummaryFormatOption(cmd, &options->format, &options->openmetrics);
   AddRegionOptions(cmd, &options->region);
   cmd->callback([options, exit_code] {
+    if (options->format == Format::kCsv) {
+      // Several tables of different columns are no one CSV a reader such as
+      // pandas can load; say where each table's CSV is instead.
+      PrintError("summary --format csv: the summary is several tables; use --format json, or "
+                 "--format csv with the report of one table (kernels, memcpy, gaps, overlap, "
+                 "nvtx, api)");
+      *exit_code = 2;
+      return;
+    }
     if (options->openmetrics) {
       *exit_code = RunOpenMetrics(options->files);
       return;

@@ -13,6 +13,7 @@
 #include "analysis/timeline_bins.h"
 #include "collector/sat_math.h"
 #include "viewer_cli/command_registry.h"
+#include "viewer_cli/display.h"
 #include "viewer_cli/region_options.h"
 #include "viewer_cli/report_common.h"
 
@@ -21,17 +22,10 @@ namespace {
 
 constexpr size_t kLabelWidth = 8;  // "compute " before the bar
 constexpr size_t kMinBins = 10;
-constexpr size_t kDefaultWidth = 100;
-// --width is refused outside this range (a usage error) and $COLUMNS is
-// clamped into it: a hostile or mistyped width must not size the bars (and
-// their memory) beyond what any terminal shows.
-constexpr size_t kMinWidth = 20;
-constexpr size_t kMaxWidth = 1000;
 
 struct Options {
   std::vector<std::string> files;
   Format format = Format::kTable;
-  size_t width = 0;  // 0: $COLUMNS, else kDefaultWidth
   size_t bins = 0;   // 0: as many as the width allows
   analysis::RegionSpec region;
 };
@@ -124,15 +118,10 @@ Rendered Render(analysis::TraceSet traces, Format format, size_t bins,
 }
 
 int Run(const Options& o) {
-  size_t width = o.width;
-  if (width == 0) {
-    // $COLUMNS is whatever the environment says: junk or 0 means unset, a
-    // number out of range is clamped (strtoull saturates huge ones).
-    const char* columns = std::getenv("COLUMNS");
-    unsigned long long env = columns && *columns != '-' ? std::strtoull(columns, nullptr, 10) : 0;
-    width = env == 0 ? kDefaultWidth
-                     : static_cast<size_t>(std::clamp<unsigned long long>(env, kMinWidth, kMaxWidth));
-  }
+  // --width (shared by every report, display.h) is refused outside
+  // 20..1000 and $COLUMNS is clamped into it: a hostile or mistyped width
+  // must not size the bars (and their memory) beyond what any terminal shows.
+  const size_t width = OutputWidth();
   size_t bins = o.bins;
   if (bins == 0) bins = width > kLabelWidth + 2 + kMinBins ? width - kLabelWidth - 2 : kMinBins;
   return RunWindowedReport(o.files, o.format, o.region,
@@ -148,10 +137,6 @@ void Register(CLI::App& app, int* exit_code) {
       "timeline", "Per-device utilization over time (compute, copy, idle) in the terminal");
   cmd->add_option("files", options->files, "Trace files")->required();
   AddFormatOption(cmd, &options->format);
-  cmd->add_option("--width", options->width,
-                  fmt::format("Terminal width in characters, {}..{} (default: $COLUMNS or {})",
-                              kMinWidth, kMaxWidth, kDefaultWidth))
-      ->check(CLI::Range(kMinWidth, kMaxWidth));
   cmd->add_option("--bins", options->bins, "Time bins (default: as many as the width allows)")
       ->check(CLI::Range(size_t{1}, size_t{100000}));
   AddRegionOptions(cmd, &options->region);

@@ -7,17 +7,47 @@
 #include <fmt/core.h>
 
 #include "collector/metric_presets.h"
+#include "collector/sat_math.h"
 
 namespace cutrace::cli {
 namespace {
 
 using nlohmann::json;
 
-std::string Value(double v, const Cells& c) {
+// A count with an SI prefix and what it counts: "812 inst", "1.23 M inst",
+// "4.50 G/s".
+std::string Scaled(double v, const std::string& unit) {
+  static const char* const kPrefixes[] = {"", "K", "M", "G", "T", "P"};
+  size_t p = 0;
+  while (std::fabs(v) >= 1000 && p + 1 < std::size(kPrefixes)) v /= 1000, ++p;
+  std::string out = p == 0 && v == std::floor(v) ? fmt::format("{:.0f}", v)
+                                                  : fmt::format("{:.2f}", v);
+  if (unit == "/s") return out + " " + kPrefixes[p] + unit;
+  if (p > 0) out += std::string(" ") + kPrefixes[p];
+  if (!unit.empty()) out += " " + unit;
+  return out;
+}
+
+bool Has(const std::string& metric, const char* part) {
+  return metric.find(part) != std::string::npos;
+}
+
+// A counter's value with the unit ncu gives it, read from the metric's name:
+// percentages, bytes (binary prefixes, as every other column here), times,
+// rates, and counts of cycles, instructions, sectors and requests.
+std::string Value(const std::string& metric, double v, const Cells& c) {
   if (!c.human()) return fmt::format("{}", v);
-  if (std::fabs(v) >= 1e6) return fmt::format("{:.4g}", v);
-  if (v == std::floor(v)) return fmt::format("{:.0f}", v);
-  return fmt::format("{:.2f}", v);
+  if (!std::isfinite(v)) return fmt::format("{}", v);
+  if (Has(metric, "pct")) return fmt::format("{:.2f}%", v);
+  const bool rate = Has(metric, "per_second");
+  if (Has(metric, "bytes")) return FormatBytes(v < 0 ? 0 : ToU64(v)) + (rate ? "/s" : "");
+  if (Has(metric, "time_duration")) return FormatDuration(v < 0 ? 0 : ToU64(v));
+  if (rate) return Scaled(v, "/s");
+  if (Has(metric, "cycles")) return Scaled(v, "cycle");
+  if (Has(metric, "sectors")) return Scaled(v, "sector");
+  if (Has(metric, "requests")) return Scaled(v, "request");
+  if (Has(metric, "inst")) return Scaled(v, "inst");
+  return Scaled(v, "");
 }
 
 json MetricObject(const analysis::CounterGroup& g, bool totals) {
@@ -35,6 +65,7 @@ void PutOptional(json& evidence, const char* key, const std::optional<double>& v
 std::string MetricLabel(const std::string& metric) {
   namespace m = metric_names;
   static const std::map<std::string, std::string> kLabels = {
+      {m::kGpuTimeDuration, "GPU time"},
       {m::kSmThroughputPct, "SM%"},
       {m::kMemoryThroughputPct, "Mem%"},
       {m::kDramThroughputPct, "DRAM%"},
@@ -82,12 +113,13 @@ void AddKernelMetricColumns(TableSection& t, const analysis::KernelReport& repor
   for (const std::string& m : metrics.metric_names) headers.push_back(c.human() ? MetricLabel(m) : m);
   t.headers.insert(t.headers.begin() + at, headers.begin(), headers.end());
   t.right.insert(t.right.begin() + std::min(at, t.right.size()), headers.size(), true);
+  t.names.insert(t.names.begin() + std::min(at, t.names.size()), headers.size(), false);
   for (size_t r = 0; r < t.rows.size() && r < report.kernels.size(); ++r) {
     const analysis::CounterGroup* g = metrics.Kernel(report.kernels[r].name);
     std::vector<std::string> cells = {c.Count(g ? g->counted : 0)};
     for (const std::string& m : metrics.metric_names) {
       std::optional<double> v = g ? g->Avg(m) : std::nullopt;
-      cells.push_back(v ? Value(*v, c) : (c.human() ? "-" : ""));
+      cells.push_back(v ? Value(m, *v, c) : (c.human() ? "-" : ""));
     }
     std::vector<std::string>& row = t.rows[r];
     row.insert(row.begin() + std::min(at, row.size()), cells.begin(), cells.end());
@@ -101,6 +133,7 @@ json MetricsJson(const analysis::MetricsReport& metrics) {
                        {"counted", g.counted},
                        {"passes", g.max_passes},
                        {"metrics", MetricObject(g, false)}});
+  AddShortNames(kernels);
   json ranges = json::array();
   for (const auto& [name, g] : metrics.ranges)
     ranges.push_back({{"name", name},
@@ -124,12 +157,14 @@ TableSection MetricGroupsTable(const std::map<std::string, analysis::CounterGrou
   t.headers.push_back(c.Header("Name", "name"));
   t.right = std::vector<bool>(t.headers.size(), true);
   t.right.back() = false;
+  t.names = std::vector<bool>(t.headers.size(), false);
+  t.names.back() = true;
   t.empty_note = fmt::format("no counter values for {}", what);
   for (const auto& [name, g] : groups) {
     std::vector<std::string> row = {c.Count(g.counted), c.Count(g.max_passes)};
     for (const std::string& m : metrics.metric_names) {
       std::optional<double> v = g.Avg(m);
-      row.push_back(v ? Value(*v, c) : (c.human() ? "-" : ""));
+      row.push_back(v ? Value(m, *v, c) : (c.human() ? "-" : ""));
     }
     row.push_back(name);
     t.rows.push_back(std::move(row));
@@ -166,6 +201,7 @@ json DiagnosisJson(const analysis::DiagnosisReport& report) {
                        {"why", d.why},
                        {"advice", d.advice}});
   }
+  AddShortNames(kernels);
   json out = {{"kernels", std::move(kernels)}, {"has_counters", report.has_counters}};
   if (!report.counters_note.empty()) out["counters_note"] = report.counters_note;
   return out;
@@ -179,6 +215,7 @@ TableSection DiagnosisTable(const analysis::DiagnosisReport& report, Format form
                c.Header("Why", "why"), c.Header("Next step", "advice"),
                c.Header("Name", "name")};
   t.right = {false, true, true, true, false, false, false};
+  t.names = {false, false, false, false, false, false, true};
   t.empty_note = "no kernels";
   for (const analysis::KernelDiagnosis& d : report.kernels) {
     std::string why;

@@ -7,6 +7,7 @@
 
 #include "analysis/summary_reports.h"
 #include "collector/openmetrics.h"
+#include "viewer_cli/option_words.h"
 #include "viewer_cli/report_common.h"
 
 namespace cutrace::cli {
@@ -43,8 +44,10 @@ void AddSummaryFormatOption(CLI::App* cmd, Format* format, bool* openmetrics) {
            if (v == "json") *format = Format::kJson;
            if (v == "table") *format = Format::kTable;
          },
-         "Output format: table, csv, json or openmetrics")
-      ->check(CLI::IsMember({"table", "csv", "json", "openmetrics"}, CLI::ignore_case))
+         "Output format")
+      ->type_name("table|csv|json|openmetrics")
+      ->transform(internal::WordValidator({"table", "csv", "json", "openmetrics"},
+                                          {"table", "csv", "json", "openmetrics"}))
       ->default_str("table");
 }
 

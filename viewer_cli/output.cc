@@ -9,19 +9,25 @@
 
 #include "collector/csv_field.h"
 #include "collector/sat_math.h"
+#include "collector/short_name.h"
+#include "viewer_cli/display.h"
+#include "viewer_cli/option_words.h"
 
 namespace cutrace::cli {
 
 void AddFormatOption(CLI::App* cmd, Format* format) {
-  static const std::map<std::string, Format> kFormats = {
-      {"table", Format::kTable}, {"csv", Format::kCsv}, {"json", Format::kJson}};
-  cmd->add_option("--format", *format, "Output format: table, csv or json")
-      ->transform(CLI::CheckedTransformer(kFormats, CLI::ignore_case))
+  EnumWords<Format>(cmd->add_option("--format", *format, "Output format"),
+                    {{"table", Format::kTable}, {"csv", Format::kCsv}, {"json", Format::kJson}})
       ->default_str("table");
 }
 
 Table::Table(std::vector<std::string> headers)
-    : headers_(std::move(headers)), right_(headers_.size(), false) {}
+    : headers_(std::move(headers)), right_(headers_.size(), false), names_(headers_.size(), false) {}
+
+void Table::SetNameColumns(std::vector<bool> names) {
+  names.resize(headers_.size(), false);
+  names_ = std::move(names);
+}
 
 void Table::SetRightAligned(std::vector<bool> right_aligned) {
   right_aligned.resize(headers_.size(), false);
@@ -33,52 +39,31 @@ void Table::AddRow(std::vector<std::string> cells) {
   rows_.push_back(std::move(cells));
 }
 
-void Table::PrintText(std::FILE* out) const {
-  // Escaped before measuring, so the columns line up on what is shown.
-  auto escape = [](const std::vector<std::string>& row) {
-    std::vector<std::string> shown;
-    shown.reserve(row.size());
-    for (const std::string& cell : row) shown.push_back(EscapeForTerminal(cell));
-    return shown;
-  };
-  const std::vector<std::string> headers = escape(headers_);
-  std::vector<std::vector<std::string>> rows;
-  rows.reserve(rows_.size());
-  for (const auto& row : rows_) rows.push_back(escape(row));
-  std::vector<size_t> width(headers.size());
-  for (size_t c = 0; c < headers.size(); ++c) width[c] = headers[c].size();
-  for (const auto& row : rows)
-    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
-  auto print_row = [&](const std::vector<std::string>& row) {
-    std::string line;
-    for (size_t c = 0; c < row.size(); ++c) {
-      if (c) line += "  ";
-      size_t pad = width[c] - row[c].size();
-      if (right_[c]) line.append(pad, ' ');
-      line += row[c];
-      if (!right_[c] && c + 1 < row.size()) line.append(pad, ' ');
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    fmt::print(out, "{}\n", line);
-  };
-  print_row(headers);
-  std::vector<std::string> rule;
-  for (size_t c = 0; c < headers.size(); ++c) rule.emplace_back(width[c], '-');
-  print_row(rule);
-  for (const auto& row : rows) print_row(row);
-}
-
 void Table::PrintCsv(std::FILE* out) const {
-  auto print_row = [&](const std::vector<std::string>& row) {
+  std::vector<std::string> names;
+  for (const auto& row : rows_)
+    for (size_t c = 0; c < row.size(); ++c)
+      if (names_[c]) names.push_back(row[c]);
+  const std::map<std::string, std::string> short_names = UniqueShortNames(names);
+  auto print_row = [&](const std::vector<std::string>& row, bool header) {
     std::string line;
     for (size_t c = 0; c < row.size(); ++c) {
       if (c) line += ',';
       AppendCsvField(line, row[c], right_[c] ? CsvKind::kNumber : CsvKind::kText);
+      if (!names_[c]) continue;
+      line += ',';
+      if (header) {
+        AppendCsvField(line, row[c] == "name" ? "short_name" : row[c] + "_short_name",
+                       CsvKind::kText);
+      } else {
+        auto it = short_names.find(row[c]);
+        AppendCsvField(line, it == short_names.end() ? row[c] : it->second, CsvKind::kText);
+      }
     }
     fmt::print(out, "{}\n", line);
   };
-  print_row(headers_);
-  for (const auto& row : rows_) print_row(row);
+  print_row(headers_, true);
+  for (const auto& row : rows_) print_row(row, false);
 }
 
 void Table::Print(Format format, std::FILE* out) const {
@@ -93,13 +78,29 @@ void PrintJson(const nlohmann::json& json, std::FILE* out) {
   fmt::print(out, "{}\n", json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
+void AddShortNames(nlohmann::json& objects) {
+  if (!objects.is_array()) return;
+  std::vector<std::string> names;
+  for (const nlohmann::json& o : objects)
+    if (o.is_object() && o.contains("name") && o["name"].is_string()) names.push_back(o["name"]);
+  const std::map<std::string, std::string> short_names = UniqueShortNames(names);
+  for (nlohmann::json& o : objects)
+    if (o.is_object() && o.contains("name") && o["name"].is_string())
+      o["short_name"] = short_names.at(o["name"].get<std::string>());
+}
+
 std::string FormatDuration(uint64_t ns) {
   if (ns == kSaturated) return kOverflowText;
-  double v = static_cast<double>(ns);
   if (ns < 1000) return fmt::format("{} ns", ns);
-  if (ns < 1000000) return fmt::format("{:.3f} us", v / 1e3);
-  if (ns < 1000000000) return fmt::format("{:.3f} ms", v / 1e6);
-  return fmt::format("{:.3f} s", v / 1e9);
+  // Four significant digits ("8.771 us", "87.71 us", "414.7 us"), as
+  // profilers' tables show, so that a row of times fits a terminal; past
+  // 1000 s, every whole second and three decimals.
+  const double v = static_cast<double>(ns);
+  const char* unit = ns < 1000000 ? "us" : ns < 1000000000 ? "ms" : "s";
+  const double scaled = ns < 1000000 ? v / 1e3 : ns < 1000000000 ? v / 1e6 : v / 1e9;
+  if (scaled >= 1000) return fmt::format("{:.3f} {}", scaled, unit);
+  const int decimals = scaled < 10 ? 3 : scaled < 100 ? 2 : 1;
+  return fmt::format("{:.{}f} {}", scaled, decimals, unit);
 }
 
 std::string FormatBytes(uint64_t bytes) {
@@ -209,7 +210,8 @@ std::string EscapeForTerminal(std::string_view text) {
 }
 
 void PrintLine(std::FILE* out, std::string_view text) {
-  fmt::print(out, "{}\n", EscapeForTerminal(text));
+  for (const std::string& line : WrapText(EscapeForTerminal(text), OutputWidth()))
+    fmt::print(out, "{}\n", line);
 }
 
 void PrintError(const std::string& message) {

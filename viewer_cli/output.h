@@ -33,8 +33,18 @@ class Table {
   // Columns marked in `right_aligned` are numbers: aligned right in table
   // form, and never prefixed against formula injection in CSV.
   void SetRightAligned(std::vector<bool> right_aligned);
+  // Columns marked in `names` hold kernel names: shown as --names says in
+  // table form (display.h ShownNames, unique within the table), and each
+  // followed in CSV by its short form ("short_name" after "name",
+  // "X_short_name" after "X").
+  void SetNameColumns(std::vector<bool> names);
   void AddRow(std::vector<std::string> cells);
   size_t rows() const { return rows_.size(); }
+  // Aligned columns fitted to display.h's OutputWidth(): while too wide, the
+  // widest text column gives up a column (its cells cut in the middle with
+  // "…") down to its header's width or 12; a table still too wide (many
+  // number columns) is printed as several tables, each repeating the name
+  // columns (or the first column) beside as many others as fit.
   void PrintText(std::FILE* out) const;
   void PrintCsv(std::FILE* out) const;
   // Table or CSV by format (JSON is the caller's business).
@@ -43,10 +53,15 @@ class Table {
  private:
   std::vector<std::string> headers_;
   std::vector<bool> right_;
+  std::vector<bool> names_;
   std::vector<std::vector<std::string>> rows_;
 };
 
 void PrintJson(const nlohmann::json& json, std::FILE* out);
+
+// Gives every object of the array `objects` that has a string "name" a
+// "short_name" beside it: collector/short_name.h's, unique within the array.
+void AddShortNames(nlohmann::json& objects);
 
 // `text` with every byte a terminal could act on made visible: \n, \r and
 // \t as those two characters, other C0 controls and DEL as \x1b, C1 controls
@@ -54,8 +69,8 @@ void PrintJson(const nlohmann::json& json, std::FILE* out);
 // Valid UTF-8 text otherwise passes as is.
 std::string EscapeForTerminal(std::string_view text);
 
-// Prints `text` (escaped) and a newline: the one way a report's text lines
-// reach a terminal.
+// Prints `text` (escaped) and a newline, wrapped at spaces to display.h's
+// OutputWidth(): the one way a report's text lines reach a terminal.
 void PrintLine(std::FILE* out, std::string_view text);
 
 // A total that saturated (collector/sat_math.h: kSaturated, 2^64 - 1) is
@@ -63,7 +78,8 @@ void PrintLine(std::FILE* out, std::string_view text);
 // no real total reaches (docs/json-reports.md).
 inline constexpr const char* kOverflowText = "overflow";
 
-// "1.234 ms", "15.0 us", "812 ns", "2.50 s": for humans; JSON and CSV keep ns.
+// "1.234 ms", "15.00 us", "812 ns", "414.7 us", "2.500 s" (four significant
+// digits): for humans; JSON and CSV keep ns.
 std::string FormatDuration(uint64_t ns);
 // "1.50 GiB", "64.0 KiB", "17 B".
 std::string FormatBytes(uint64_t bytes);

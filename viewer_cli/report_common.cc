@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include <fmt/core.h>
 
@@ -18,13 +19,7 @@ bool LoadTraces(const std::vector<std::string>& paths, LoadedTraces* out) {
   for (const std::string& path : paths) {
     StatusOr<TraceData> loaded = LoadTrace(path);
     if (!loaded.ok()) {
-      // The loader's messages mostly start with the path already; keep the
-      // "cutrace: PATH: REASON" shape either way.
-      const std::string& message = loaded.status().message();
-      if (message.rfind(path + ":", 0) == 0)
-        PrintError(message);
-      else
-        PrintError(path + ": " + message);
+      PrintOpenError(path, loaded.status().message());
       return false;
     }
     TraceData& trace = out->traces.emplace_back(std::move(loaded).value());
@@ -39,6 +34,45 @@ bool LoadTraces(const std::vector<std::string>& paths, LoadedTraces* out) {
 
 namespace {
 
+// Whether the file starts as a Chrome/Kineto trace does: '{' or '[' after
+// white space, or gzip's magic (a .json.gz).
+bool LooksLikeJson(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return false;
+  unsigned char head[64];
+  const size_t n = std::fread(head, 1, sizeof head, f);
+  std::fclose(f);
+  if (n >= 2 && head[0] == 0x1f && head[1] == 0x8b) return true;
+  for (size_t i = 0; i < n; ++i) {
+    if (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t') continue;
+    return head[i] == '{' || head[i] == '[';
+  }
+  return false;
+}
+
+}  // namespace
+
+void PrintOpenError(const std::string& path, const std::string& message) {
+  if (message.find("not a cutrace trace") != std::string::npos && LooksLikeJson(path)) {
+    std::string out = path;
+    for (const char* ext : {".json.gz", ".json", ".gz"}) {
+      const std::string e = ext;
+      if (out.size() > e.size() && out.compare(out.size() - e.size(), e.size(), e) == 0) {
+        out.resize(out.size() - e.size());
+        break;
+      }
+    }
+    PrintError(path + ": a Chrome/Kineto JSON trace, not a cutrace trace; convert it first: "
+               "cutrace import " + path + " -o " + out + ".trace");
+    return;
+  }
+  // The reader's messages mostly start with the path already; keep the
+  // "cutrace: PATH: REASON" shape either way.
+  PrintError(message.rfind(path + ":", 0) == 0 ? message : path + ": " + message);
+}
+
+namespace {
+
 void PrintSection(const TableSection& section, std::FILE* out) {
   if (!section.title.empty()) PrintLine(out, section.title);
   if (section.rows.empty() && !section.empty_note.empty()) {
@@ -47,6 +81,7 @@ void PrintSection(const TableSection& section, std::FILE* out) {
   }
   Table table(section.headers);
   table.SetRightAligned(section.right);
+  table.SetNameColumns(section.names);
   for (const auto& row : section.rows) table.AddRow(row);
   table.PrintText(out);
 }
@@ -72,9 +107,16 @@ void PrintCsv(const std::vector<std::pair<std::string, Rendered>>& parts, std::F
     std::vector<std::string> headers = first.headers;
     std::vector<bool> right = first.right;
     right.resize(first.headers.size(), false);
-    if (labelled) headers.insert(headers.begin(), "file"), right.insert(right.begin(), false);
+    std::vector<bool> names = first.names;
+    names.resize(first.headers.size(), false);
+    if (labelled) {
+      headers.insert(headers.begin(), "file");
+      right.insert(right.begin(), false);
+      names.insert(names.begin(), false);
+    }
     Table table(headers);
     table.SetRightAligned(std::move(right));  // numbers are never formula-guarded
+    table.SetNameColumns(std::move(names));
     for (const auto& [label, rendered] : parts) {
       if (s >= rendered.tables.size()) continue;
       for (std::vector<std::string> row : rendered.tables[s].rows) {
@@ -151,7 +193,7 @@ std::string Cells::Bytes(uint64_t bytes) const {
 std::string Cells::Count(uint64_t n) const { return std::to_string(n); }
 
 std::string Cells::Percent(double pct) const {
-  return human_ ? fmt::format("{:.1f}", pct) : fmt::format("{:.3f}", pct);
+  return human_ ? fmt::format("{:.1f}%", pct) : fmt::format("{:.3f}", pct);
 }
 
 std::string Cells::Real(double value, int decimals) const {

@@ -33,6 +33,7 @@ struct TableSection {
   std::string title;  // printed above the table in table form; "" for none
   std::vector<std::string> headers;
   std::vector<bool> right;  // per column: numbers align right
+  std::vector<bool> names;  // per column: kernel names (output.h SetNameColumns)
   std::vector<std::vector<std::string>> rows;
   std::string empty_note;  // printed instead of an empty table in table form
 };
@@ -50,6 +51,11 @@ struct LoadedTraces {
   std::vector<TraceData> traces;
   std::vector<const TraceData*> all;  // pointers into `traces`, in argument order
 };
+
+// Prints why `path` could not be opened as a trace ("cutrace: PATH: REASON");
+// a Chrome/Kineto JSON (or .json.gz) gets the `cutrace import` line to run
+// instead. The one place every command reports an unreadable trace.
+void PrintOpenError(const std::string& path, const std::string& message);
 
 // Loads every path. On the first unreadable file prints "cutrace: PATH:
 // REASON" and returns false. Truncated files load with a warning on stderr.
@@ -75,7 +81,7 @@ class Cells {
   std::string Duration(double ns) const;
   std::string Bytes(uint64_t bytes) const;
   std::string Count(uint64_t n) const;
-  std::string Percent(double pct) const;  // "12.3" in table form, "12.345" in CSV
+  std::string Percent(double pct) const;  // "12.3%" in table form, "12.345" in CSV
   std::string Real(double value, int decimals) const;
 
  private:

@@ -13,10 +13,6 @@ using nlohmann::json;
 
 uint64_t RoundNs(double ns) { return ToU64(ns); }
 
-static std::string Name(const std::string& name, const Cells& cells, size_t width) {
-  return cells.human() && width > 0 ? Shorten(name, width) : name;
-}
-
 json KernelsJson(const analysis::KernelReport& report) {
   json kernels = json::array();
   for (const analysis::KernelStats& k : report.kernels) {
@@ -30,14 +26,18 @@ json KernelsJson(const analysis::KernelReport& report) {
                        {"p99_ns", k.p99_ns},
                        {"stddev_ns", RoundNs(k.stddev_ns)},
                        {"pct", k.pct}});
-    // Every launch counted: the times are gpu__time_duration's, percentiles unknown.
-    if (k.timed_by_counters) kernels.back()["timed_by"] = "counters";
+    // Every launch counted: the times are gpu__time_duration's, the
+    // percentiles and spread unknown: null, not 0.
+    if (k.timed_by_counters) {
+      kernels.back()["timed_by"] = "counters";
+      for (const char* key : {"p50_ns", "p99_ns", "stddev_ns"}) kernels.back()[key] = nullptr;
+    }
   }
+  AddShortNames(kernels);
   return kernels;
 }
 
-TableSection KernelsTable(const analysis::KernelReport& report, Format format,
-                          size_t name_width) {
+TableSection KernelsTable(const analysis::KernelReport& report, Format format) {
   Cells c(format);
   TableSection t;
   t.headers = {c.Header("Time(%)", "pct"),     c.Header("Total", "total_ns"),
@@ -46,6 +46,7 @@ TableSection KernelsTable(const analysis::KernelReport& report, Format format,
                c.Header("Min", "min_ns"),      c.Header("Max", "max_ns"),
                c.Header("StdDev", "stddev_ns"), c.Header("Name", "name")};
   t.right = {true, true, true, true, true, true, true, true, true, false};
+  t.names = {false, false, false, false, false, false, false, false, false, true};
   t.empty_note = "no kernels";
   for (const analysis::KernelStats& k : report.kernels) {
     // A kernel timed only by its counters has no percentiles: a dash, not 0.
@@ -55,7 +56,7 @@ TableSection KernelsTable(const analysis::KernelReport& report, Format format,
                       c.Duration(k.avg_ns), pctl(k.p50_ns), pctl(k.p99_ns),
                       c.Duration(k.min_ns), c.Duration(k.max_ns),
                       k.timed_by_counters ? unknown : c.Duration(k.stddev_ns),
-                      Name(k.name, c, name_width) + (k.timed_by_counters && c.human() ? " [counted]" : "")});
+                      k.name + (k.timed_by_counters && c.human() ? " [counted]" : "")});
     if (k.timed_by_counters && c.human())
       t.title = "[counted]: every launch was counted with hardware counters, which CUPTI does "
                 "not time; the times are gpu__time_duration.sum (serialised, replayed launches)";
@@ -63,10 +64,27 @@ TableSection KernelsTable(const analysis::KernelReport& report, Format format,
   return t;
 }
 
+namespace {
+
+// A share of `whole` in percent (0 when there is no whole).
+double Share(uint64_t part, uint64_t whole) {
+  return whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+
+uint64_t CopyTime(const analysis::CopyReport& report) {
+  uint64_t total = 0;
+  for (const analysis::CopyStats& s : report.copies) total = SatAdd(total, s.total_ns);
+  return total;
+}
+
+}  // namespace
+
 json CopiesJson(const analysis::CopyReport& report) {
   json copies = json::array();
+  const uint64_t whole = CopyTime(report);
   for (const analysis::CopyStats& s : report.copies)
     copies.push_back({{"kind", s.kind},
+                      {"pct", Share(s.total_ns, whole)},
                       {"count", s.count},
                       {"bytes", s.bytes},
                       {"total_ns", s.total_ns},
@@ -78,14 +96,18 @@ json CopiesJson(const analysis::CopyReport& report) {
 TableSection CopiesTable(const analysis::CopyReport& report, Format format) {
   Cells c(format);
   TableSection t;
-  t.headers = {c.Header("Kind", "kind"),   c.Header("Count", "count"),
-               c.Header("Bytes", "bytes"), c.Header("Total", "total_ns"),
-               c.Header("GB/s", "gbps"),   c.Header("Pageable", "pageable_count")};
-  t.right = {false, true, true, true, true, true};
+  t.headers = {c.Header("Time(%)", "pct"), c.Header("Kind", "kind"),
+               c.Header("Count", "count"),   c.Header("Bytes", "bytes"),
+               c.Header("Total", "total_ns"), c.Header("GB/s", "gbps"),
+               c.Header("Pageable", "pageable_count")};
+  t.right = {true, false, true, true, true, true, true};
   t.empty_note = "no copies or memsets";
+  const uint64_t whole = CopyTime(report);
   for (const analysis::CopyStats& s : report.copies)
-    t.rows.push_back({s.kind, c.Count(s.count), c.Bytes(s.bytes), c.Duration(s.total_ns),
-                      c.Real(s.gbps, c.human() ? 2 : 6), c.Count(s.pageable_count)});
+    t.rows.push_back({c.Percent(Share(s.total_ns, whole)), s.kind, c.Count(s.count),
+                      c.Bytes(s.bytes), c.Duration(s.total_ns),
+                      c.human() ? c.Real(s.gbps, 2) + " GB/s" : c.Real(s.gbps, 6),
+                      c.Count(s.pageable_count)});
   return t;
 }
 
@@ -198,13 +220,14 @@ json GapsJson(const analysis::TimelineReport& report, analysis::TraceSet) {
 }
 
 TableSection GapsTable(const analysis::TimelineReport& report, analysis::TraceSet,
-                       Format format, size_t name_width) {
+                       Format format) {
   Cells c(format);
   TableSection t;
   t.headers = {c.Header("Device", "device"),     c.Header("Start", "start_ns"),
                c.Header("Duration", "duration_ns"), c.Header("Cause", "cause"),
                c.Header("Before", "before"),     c.Header("After", "after")};
   t.right = {true, true, true, false, false, false};
+  t.names = {false, false, false, false, true, true};
   t.empty_note = "no gaps listed";
   for (size_t d = 0; d < report.gaps.size(); ++d) {
     const analysis::DeviceGaps& device = report.gaps[d];
@@ -215,8 +238,7 @@ TableSection GapsTable(const analysis::TimelineReport& report, analysis::TraceSe
           c.human() ? "+" + FormatDuration(g.start_ns - origin) : std::to_string(g.start_ns);
       t.rows.push_back({c.Count(device.device), start, c.Duration(g.duration_ns()),
                         analysis::GapCauseName(g.cause),
-                        Name(report.Label(g.before_label), c, name_width),
-                        Name(report.Label(g.after_label), c, name_width)});
+                        report.Label(g.before_label), report.Label(g.after_label)});
     }
   }
   return t;
@@ -240,7 +262,7 @@ json RangesJson(const analysis::NvtxReport& report) {
   return ranges;
 }
 
-TableSection RangesTable(const analysis::NvtxReport& report, Format format, size_t name_width) {
+TableSection RangesTable(const analysis::NvtxReport& report, Format format) {
   Cells c(format);
   TableSection t;
   t.headers = {c.Header("CPU total", "cpu_total_ns"), c.Header("Count", "count"),
@@ -257,7 +279,7 @@ TableSection RangesTable(const analysis::NvtxReport& report, Format format, size
   for (const analysis::NvtxRow& r : report.ranges) {
     // GPU-side annotations have no CPU time; say so instead of printing zeros.
     auto cpu = [&](uint64_t ns) { return r.gpu_range && c.human() ? "-" : c.Duration(ns); };
-    std::string name = Name(r.name, c, name_width);
+    std::string name = r.name;
     if (r.gpu_range && c.human()) name += " [gpu]";
     std::vector<std::string> row = {cpu(r.cpu_total_ns),  c.Count(r.count),
                                     r.gpu_range && c.human() ? "-" : c.Duration(r.cpu_avg_ns),
@@ -275,6 +297,7 @@ json ApiJson(const analysis::ApiReport& report) {
   for (const analysis::ApiStats& a : report.api_calls)
     calls.push_back({{"name", a.name},
                      {"domain", a.domain},
+                     {"pct", Share(a.total_ns, report.total_ns)},
                      {"count", a.count},
                      {"total_ns", a.total_ns},
                      {"avg_ns", RoundNs(a.avg_ns)},
@@ -287,14 +310,16 @@ json ApiJson(const analysis::ApiReport& report) {
 TableSection ApiTable(const analysis::ApiReport& report, Format format) {
   Cells c(format);
   TableSection t;
-  t.headers = {c.Header("Total", "total_ns"), c.Header("Count", "count"),
-               c.Header("Avg", "avg_ns"),     c.Header("Min", "min_ns"),
-               c.Header("Max", "max_ns"),     c.Header("Errors", "errors"),
-               c.Header("Domain", "domain"),  c.Header("Name", "name")};
-  t.right = {true, true, true, true, true, true, false, false};
+  t.headers = {c.Header("Time(%)", "pct"),  c.Header("Total", "total_ns"),
+               c.Header("Count", "count"),    c.Header("Avg", "avg_ns"),
+               c.Header("Min", "min_ns"),     c.Header("Max", "max_ns"),
+               c.Header("Errors", "errors"),  c.Header("Domain", "domain"),
+               c.Header("Name", "name")};
+  t.right = {true, true, true, true, true, true, true, false, false};
   t.empty_note = "no API calls";
   for (const analysis::ApiStats& a : report.api_calls)
-    t.rows.push_back({c.Duration(a.total_ns), c.Count(a.count), c.Duration(a.avg_ns),
+    t.rows.push_back({c.Percent(Share(a.total_ns, report.total_ns)), c.Duration(a.total_ns),
+                      c.Count(a.count), c.Duration(a.avg_ns),
                       c.Duration(a.min_ns), c.Duration(a.max_ns), c.Count(a.errors), a.domain,
                       a.name});
   return t;
@@ -308,11 +333,12 @@ json ImbalanceJson(const std::vector<analysis::KernelImbalance>& rows) {
                    {"slowest_ns", k.slowest_ns},
                    {"median_ns", k.median_ns},
                    {"ratio", k.median_ns ? json(k.ratio) : json()}});
+  AddShortNames(out);
   return out;
 }
 
 TableSection ImbalanceTable(const std::vector<analysis::KernelImbalance>& rows, size_t files,
-                            Format format, size_t name_width) {
+                            Format format) {
   Cells c(format);
   TableSection t;
   t.title = fmt::format("rank imbalance: per kernel, the slowest file's total vs the median "
@@ -322,11 +348,12 @@ TableSection ImbalanceTable(const std::vector<analysis::KernelImbalance>& rows, 
                c.Header("Slowest", "slowest_ns"), c.Header("Median", "median_ns"),
                c.Header("Slowest file", "slowest_file"), c.Header("Name", "name")};
   t.right = {true, true, true, true, false, false};
+  t.names = {false, false, false, false, false, true};
   t.empty_note = "no kernels";
   for (const analysis::KernelImbalance& k : rows)
     t.rows.push_back({c.Duration(k.excess_ns()), k.median_ns ? c.Real(k.ratio, 2) : "-",
                       c.Duration(k.slowest_ns), c.Duration(k.median_ns), k.slowest_path,
-                      Name(k.name, c, name_width)});
+                      k.name});
   return t;
 }
 

@@ -28,9 +28,9 @@ nlohmann::json GapsJson(const analysis::TimelineReport& report, analysis::TraceS
 nlohmann::json RangesJson(const analysis::NvtxReport& report);
 nlohmann::json ApiJson(const analysis::ApiReport& report);
 
-// Tables in the same order. `name_width` > 0 shortens names in table form.
-TableSection KernelsTable(const analysis::KernelReport& report, Format format,
-                          size_t name_width = 0);
+// Tables in the same order. Kernel names are marked as such
+// (TableSection::names): table form shows them as --names says.
+TableSection KernelsTable(const analysis::KernelReport& report, Format format);
 TableSection CopiesTable(const analysis::CopyReport& report, Format format);
 TableSection OverlapTable(const analysis::TimelineReport& report, Format format);
 // Each device's idle time by cause (analysis/gap_causes.h): percent of the
@@ -41,9 +41,8 @@ nlohmann::json CausesJson(const uint64_t* causes, bool skip_zero);
 // One table for all devices' listed gaps (with a device column); starts are
 // offsets from the device's first operation in table form, absolute in CSV.
 TableSection GapsTable(const analysis::TimelineReport& report, analysis::TraceSet traces,
-                       Format format, size_t name_width = 0);
-TableSection RangesTable(const analysis::NvtxReport& report, Format format,
-                         size_t name_width = 0);
+                       Format format);
+TableSection RangesTable(const analysis::NvtxReport& report, Format format);
 TableSection ApiTable(const analysis::ApiReport& report, Format format);
 
 // Rank imbalance over several files (analysis/rank_imbalance.h): the
@@ -51,7 +50,7 @@ TableSection ApiTable(const analysis::ApiReport& report, Format format);
 // without a median (0) is null in JSON and "-" in the table.
 nlohmann::json ImbalanceJson(const std::vector<analysis::KernelImbalance>& rows);
 TableSection ImbalanceTable(const std::vector<analysis::KernelImbalance>& rows, size_t files,
-                            Format format, size_t name_width = 0);
+                            Format format);
 
 // Rounds a non-negative real number of ns to an integer for JSON.
 uint64_t RoundNs(double ns);

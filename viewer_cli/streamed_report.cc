@@ -12,10 +12,7 @@ bool OpenStreams(const std::vector<std::string>& paths, Streams* out) {
   for (const std::string& path : paths) {
     auto opened = analysis::StreamedTrace::Open(path);
     if (!opened.ok()) {
-      // The reader's messages mostly start with the path already; keep the
-      // "cutrace: PATH: REASON" shape either way.
-      const std::string& message = opened.status().message();
-      PrintError(message.rfind(path + ":", 0) == 0 ? message : path + ": " + message);
+      PrintOpenError(path, opened.status().message());
       return false;
     }
     const TraceData& info = (*opened)->info();

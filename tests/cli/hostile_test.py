@@ -75,11 +75,11 @@ def check(label, ok, detail=""):
         failures.append(f"{label}: {detail}")
 
 
-def table_row(text, name):
-    for line in text.splitlines():
-        if line.rstrip().endswith(name):
-            return line.split()
-    return None
+def table_row(text, name, last=False):
+    """The cells of the first (or last) line ending in `name`: a table wider
+    than the terminal is printed in parts, each repeating the name."""
+    rows = [line.split() for line in text.splitlines() if line.rstrip().endswith(name)]
+    return (rows[-1] if last else rows[0]) if rows else None
 
 
 def timeline_checks(d):
@@ -114,7 +114,8 @@ def overflow_checks(d):
     out = expect("sum past 2^64", ["kernels", sums], 0)
     row = table_row(out, "huge")
     # Time(%) Total Count Avg ...: three launches of 2^63 ns each.
-    check("overflowed total", row and row[:4] == ["100.0", "overflow", "3", "overflow"], repr(row))
+    check("overflowed total", row and row[:4] == ["100.0%", "overflow", "3", "overflow"], repr(row))
+    row = table_row(out, "huge", last=True)  # StdDev is in the table's last part
     check("stddev of equal huge values", row and row[-3:-1] == ["0", "ns"], repr(row))
     out = expect("sum past 2^64 csv", ["kernels", sums, "--format", "csv"], 0)
     check("overflowed total csv", out and f"100.000,{U64_MAX},3,{U64_MAX}," in out, repr(out))
@@ -151,9 +152,12 @@ def terminal_checks(d):
 def csv_checks(d):
     names = f"{d}/csv_formula_names.trace"
     out = expect("csv formula", ["kernels", names, "--format", "csv"], 0)
+    # Each name is followed by its short form (guarded the same way).
     for cell in ["'+1+1", "'-2+3", "'@SUM(A1)", "'\tTAB", '"\'=HYPERLINK(""http://x"")"']:
-        check(f"csv guards {cell!r}", f",{cell}\n" in out, repr(out))
-    check("csv plain name", ",plain\n" in out, repr(out))
+        check(f"csv guards {cell!r}", f",{cell}," in out, repr(out))
+    for short in ["'@SUM(\u2026)", "'=HYPERLINK(\u2026)"]:
+        check(f"csv guards short name {short!r}", f",{short}\n" in out, repr(out))
+    check("csv plain name", ",plain,plain\n" in out, repr(out))
     out = expect("csv export", ["export", names, "--format", "csv", "-o", f"{d}/csv"], 0)
     kernels = open(f"{d}/csv/kernels.csv").read()
     check("export guards", ",'+1+1," in kernels and ",'-2+3," in kernels, repr(kernels))

@@ -1,12 +1,18 @@
 #!/usr/bin/env python3
 """Usage errors say what to do: a mistyped command or option gets one line
 naming the word and, where one is close, what was meant (exit 2); `help`
-works as a command. Each case checks the exact line.
+works as a command; an option that takes words lists them plainly; a
+Chrome/Kineto JSON (or .json.gz) given to a report names `cutrace import`
+(exit 1). Each case checks the exact line.
 
-    usage_test.py CUTRACE
+    usage_test.py CUTRACE SOURCE_DIR
 """
+import gzip
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
 CASES = [
     # (arguments, exit status, exact stderr, text stdout must hold)
@@ -39,14 +45,41 @@ CASES = [
      "cutrace: --duration: must be a duration like 1s or 500ms, not 0\n", None),
     (["run", "--capture-range", "cudaProfilerApi", "--mode", "summary", "--", "true"], 2,
      "cutrace: --capture-range, --delay and --duration work in trace mode only\n", None),
+    (["kernels", "--format", "xml", "x.trace"], 2,
+     "cutrace: --format: 'xml' is not one of table, csv, json; see 'cutrace kernels --help'\n",
+     None),
+    (["summary", "--format", "xml", "x.trace"], 2,
+     "cutrace: --format: 'xml' is not one of table, csv, json, openmetrics; "
+     "see 'cutrace summary --help'\n", None),
+    (["kernels", "--sort", "name", "x.trace"], 2,
+     "cutrace: --sort: 'name' is not one of total, count, avg, max; "
+     "see 'cutrace kernels --help'\n", None),
+    (["kernels", "--names", "long", "x.trace"], 2,
+     "cutrace: --names: 'long' is not one of short, full; see 'cutrace kernels --help'\n", None),
+    # --help shows the words, never CLI11's {csv->1,...} maps.
+    (["kernels", "--help"], 0, "", "--format table|csv|json"),
+    (["summary", "--help"], 0, "", "--format table|csv|json|openmetrics"),
+    # Files given as they are (run inside a scratch folder holding them).
+    (["summary", "k.json"], 1,
+     "cutrace: k.json: a Chrome/Kineto JSON trace, not a cutrace trace; convert it first: "
+     "cutrace import k.json -o k.trace\n", None),
+    (["kernels", "k.json.gz"], 1,
+     "cutrace: k.json.gz: a Chrome/Kineto JSON trace, not a cutrace trace; convert it first: "
+     "cutrace import k.json.gz -o k.trace\n", None),
 ]
 
 
 def main():
-    cutrace = sys.argv[1]
+    cutrace, source = sys.argv[1], sys.argv[2]
+    scratch = tempfile.mkdtemp(prefix="usage_test_")
+    fixture = os.path.join(source, "tests", "data", "kineto_small.json")
+    shutil.copy(fixture, os.path.join(scratch, "k.json"))
+    with open(fixture, "rb") as src, gzip.open(os.path.join(scratch, "k.json.gz"), "wb") as dst:
+        dst.write(src.read())
     failures = []
     for args, want_rc, want_err, want_out in CASES:
-        p = subprocess.run([cutrace] + args, capture_output=True, text=True, timeout=30)
+        p = subprocess.run([cutrace] + args, capture_output=True, text=True, timeout=30,
+                           cwd=scratch)
         label = "cutrace " + " ".join(args)
         if p.returncode != want_rc:
             failures.append(f"{label}: exit {p.returncode}, want {want_rc}")
@@ -54,6 +87,7 @@ def main():
             failures.append(f"{label}: stderr {p.stderr!r}, want {want_err!r}")
         if want_out is not None and want_out not in p.stdout:
             failures.append(f"{label}: stdout lacks {want_out!r}: {p.stdout[:200]!r}")
+    shutil.rmtree(scratch, ignore_errors=True)
     for f in failures:
         print("FAIL:", f)
     print(f"{len(CASES) - len({f.split(':')[0] for f in failures})} passed, "

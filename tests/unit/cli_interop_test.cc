@@ -107,8 +107,28 @@ TEST_F(CliInteropTest, ChromeExportReimportsToTheSameReportsAndNeverOverwrites) 
   r = Run({"export", trace, "--format", "chrome", "-o", exported});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err, "cutrace: " + exported +
-                       " exists: cutrace never overwrites; remove it or choose another -o\n");
+                       " exists: cutrace never overwrites without --force; remove it, choose "
+                       "another -o, or add --force\n");
   EXPECT_EQ(Slurp(exported), before);
+  // --force replaces it (here with a Perfetto file: its first byte is a packet tag).
+  r = Run({"export", trace, "--format", "perfetto", "-o", exported, "--force"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_FALSE(Slurp(exported).empty());
+  EXPECT_EQ(Slurp(exported)[0], '\x0a');
+  // -o -: the data on stdout, the report line on stderr.
+  r = Run({"export", trace, "--format", "chrome", "-o", "-"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, before);
+  EXPECT_NE(r.err.find("exported 6 events"), std::string::npos) << r.err;
+  EXPECT_EQ(Run({"export", trace, "--format", "csv", "-o", "-"}).exit_code, 2);
+  // import -o - writes the same trace bytes a file would hold.
+  ASSERT_EQ(Run({"export", trace, "--format", "chrome", "-o", exported, "--force"}).exit_code, 0);
+  std::string file = dir_ + "/file.trace";
+  ASSERT_EQ(Run({"import", exported, "-o", file}).exit_code, 0);
+  r = Run({"import", exported, "-o", "-"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, Slurp(file));
+  EXPECT_NE(r.err.find("imported 6 of"), std::string::npos) << r.err;
 
   std::string back = dir_ + "/back.trace";
   ASSERT_EQ(Run({"import", exported, "-o", back}).exit_code, 0);
@@ -150,7 +170,12 @@ TEST_F(CliInteropTest, MergeAlignsByAnchorsAndRefusesWithoutThem) {
   EXPECT_EQ(m->records.kernels[0].start_ns, 1'000'000'000'000'001'000u);
   EXPECT_EQ(m->records.kernels[2].start_ns, 1'000'000'000'000'006'000u);
   EXPECT_EQ(m->records.kernels[2].device_id, 1u);
+  const std::string merged_bytes = Slurp(merged);
   EXPECT_EQ(Run({"merge", a, b, "-o", merged}).exit_code, 1);  // never overwritten
+  r = Run({"merge", a, b, "-o", "-"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, merged_bytes);
+  EXPECT_NE(r.err.find("device 0 -> 1"), std::string::npos) << r.err;
 
   std::string bare = WriteTrace("bare.trace", 1, /*anchors=*/false);
   r = Run({"merge", a, bare, "-o", dir_ + "/m2.trace"});

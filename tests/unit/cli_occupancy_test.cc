@@ -174,8 +174,13 @@ TEST_F(CliOccupancyTest, OldDevicePacketsGiveNoTheoreticalOccupancy) {
 TEST_F(CliOccupancyTest, TableAndCsvPutItBesideAchievedOccupancy) {
   const std::string path = WriteTrace(true);
   std::string table = Run({"kernels", path});
-  const size_t header_end = table.find('\n', table.find("Occ%"));
-  const std::string header = table.substr(0, header_end);
+  // The header line of the part of the table (display.h: a table wider than
+  // the terminal is printed in parts) that holds the counters.
+  const size_t occ_at = table.find("Occ%");
+  ASSERT_NE(occ_at, std::string::npos) << table;
+  const size_t header_start = table.rfind('\n', occ_at) + 1;
+  const std::string header =
+      table.substr(header_start, table.find('\n', occ_at) - header_start);
   const size_t occ = header.find("Occ%"), theo = header.find("TheoOcc%"),
                limiter = header.find("Limiter"), regs = header.find("Regs"),
                smem = header.find("Smem"), name = header.find("Name");

@@ -120,9 +120,10 @@ TEST_F(CliReportTest, KernelsJsonShape) {
   EXPECT_EQ(Keys(j), (Keyset{"kernels", "window"}));
   ASSERT_EQ(j["kernels"].size(), 2u);
   const json& step = j["kernels"][0];
-  EXPECT_EQ(Keys(step), (Keyset{"name", "count", "total_ns", "avg_ns", "min_ns", "max_ns",
-                                "p50_ns", "p99_ns", "stddev_ns", "pct"}));
+  EXPECT_EQ(Keys(step), (Keyset{"name", "short_name", "count", "total_ns", "avg_ns", "min_ns",
+                                "max_ns", "p50_ns", "p99_ns", "stddev_ns", "pct"}));
   EXPECT_EQ(step["name"], "step()");  // demangled
+  EXPECT_EQ(step["short_name"], "step()");  // nothing to elide
   EXPECT_EQ(step["count"], 2);
   EXPECT_EQ(step["total_ns"], 300);
   EXPECT_EQ(step["avg_ns"], 150);
@@ -199,7 +200,11 @@ TEST_F(CliReportTest, MemcpyJsonShape) {
   EXPECT_EQ(Keys(j), (Keyset{"copies", "window"}));
   ASSERT_EQ(j["copies"].size(), 2u);
   const json& c = j["copies"][0];
-  EXPECT_EQ(Keys(c), (Keyset{"kind", "count", "bytes", "total_ns", "gbps", "pageable_count"}));
+  EXPECT_EQ(Keys(c),
+            (Keyset{"kind", "pct", "count", "bytes", "total_ns", "gbps", "pageable_count"}));
+  // 100 ns of HtoD and 10 ns of memset: 100/110 and 10/110 of the copy time.
+  EXPECT_DOUBLE_EQ(c["pct"].get<double>(), 100.0 * 100 / 110);
+  EXPECT_DOUBLE_EQ(j["copies"][1]["pct"].get<double>(), 100.0 * 10 / 110);
   EXPECT_EQ(c["kind"], "HtoD");
   EXPECT_EQ(c["count"], 1);
   EXPECT_EQ(c["bytes"], 4000);
@@ -224,6 +229,7 @@ TEST_F(CliReportTest, NvtxApiAndSummaryJsonKeys) {
   EXPECT_EQ(Keys(api), (Keyset{"api_calls", "window"}));
   EXPECT_EQ(api["api_calls"][0]["name"], "cudaLaunchKernel");
   EXPECT_EQ(api["api_calls"][0]["domain"], "runtime");
+  EXPECT_DOUBLE_EQ(api["api_calls"][0]["pct"].get<double>(), 100.0);  // the only call
   json summary = RunJson({"summary", "--format", "json", path});
   for (const char* key : {"kernels", "copies", "devices", "gaps", "ranges", "api_calls"})
     EXPECT_TRUE(summary.contains(key)) << key;
@@ -285,9 +291,9 @@ TEST_F(CliReportTest, SeveralFilesGiveAggregateAndFiles) {
   EXPECT_NE(table.out.find("== all 2 files =="), std::string::npos);
   Result csv = Run({"memcpy", "--format", "csv", a, b});
   EXPECT_EQ(csv.exit_code, 0);
-  EXPECT_EQ(csv.out.rfind("file,kind,count,bytes,total_ns,gbps,pageable_count\n", 0), 0u)
+  EXPECT_EQ(csv.out.rfind("file,pct,kind,count,bytes,total_ns,gbps,pageable_count\n", 0), 0u)
       << csv.out;
-  EXPECT_NE(csv.out.find("\nall,HtoD,2,8000,200,"), std::string::npos) << csv.out;
+  EXPECT_NE(csv.out.find("\nall,90.909,HtoD,2,8000,200,"), std::string::npos) << csv.out;
 }
 
 TEST_F(CliReportTest, BadInputExitsOneWithOneLine) {

@@ -195,15 +195,20 @@ TEST_F(CliSummaryModeTest, OpenMetricsOfSummaryAndFullTracesAgree) {
   const std::string both = Shell(binary_ + " summary --format openmetrics " + summary_ + " " + full_, &status);
   EXPECT_EQ(status, 0);
   size_t types = 0;
-  for (size_t at = both.find("# TYPE cutrace_kernel_calls_total"); at != std::string::npos;
-       at = both.find("# TYPE cutrace_kernel_calls_total", at + 1))
+  for (size_t at = both.find("# TYPE cutrace_kernel_calls counter"); at != std::string::npos;
+       at = both.find("# TYPE cutrace_kernel_calls counter", at + 1))
     ++types;
   EXPECT_EQ(types, 1u);
   if (std::system("command -v promtool >/dev/null 2>&1") != 0) {
     GTEST_SKIP() << "promtool not installed (Debian package prometheus); not checked";
   }
-  Shell(binary_ + " summary --format openmetrics " + summary_ + " " + full_ + " | promtool check metrics", &status);
-  EXPECT_EQ(status, 0) << both;
+  // promtool reads Prometheus' text format: it must parse the OpenMetrics
+  // text; its only remarks may be the counters' "_total" samples lacking a
+  // HELP of their own (collector/openmetrics.h).
+  const std::string lint = Shell(binary_ + " summary --format openmetrics " + summary_ + " " +
+                                     full_ + " | promtool check metrics 2>&1 | grep -v '_total no help text'",
+                                 &status);
+  EXPECT_EQ(lint, "") << both;
 }
 
 }  // namespace

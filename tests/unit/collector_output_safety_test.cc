@@ -60,7 +60,9 @@ TEST(TraceFileMode, ExactlyTheModeAskedForWhateverTheUmask) {
   testing::TempDir dir;
   const mode_t old_umask = umask(077);
   for (mode_t mode : {0600, 0640, 0644, 0400}) {
-    const std::string path = dir.File("m" + std::to_string(mode) + ".trace");
+    // append: GCC 12 -O3 warns -Wrestrict on "m" + std::to_string() (a false positive
+    // of its inlined std::string code).
+    const std::string path = dir.File(std::string("m").append(std::to_string(mode)) + ".trace");
     TraceWriterOptions options;
     options.mode = mode;
     auto w = TraceWriter::Create(path, options);

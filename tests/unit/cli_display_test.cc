@@ -1,0 +1,107 @@
+// Text that fits a terminal (viewer_cli/display.h, Table::PrintText): the
+// four-digit durations, code-point widths, middle cuts, word wrapping, and
+// tables narrowed or split into parts to fit a width, with unique short
+// kernel names.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "viewer_cli/display.h"
+#include "viewer_cli/output.h"
+
+namespace cutrace::cli {
+namespace {
+
+// The lines `table` prints at `width` columns.
+std::vector<std::string> Lines(const Table& table, size_t width) {
+  SetDisplay(width, NameStyle::kShort);
+  char* buffer = nullptr;
+  size_t size = 0;
+  std::FILE* out = open_memstream(&buffer, &size);
+  table.PrintText(out);
+  std::fclose(out);
+  std::istringstream text(std::string(buffer, size));
+  std::free(buffer);
+  SetDisplay(0, NameStyle::kShort);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(text, line);) lines.push_back(line);
+  return lines;
+}
+
+TEST(FormatDuration, KeepsFourSignificantDigits) {
+  EXPECT_EQ(FormatDuration(999), "999 ns");
+  EXPECT_EQ(FormatDuration(8771), "8.771 us");
+  EXPECT_EQ(FormatDuration(87712), "87.71 us");
+  EXPECT_EQ(FormatDuration(414656), "414.7 us");
+  EXPECT_EQ(FormatDuration(4147000), "4.147 ms");
+  EXPECT_EQ(FormatDuration(2500000000), "2.500 s");
+  EXPECT_EQ(FormatDuration(1234567000000), "1234.567 s");
+}
+
+TEST(TextWidth, CountsCodePoints) {
+  EXPECT_EQ(TextWidth("abc"), 3u);
+  EXPECT_EQ(TextWidth("k<\u2026>(\u2026)"), 7u);
+}
+
+TEST(FitText, CutsInTheMiddle) {
+  EXPECT_EQ(FitText("abcdefghij", 10), "abcdefghij");
+  // 5 columns: 3 of the start, the ellipsis, 1 of the end.
+  EXPECT_EQ(FitText("abcdefghij", 5), "abc\u2026j");
+  EXPECT_EQ(TextWidth(FitText("k<\u2026>(\u2026) #ab12 and more", 8)), 8u);
+}
+
+TEST(WrapText, BreaksAtSpacesAndIndents) {
+  EXPECT_EQ(WrapText("  one two three", 9), (std::vector<std::string>{"  one two", "    three"}));
+  EXPECT_EQ(WrapText("short", 9), std::vector<std::string>{"short"});
+  // A unit stays with its number.
+  EXPECT_EQ(WrapText("avg 13.00 us", 10), (std::vector<std::string>{"avg", "  13.00 us"}));
+  // A word longer than a line is cut.
+  EXPECT_EQ(WrapText("abcdefghijkl", 5), (std::vector<std::string>{"abcde", "  fgh", "  ijk", "  l"}));
+}
+
+TEST(TablePrint, NarrowsTheNameColumnToFit) {
+  Table t({"Total", "Name"});
+  t.SetRightAligned({true, false});
+  t.SetNameColumns({false, true});
+  t.AddRow({"1.000 ms", "a_rather_long_kernel_name_that_does_not_fit_in_thirty"});
+  const std::vector<std::string> lines = Lines(t, 30);
+  ASSERT_EQ(lines.size(), 3u);
+  for (const std::string& line : lines) EXPECT_LE(TextWidth(line), 30u) << line;
+  EXPECT_EQ(TextWidth(lines[2]), 30u);
+  EXPECT_NE(lines[2].find("\u2026"), std::string::npos) << lines[2];
+  EXPECT_EQ(lines[2].rfind("1.000 ms  a_rather", 0), 0u) << lines[2];
+}
+
+TEST(TablePrint, SplitsTooManyColumnsIntoParts) {
+  std::vector<std::string> headers;
+  for (int c = 0; c < 8; ++c) headers.push_back("Col" + std::to_string(c));
+  headers.push_back("Name");
+  Table t(headers);
+  std::vector<bool> right(9, true), names(9, false);
+  right[8] = false, names[8] = true;
+  t.SetRightAligned(right);
+  t.SetNameColumns(names);
+  std::vector<std::string> row(8, "12.34 ms");
+  row.push_back("void k<int>(int)");
+  t.AddRow(row);
+  row.back() = "void k<float>(float)";
+  t.AddRow(row);
+  // The names show as "k<…>(…) #xxxx" (13 columns). 8 columns of 8 and the
+  // name need 8*8 + 13 + 8*2 = 93 columns; in 40 each part holds the name
+  // and 2 others (13 + 2*10 = 33; 3 would be 43): 4 parts of 4 lines, with 3
+  // blank lines between them.
+  const std::vector<std::string> lines = Lines(t, 40);
+  ASSERT_EQ(lines.size(), 4u * 4 + 3);
+  for (const std::string& line : lines) EXPECT_LE(TextWidth(line), 40u) << line;
+  // Colliding short names are told apart, in every part.
+  int tagged = 0;
+  for (const std::string& line : lines) tagged += line.find("k<\u2026>(\u2026) #") != std::string::npos;
+  EXPECT_EQ(tagged, 8);
+}
+
+}  // namespace
+}  // namespace cutrace::cli

@@ -1,0 +1,151 @@
+// Table::PrintText: aligned columns fitted to the output width (output.h,
+// display.h).
+#include <algorithm>
+#include <numeric>
+
+#include <fmt/core.h>
+
+#include "viewer_cli/display.h"
+#include "viewer_cli/output.h"
+
+namespace cutrace::cli {
+namespace {
+
+// A text column is never cut narrower than this (or its header); a name
+// column keeps more, the table being split into parts sooner than the names
+// cut past reading.
+constexpr size_t kMinTextColumn = 12;
+constexpr size_t kMinNameColumn = 32;
+constexpr size_t kGap = 2;  // spaces between columns
+
+size_t LineWidth(const std::vector<size_t>& width, const std::vector<size_t>& columns) {
+  size_t total = 0;
+  for (size_t c : columns) total += width[c];
+  return total + (columns.empty() ? 0 : kGap * (columns.size() - 1));
+}
+
+}  // namespace
+
+void Table::PrintText(std::FILE* out) const {
+  // Names shown as --names says, unique within this table.
+  std::vector<std::string> names;
+  for (const auto& row : rows_)
+    for (size_t c = 0; c < row.size(); ++c)
+      if (names_[c]) names.push_back(row[c]);
+  const std::map<std::string, std::string> shown = ShownNames(names);
+  // Escaped before measuring, so the columns line up on what is shown.
+  auto escape = [&](const std::vector<std::string>& row, bool header) {
+    std::vector<std::string> cells;
+    cells.reserve(row.size());
+    for (size_t c = 0; c < row.size(); ++c) {
+      auto it = header || !names_[c] ? shown.end() : shown.find(row[c]);
+      cells.push_back(EscapeForTerminal(it == shown.end() ? row[c] : it->second));
+    }
+    return cells;
+  };
+  const std::vector<std::string> headers = escape(headers_, true);
+  std::vector<std::vector<std::string>> rows;
+  rows.reserve(rows_.size());
+  for (const auto& row : rows_) rows.push_back(escape(row, false));
+
+  const size_t n = headers.size();
+  std::vector<size_t> width(n), floor(n);
+  for (size_t c = 0; c < n; ++c) width[c] = TextWidth(headers[c]);
+  for (const auto& row : rows)
+    for (size_t c = 0; c < n; ++c) width[c] = std::max(width[c], TextWidth(row[c]));
+  for (size_t c = 0; c < n; ++c)
+    floor[c] = right_[c] ? width[c]
+                         : std::min(width[c], std::max(TextWidth(headers[c]),
+                                                       names_[c] ? kMinNameColumn : kMinTextColumn));
+
+  const size_t limit = OutputWidth();
+  const std::vector<size_t> natural = width;
+  std::vector<size_t> all(n);
+  std::iota(all.begin(), all.end(), 0);
+  // Narrow the widest text column, one column at a time, until the line fits.
+  for (size_t total = LineWidth(width, all); total > limit;) {
+    size_t widest = n;
+    for (size_t c = 0; c < n; ++c)
+      if (width[c] > floor[c] && (widest == n || width[c] > width[widest])) widest = c;
+    if (widest == n) break;
+    --width[widest];
+    --total;
+  }
+
+  // Panels: the key columns (names, else the first) beside as many of the
+  // others as fit, in their order.
+  std::vector<size_t> keys;
+  for (size_t c = 0; c < n; ++c)
+    if (names_[c]) keys.push_back(c);
+  if (keys.empty() && n > 0) keys.push_back(0);
+  std::vector<std::vector<size_t>> panels;
+  if (LineWidth(width, all) <= limit) {
+    panels.push_back(all);
+  } else {
+    // The key columns share all of the line but 40 columns (at least half
+    // of it); the others, in parts beside them, keep their widths (text
+    // ones at their floor).
+    width = natural;
+    const size_t key_share = std::max(limit / 2, limit > 40 ? limit - 40 : 0) / keys.size();
+    for (size_t c = 0; c < n; ++c) {
+      const bool key = std::find(keys.begin(), keys.end(), c) != keys.end();
+      if (right_[c]) continue;
+      const size_t least = std::min(width[c], std::max(TextWidth(headers[c]), kMinTextColumn));
+      width[c] = key ? std::max(least, std::min(width[c], key_share)) : floor[c];
+    }
+    std::vector<size_t> panel = keys;
+    size_t added = 0;
+    for (size_t c = 0; c < n; ++c) {
+      if (std::find(keys.begin(), keys.end(), c) != keys.end()) continue;
+      std::vector<size_t> wider = panel;
+      wider.push_back(c);
+      if (added > 0 && LineWidth(width, wider) > limit) {
+        panels.push_back(panel);
+        panel = keys;
+        wider = keys;
+        wider.push_back(c);
+        added = 0;
+      }
+      panel = std::move(wider);
+      ++added;
+    }
+    if (added > 0 || panels.empty()) panels.push_back(panel);
+    for (auto& p : panels) std::sort(p.begin(), p.end());
+  }
+
+  auto print_row = [&](const std::vector<std::string>& row, const std::vector<size_t>& columns) {
+    std::string line;
+    for (size_t i = 0; i < columns.size(); ++i) {
+      const size_t c = columns[i];
+      if (i) line.append(kGap, ' ');
+      const std::string cell = FitText(row[c], width[c]);
+      const size_t pad = width[c] - TextWidth(cell);
+      if (right_[c]) line.append(pad, ' ');
+      line += cell;
+      if (!right_[c] && i + 1 < columns.size()) line.append(pad, ' ');
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    fmt::print(out, "{}\n", line);
+  };
+  const std::vector<size_t> narrowed = width;
+  for (size_t p = 0; p < panels.size(); ++p) {
+    // Room a part leaves goes back to its text columns, names first.
+    width = narrowed;
+    size_t room = limit - std::min(limit, LineWidth(width, panels[p]));
+    for (bool names_pass : {true, false})
+      for (size_t c : panels[p]) {
+        if (right_[c] || names_[c] != names_pass) continue;
+        const size_t more = std::min(room, natural[c] - width[c]);
+        width[c] += more;
+        room -= more;
+      }
+    if (p) fmt::print(out, "\n");
+    print_row(headers, panels[p]);
+    std::vector<std::string> rule;
+    for (size_t c = 0; c < n; ++c) rule.emplace_back(width[c], '-');
+    print_row(rule, panels[p]);
+    for (const auto& row : rows) print_row(row, panels[p]);
+  }
+}
+
+}  // namespace cutrace::cli
