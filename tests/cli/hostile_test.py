@@ -82,15 +82,26 @@ def table_row(text, name, last=False):
     return (rows[-1] if last else rows[0]) if rows else None
 
 
+def skip_window(out):
+    """The text after the "window: " line, which wraps (indented) at --width."""
+    if not out or not out.startswith("window: "):
+        return out
+    lines = out.split("\n")
+    i = 1
+    while i < len(lines) and lines[i].startswith("  "):
+        i += 1
+    return "\n".join(lines[i:])
+
+
 def timeline_checks(d):
     near, whole = f"{d}/kernel_near_2e64.trace", f"{d}/kernel_whole_clock.trace"
     # Every report's first line is its window (issue 19); the bins follow.
     out = expect("timeline near 2^64", ["timeline", near, "--width", "40"], 0)
-    out = out.split("\n", 1)[1] if out and out.startswith("window: ") else out
+    out = skip_window(out)
     # 1000 ns over 40 - 10 = 30 bins: ceil(1000 / 30) = 34 ns a bin.
     check("timeline near 2^64", out and out.startswith("30 bins of 34 ns each"), repr(out[:80]))
     out = expect("timeline whole clock", ["timeline", whole, "--width", "40"], 0)
-    out = out.split("\n", 1)[1] if out and out.startswith("window: ") else out
+    out = skip_window(out)
     check("timeline whole clock", out and out.startswith("30 bins of 614891469.124 s each"),
           repr(out[:80]))
     out = expect("timeline whole clock csv", ["timeline", whole, "--width", "40", "--format", "csv"], 0)

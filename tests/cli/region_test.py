@@ -165,7 +165,8 @@ def checks(tmp):
     counted = s["kernel_count"] + sum(c["count"] for c in s["copies"])
     expect("ops launched inside", counted == launched, f"{counted} != {launched}")
 
-    table = run("summary", trace, "--range", "ProfilerStep*", "--skip-first", "1").stdout
+    table = run("summary", trace, "--range", "ProfilerStep*", "--skip-first", "1",
+                "--width", "1000").stdout  # one line each, unwrapped
     lines = table.splitlines()
     expect("window line", lines[0].startswith("window: NVTX range 'ProfilerStep*' (11 of 12"),
            lines[0])
