@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "viewer_cli/cli_app.h"
@@ -79,7 +80,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!out) std::abort();
   }
   for (const char* report : kReports)
-    for (const char* format : kFormats) Run({report, in, "--format", format});
+    for (const char* format : kFormats) {
+      // summary refuses CSV (several tables are no one CSV): a usage error by design.
+      if (std::string_view(report) == "summary" && std::string_view(format) == "csv") continue;
+      Run({report, in, "--format", format});
+    }
   for (const char* format : kFormats) Run({"diff", in, in, "--format", format});
   Run({"timeline", in, "--width", "20"});
   Run({"timeline", in, "--bins", "1000", "--format", "json"});
