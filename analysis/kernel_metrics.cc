@@ -81,6 +81,10 @@ MetricsReport ComputeMetrics(TraceSet traces, std::span<const CorrelationNames> 
         g.name = group_name;
         ++g.counted;
         g.max_passes = std::max(g.max_passes, s.passes());
+        if (const uint64_t li = s.launch_index(); li != 0) {
+          g.first_launch = g.first_launch == 0 ? li : std::min(g.first_launch, li);
+          g.last_launch = std::max(g.last_launch, li);
+        }
         int n = std::min(s.values_size(), static_cast<int>(names.size()));
         for (int m = 0; m < n; ++m) {
           MetricAggregate& a = g.metrics[names[m]];

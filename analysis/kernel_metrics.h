@@ -7,8 +7,9 @@
 //    `cutrace kernels`. Per kernel name and metric: the average over the
 //    counted launches that have the metric (`counted` = launches with any
 //    counter value), the sum, and the most replay passes one launch took.
-//  - nvtx scope: grouped by range name; per metric the average over the
-//    range's samples and their sum.
+//  - nvtx scope: grouped by range name; a sample per outermost instance of
+//    the range (nested ranges are not counted), so `counted` is the number
+//    of instances; per metric the average over the instances and their sum.
 //
 // Metric names keep the order in which the trace first lists them.
 // Pure; callable from any thread on traces no one is modifying.
@@ -41,6 +42,10 @@ struct CounterGroup {
   std::string name;             // kernel display name, or NVTX range name
   uint64_t counted = 0;         // samples (launches or range instances)
   uint32_t max_passes = 0;      // replay passes of the costliest sample
+  // Kernel scope: the lowest and highest launch index counted (1-based among
+  // the kernel's launches, as --launch-skip/--launch-count select); 0 unknown.
+  uint64_t first_launch = 0;
+  uint64_t last_launch = 0;
   std::map<std::string, MetricAggregate> metrics;
 
   // The average of `metric` over the samples that have it, if any has.

@@ -90,6 +90,7 @@ void EncodeCounterBatch(const CounterBatchInfo& c, ProtoWriter* w) {
     w->Uint(s::kThreadId, x.thread_id);
     w->Int(s::kStartNs, x.start_ns);
     w->Int(s::kEndNs, x.end_ns);
+    w->Uint(s::kLaunchIndex, x.launch_index);
     w->EndNested(token);
   }
   w->String(f::kScope, c.scope);

@@ -86,8 +86,9 @@ struct CounterSampleInfo {
   uint32_t passes = 0;
   uint32_t kernel_name_id = 0;
   uint64_t thread_id = 0;
-  int64_t start_ns = 0;
-  int64_t end_ns = 0;
+  int64_t start_ns = 0;          // NVTX scope: the instance's push (trace clock)
+  int64_t end_ns = 0;            // ... and its pop
+  uint64_t launch_index = 0;     // kernel scope: 1-based among its kernel's launches; 0 unknown
 };
 
 struct CounterBatchInfo {

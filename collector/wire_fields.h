@@ -213,6 +213,7 @@ inline constexpr uint32_t kKernelNameId = 6;
 inline constexpr uint32_t kThreadId = 7;
 inline constexpr uint32_t kStartNs = 8;
 inline constexpr uint32_t kEndNs = 9;
+inline constexpr uint32_t kLaunchIndex = 10;
 }  // namespace CounterSample
 
 namespace CounterBatch {

@@ -14,6 +14,7 @@ constinit LifecycleState g_lifecycle;
 constinit ControlSignalState g_control_signals;
 constinit HandoverState g_handover;
 constinit std::atomic<RangeProfiler*> g_profiler{nullptr};
+constinit std::atomic<int> g_capture_gate{kCaptureNone};
 
 }  // namespace
 
@@ -32,5 +33,6 @@ LifecycleState& Lifecycle() { return g_lifecycle; }
 ControlSignalState& ControlSignals() { return g_control_signals; }
 HandoverState& Handover() { return g_handover; }
 std::atomic<RangeProfiler*>& CurrentProfiler() { return g_profiler; }
+std::atomic<int>& CaptureGate() { return g_capture_gate; }
 
 }  // namespace cutrace::injection

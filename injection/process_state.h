@@ -133,4 +133,12 @@ HandoverState& Handover();
 // the process's end.
 std::atomic<RangeProfiler*>& CurrentProfiler();
 
+// ---- Capture ranges (production/capture_control.cc writes it, the counters
+// of range_profiler.cc read it): kCaptureNone when no capture range is
+// configured, else whether a range is open now. Written by the thread that
+// opens or closes a range (a program thread, or the control thread) under
+// the controller's capture lock; read at every counted launch or NVTX push.
+enum CaptureGateState : int { kCaptureNone = -1, kCaptureClosed = 0, kCaptureOpen = 1 };
+std::atomic<int>& CaptureGate();
+
 }  // namespace cutrace::injection

@@ -21,6 +21,12 @@
 // launches, so a per-range counter equals the sum over its kernels.
 // --truth FILE writes {"copy_bytes","copy_launches","ffma_per_launch",
 // "fma_launches","ranges":{...}}.
+//
+// Instead of the above (issue 20): --phases N runs N sequential outermost
+// NVTX ranges "phase", each with a nested "copy" around two copy launches
+// (2 x N bytes read per phase); --repeat K launches the copy and the FMA
+// kernel K times each, interleaved (for --launch-skip/--launch-count). Their
+// truth: {"phases","phase_read_bytes","repeat"}.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -72,6 +78,8 @@ int main(int argc, char** argv) {
   int iters = 1024;
   const char* truth = nullptr;
   bool occupancy_kernels = false;
+  int phases = 0;   // --phases N: N sequential "phase" ranges of two copies each, instead of the rest
+  int repeat = 0;   // --repeat K: K launches each of the copy and FMA kernels, interleaved, instead
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--occupancy-kernels")) {
       occupancy_kernels = true;
@@ -84,9 +92,12 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--mib")) mib = std::strtoull(argv[i + 1], nullptr, 10);
     else if (!std::strcmp(argv[i], "--iters")) iters = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--truth")) truth = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--phases")) phases = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--repeat")) repeat = std::atoi(argv[i + 1]);
     else {
       std::fprintf(stderr,
-                   "usage: ct_known_work [--mib N] [--iters N] [--truth FILE] [--occupancy-kernels]\n");
+                   "usage: ct_known_work [--mib N] [--iters N] [--truth FILE] [--occupancy-kernels] "
+                   "[--phases N | --repeat K]\n");
       return 2;
     }
     ++i;
@@ -107,6 +118,35 @@ int main(int argc, char** argv) {
 
   int sms = 0;
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  if (phases > 0 || repeat > 0) {
+    // Issue 20's cases: NVTX-scope counters per range instance (each phase
+    // reads 2 x bytes, with a nested range inside), and launch selection by
+    // index (launch k of each kernel is its k-th).
+    for (int p = 0; p < phases; ++p) {
+      nvtxRangePushA("phase");
+      nvtxRangePushA("copy");
+      for (int r = 0; r < 2; ++r) ct_copy_kernel<<<sms * 8, 256>>>(in, out, n4);
+      CHECK(cudaGetLastError());
+      CHECK(cudaDeviceSynchronize());
+      nvtxRangePop();
+      nvtxRangePop();
+    }
+    for (int k = 0; k < repeat; ++k) {
+      ct_copy_kernel<<<sms * 8, 256>>>(in, out, n4);
+      ct_fma_kernel<<<fma_blocks, fma_threads>>>(fout, iters, 0.999f, 0.001f);
+      CHECK(cudaGetLastError());
+    }
+    CHECK(cudaDeviceSynchronize());
+    if (truth) {
+      FILE* f = std::fopen(truth, "w");
+      if (!f) return 1;
+      std::fprintf(f, "{\"phases\": %d, \"phase_read_bytes\": %zu, \"repeat\": %d}\n", phases, 2 * bytes,
+                   repeat);
+      std::fclose(f);
+    }
+    std::printf("known_work: %d phases of 2 x %zu bytes, %d repeats\n", phases, bytes, repeat);
+    return 0;
+  }
   nvtxRangePushA("copy_phase");
   for (int r = 0; r < copy_launches; ++r) {
     ct_copy_kernel<<<sms * 8, 256>>>(in, out, n4);

@@ -1,12 +1,14 @@
 // `cutrace run [--output DIR|PATTERN] [--kinds LIST] [--buffer-size SIZE]
 // [--mode trace|summary|continuous]
 // [--metrics LIST|PRESET [--metrics-scope kernel|nvtx] [--kernel-filter REGEX]
-// [--kernel-sample N]] [--capture-range cudaProfilerApi|nvtx:NAME[@DOMAIN]
+// [--kernel-sample N] [--launch-skip N | --launch-skip-before-match N]
+// [--launch-count N]] [--capture-range cudaProfilerApi|nvtx:NAME[@DOMAIN]
 // [--capture-range-end stop|repeat[:N]]] [--delay D] [--duration D]
 // [--no-summary] -- PROG ARGS...`: runs an unmodified
 // program under the injection library and then says which traces it wrote,
 // with a summary. The --metrics options become CUTRACE_METRICS,
-// CUTRACE_METRICS_SCOPE, CUTRACE_KERNEL_FILTER and CUTRACE_KERNEL_SAMPLE
+// CUTRACE_METRICS_SCOPE, CUTRACE_KERNEL_FILTER, CUTRACE_KERNEL_SAMPLE and
+// CUTRACE_LAUNCH_SKIP / _COUNT / _SKIP_BEFORE_MATCH
 // (injection/counters/metrics_config.h); preset and metric names, the scope, the
 // regex and N are checked here, before the program starts. So is whether the
 // GPUs have each metric named outright (not those of presets, which are best
@@ -49,6 +51,7 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <regex>
 #include <set>
 #include <string>
@@ -75,6 +78,9 @@ struct Options {
   std::string metrics_scope;
   std::string kernel_filter;
   uint64_t kernel_sample = 0;
+  std::optional<uint64_t> launch_skip;
+  uint64_t launch_count = 0;
+  std::optional<uint64_t> launch_skip_before_match;
   std::string capture_range;
   std::string capture_range_end;
   std::string delay;
@@ -324,8 +330,14 @@ int Run(const Options& o) {
       PrintError("--metrics: " + error);
       return 2;
     }
-  } else if (!o.metrics_scope.empty() || !o.kernel_filter.empty() || o.kernel_sample) {
-    PrintError("--metrics-scope, --kernel-filter and --kernel-sample need --metrics");
+  } else if (!o.metrics_scope.empty() || !o.kernel_filter.empty() || o.kernel_sample || o.launch_skip ||
+             o.launch_count || o.launch_skip_before_match) {
+    PrintError("--metrics-scope, --kernel-filter, --kernel-sample, --launch-skip, --launch-count and "
+               "--launch-skip-before-match need --metrics");
+    return 2;
+  }
+  if (o.launch_skip && o.launch_skip_before_match) {
+    PrintError("--launch-skip and --launch-skip-before-match go one at a time");
     return 2;
   }
   if (!o.metrics_scope.empty() && o.metrics_scope != "kernel" && o.metrics_scope != "nvtx") {
@@ -390,6 +402,11 @@ int Run(const Options& o) {
     if (!o.metrics_scope.empty()) ::setenv("CUTRACE_METRICS_SCOPE", o.metrics_scope.c_str(), 1);
     if (!o.kernel_filter.empty()) ::setenv("CUTRACE_KERNEL_FILTER", o.kernel_filter.c_str(), 1);
     if (o.kernel_sample) ::setenv("CUTRACE_KERNEL_SAMPLE", std::to_string(o.kernel_sample).c_str(), 1);
+    if (o.launch_skip) ::setenv("CUTRACE_LAUNCH_SKIP", std::to_string(*o.launch_skip).c_str(), 1);
+    if (o.launch_count) ::setenv("CUTRACE_LAUNCH_COUNT", std::to_string(o.launch_count).c_str(), 1);
+    if (o.launch_skip_before_match) {
+      ::setenv("CUTRACE_LAUNCH_SKIP_BEFORE_MATCH", std::to_string(*o.launch_skip_before_match).c_str(), 1);
+    }
   }
 
   SavedSignals saved;
@@ -444,6 +461,16 @@ void Register(CLI::App& app, int* exit_code) {
                   "kernel (one range per launch, default) or nvtx (one per NVTX range)");
   cmd->add_option("--kernel-filter", options->kernel_filter,
                   "Count only launches of kernels whose name matches this regex");
+  cmd->add_option("--launch-skip", options->launch_skip,
+                  "Per kernel name matching --kernel-filter, do not count its first N launches (as ncu)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--launch-count", options->launch_count,
+                  "Per kernel name (overall with --launch-skip-before-match), count at most N launches")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--launch-skip-before-match", options->launch_skip_before_match,
+                  "Do not count the first N launches of any kernel; then --launch-count and --kernel-sample "
+                  "apply to all matching launches together (as ncu)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--kernel-sample", options->kernel_sample,
                   "Count every Nth matching launch (default 1: all)")
       ->check(CLI::PositiveNumber);

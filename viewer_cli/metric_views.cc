@@ -128,11 +128,14 @@ void AddKernelMetricColumns(TableSection& t, const analysis::KernelReport& repor
 
 json MetricsJson(const analysis::MetricsReport& metrics) {
   json kernels = json::array();
-  for (const auto& [name, g] : metrics.kernels)
+  for (const auto& [name, g] : metrics.kernels) {
     kernels.push_back({{"name", name},
                        {"counted", g.counted},
                        {"passes", g.max_passes},
                        {"metrics", MetricObject(g, false)}});
+    // Which of the kernel's launches were counted (--launch-skip/--launch-count).
+    if (g.first_launch != 0) kernels.back()["launches"] = json{{"first", g.first_launch}, {"last", g.last_launch}};
+  }
   AddShortNames(kernels);
   json ranges = json::array();
   for (const auto& [name, g] : metrics.ranges)
@@ -150,7 +153,10 @@ TableSection MetricGroupsTable(const std::map<std::string, analysis::CounterGrou
   Cells c(format);
   TableSection t;
   t.title = c.human() ? fmt::format("{}: average per counted {}", what,
-                                    std::string(what) == "ranges" ? "range" : "launch")
+                                    std::string(what) == "ranges"
+                                        ? "range instance (outermost NVTX ranges only; nested ones are "
+                                          "part of theirs)"
+                                        : "launch")
                       : "";
   t.headers = {c.Header("Counted", "counted"), c.Header("Passes", "passes")};
   for (const std::string& m : metrics.metric_names) t.headers.push_back(c.human() ? MetricLabel(m) : m);

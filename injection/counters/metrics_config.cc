@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <memory>
 #include <regex>
+#include <unordered_map>
 
 #include "collector/metric_presets.h"
 
@@ -12,6 +13,7 @@ namespace cutrace::injection {
 struct LaunchSelector::Impl {
   std::regex filter;
   bool has_filter = false;
+  std::unordered_map<std::string, uint64_t> launches;  // per kernel name: launches seen
 };
 
 MetricsConfig ParseMetricsConfig(const EnvGetter& env) {
@@ -86,11 +88,46 @@ MetricsConfig ParseMetricsConfig(const EnvGetter& env) {
       c.kernel_sample = *n;
     }
   }
+  auto skip = env("CUTRACE_LAUNCH_SKIP");
+  auto before = env("CUTRACE_LAUNCH_SKIP_BEFORE_MATCH");
+  if (skip && !skip->empty() && before && !before->empty()) {
+    c.problems.push_back("CUTRACE_LAUNCH_SKIP and CUTRACE_LAUNCH_SKIP_BEFORE_MATCH go one at a time; "
+                         "using CUTRACE_LAUNCH_SKIP");
+    before.reset();
+  }
+  for (auto [name, text] : {std::pair{"CUTRACE_LAUNCH_SKIP", skip}, std::pair{"CUTRACE_LAUNCH_SKIP_BEFORE_MATCH", before}}) {
+    if (!text || text->empty()) continue;
+    auto n = ParseUnsigned(*text);
+    if (!n) {
+      c.problems.push_back(std::string(name) + "=" + *text + ": must be a number >= 0; skipping none");
+      continue;
+    }
+    c.launch_skip = *n;
+    c.skip_before_match = std::string(name) == "CUTRACE_LAUNCH_SKIP_BEFORE_MATCH";
+  }
+  if (auto count = env("CUTRACE_LAUNCH_COUNT"); count && !count->empty()) {
+    auto n = ParseUnsigned(*count);
+    if (!n || *n == 0) {
+      c.problems.push_back("CUTRACE_LAUNCH_COUNT=" + *count + ": must be a number >= 1; no limit");
+    } else {
+      c.launch_count = *n;
+    }
+  }
+  if (auto range = env("CUTRACE_CAPTURE_RANGE"); range && range->rfind("nvtx:", 0) == 0) {
+    // The domain is not known to the counters' NVTX callbacks: the name decides.
+    std::string name = range->substr(5);
+    c.nvtx_only = name.substr(0, name.rfind('@'));
+  }
   return c;
 }
 
 LaunchSelector::LaunchSelector(const MetricsConfig& config)
-    : impl_(std::make_shared<Impl>()), sample_(config.kernel_sample ? config.kernel_sample : 1) {
+    : impl_(std::make_shared<Impl>()),
+      sample_(config.kernel_sample ? config.kernel_sample : 1),
+      skip_(config.launch_skip),
+      count_(config.launch_count),
+      per_name_(!config.skip_before_match && (config.launch_skip != 0 || config.launch_count != 0)),
+      skip_before_match_(config.skip_before_match) {
   if (config.kernel_filter.empty()) return;
   try {
     impl_->filter = std::regex(config.kernel_filter);
@@ -100,15 +137,28 @@ LaunchSelector::LaunchSelector(const MetricsConfig& config)
   }
 }
 
-bool LaunchSelector::Select(const std::string& mangled, const std::string& demangled) {
+bool LaunchSelector::Select(const std::string& mangled, const std::string& demangled, uint64_t* launch_index) {
+  if (launch_index != nullptr) *launch_index = 0;
   if (!valid_) return false;
+  // ncu's --launch-skip-before-match: launches of any kernel count toward the skip.
+  const bool skipped_overall = skip_before_match_ && ++seen_ <= skip_;
   if (impl_->has_filter) {
     bool hit = (!mangled.empty() && std::regex_search(mangled, impl_->filter)) ||
                (!demangled.empty() && std::regex_search(demangled, impl_->filter));
     if (!hit) return false;
   }
-  bool take = matched_ % sample_ == 0;
+  const uint64_t k = ++impl_->launches[mangled.empty() ? demangled : mangled];
+  if (launch_index != nullptr) *launch_index = k;
+  if (skipped_overall) return false;
+  if (per_name_) {
+    // Of this name's launches after its skip, every sample_-th, count_ at most.
+    if (k <= skip_) return false;
+    const uint64_t j = k - skip_ - 1;
+    return j % sample_ == 0 && (count_ == 0 || j / sample_ < count_);
+  }
+  const bool take = matched_ % sample_ == 0 && (count_ == 0 || taken_ < count_);
   ++matched_;
+  if (take) ++taken_;
   return take;
 }
 

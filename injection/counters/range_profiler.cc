@@ -25,6 +25,7 @@ thread_local bool t_holding = false;
 thread_local bool t_counting = false;
 thread_local uint64_t t_correlation = 0;
 thread_local uint32_t t_kernel_name = 0;
+thread_local uint64_t t_launch_index = 0;
 thread_local CUcontext t_context = nullptr;
 
 constexpr CUpti_CallbackId kNvtxCallbacks[] = {
@@ -94,6 +95,9 @@ void RangeProfiler::OnLaunch(bool enter, const CUpti_CallbackData* cb) {
     t_holding = true;
     t_counting = false;
     if (failed()) return;
+    // Capture ranges: only launches while a range is open (not counted
+    // toward the selection either, so --launch-skip counts inside ranges).
+    if (CaptureGate().load(std::memory_order_acquire) == kCaptureClosed) return;
     // A program's first runtime launch may create its context: without one
     // yet, this launch is not counted (never a reason to give up counting).
     CUcontext ctx = cb->context ? cb->context : api_->CurrentContext();
@@ -101,19 +105,21 @@ void RangeProfiler::OnLaunch(bool enter, const CUpti_CallbackData* cb) {
     const char* symbol = cb->symbolName;
     std::string mangled = symbol ? symbol : "";
     // The collector's Demangle: "" for a name that is not a mangled C++ symbol.
-    if (!selector_.Select(mangled, Demangle(mangled))) return;
+    uint64_t launch_index = 0;
+    if (!selector_.Select(mangled, Demangle(mangled), &launch_index)) return;
     Context* c = Ensure(ctx);
     if (c == nullptr || !StartRange(*c)) return;
     t_counting = true;
     t_context = ctx;
     t_correlation = cb->correlationId;
     t_kernel_name = mangled.empty() ? 0 : interner_->Intern(mangled);
+    t_launch_index = launch_index;
     return;
   }
   if (t_launch_depth == 0 || --t_launch_depth > 0) return;
   if (t_counting && !failed()) {
     auto it = contexts_.find(t_context);
-    if (it != contexts_.end()) Collect(it->second, t_correlation, t_kernel_name);
+    if (it != contexts_.end()) Collect(it->second, t_correlation, t_kernel_name, t_launch_index);
   }
   t_counting = false;
   if (t_holding) {
@@ -152,19 +158,66 @@ void RangeProfiler::OnNvtx(CUpti_CallbackId cbid, const void* data) {
   Context* c = Ensure(ctx);
   if (c == nullptr) return;
   if (push) {
+    // An outermost range is counted unless a capture range says otherwise;
+    // ranges inside a counted one are pushed too (CUPTI counts level 1).
+    const bool outermost = c->depth == 0;
+    const bool counted = !outermost ||
+                         (CaptureGate().load(std::memory_order_acquire) != kCaptureClosed &&
+                          (config_.nvtx_only.empty() || name == config_.nvtx_only));
+    c->stack.push_back(counted);
+    if (!counted) return;
     if (!c->started && !StartRange(*c)) return;
+    std::string pushed = name;
+    if (outermost) {
+      // CUPTI adds up same-named ranges of a pass: each instance gets its own name.
+      const uint64_t n = ++next_instance_;
+      pushed += kInstanceTag + std::to_string(n);
+      Instance& in = instances_[n];
+      in.name_id = interner_->Intern(name);
+      in.thread_id = static_cast<uint64_t>(::syscall(SYS_gettid));
+      in.start_ns = Now();
+      c->instance = n;
+    }
     auto p = Params<CUpti_RangeProfiler_PushRange_Params>(CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
     p.pRangeProfilerObject = c->object;
-    p.pRangeName = name.c_str();
+    p.pRangeName = pushed.c_str();
     if (CUptiResult r = api_->PushRange(&p); r != CUPTI_SUCCESS) return Fail("cuptiRangeProfilerPushRange", r);
     ++c->depth;
     return;
   }
-  if (c->depth == 0) return;  // a pop of a range pushed before counting began
+  if (c->stack.empty()) return;  // a pop of a range pushed before counting began
+  const bool counted = c->stack.back();
+  c->stack.pop_back();
+  if (!counted || c->depth == 0) return;
   auto p = Params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
   p.pRangeProfilerObject = c->object;
   if (CUptiResult r = api_->PopRange(&p); r != CUPTI_SUCCESS) return Fail("cuptiRangeProfilerPopRange", r);
-  if (--c->depth == 0 && ++c->closed >= kNvtxRanges) Collect(*c, 0, 0);
+  if (--c->depth == 0) {
+    if (auto it = instances_.find(c->instance); it != instances_.end()) it->second.end_ns = Now();
+    if (++c->closed >= kNvtxRanges) Collect(*c, 0, 0);
+  }
+}
+
+void RangeProfiler::FillInstance(const std::string& cupti_name, CounterSampleInfo* s) {
+  // "NAME<tag>N", possibly followed by nested levels ("/child") if CUPTI
+  // reports them; anything else is kept as CUPTI named it.
+  const size_t tag = cupti_name.rfind(kInstanceTag);
+  if (tag == std::string::npos) {
+    s->range_name_id = interner_->Intern(cupti_name);
+    return;
+  }
+  const size_t digits = tag + std::char_traits<char>::length(kInstanceTag);
+  const uint64_t n = std::strtoull(cupti_name.c_str() + digits, nullptr, 10);
+  auto it = instances_.find(n);
+  if (it == instances_.end()) {
+    s->range_name_id = interner_->Intern(cupti_name.substr(0, tag));
+    return;
+  }
+  s->range_name_id = it->second.name_id;
+  s->thread_id = it->second.thread_id;
+  s->start_ns = it->second.start_ns;
+  s->end_ns = it->second.end_ns;
+  instances_.erase(it);
 }
 
 bool RangeProfiler::StartRange(Context& c) {
@@ -195,7 +248,7 @@ bool RangeProfiler::StartRange(Context& c) {
   return true;
 }
 
-void RangeProfiler::Collect(Context& c, uint64_t correlation_id, uint32_t kernel_name_id) {
+void RangeProfiler::Collect(Context& c, uint64_t correlation_id, uint32_t kernel_name_id, uint64_t launch_index) {
   if (!c.started) return;
   c.started = false;
   c.closed = 0;
@@ -244,10 +297,11 @@ void RangeProfiler::Collect(Context& c, uint64_t correlation_id, uint32_t kernel
       std::string name = "<range>";
       if (api_->GetRangeInfo(&range) == CUPTI_SUCCESS && range.rangeName != nullptr)
         name = range.rangeName;
-      s.range_name_id = interner_->Intern(name);
+      FillInstance(name, &s);
     } else {
       s.correlation_id = correlation_id;
       s.kernel_name_id = kernel_name_id;
+      s.launch_index = launch_index;
     }
     pending_.samples.push_back(std::move(s));
     counted_.fetch_add(1, std::memory_order_relaxed);

@@ -15,8 +15,19 @@
 // program (NVTX callbacks; NVTX_INJECTION64_PATH must name libcupti, as
 // `cutrace run` sets) becomes cuptiRangeProfilerPushRange/PopRange; ranges
 // are decoded when 64 have closed and at exit, and written as samples joined
-// by range name (outermost level only). User replay needs a program that
-// repeats itself, so nvtx scope takes only metric sets of one pass.
+// by range name. Only the outermost level is counted (nesting level 1), one
+// sample per instance: CUPTI adds up the ranges of one name within a pass,
+// so each outermost instance is pushed under a name of its own (NAME plus
+// kInstanceTag and its number) and its sample is written under NAME, with
+// its thread, push and pop times. With a capture range nvtx:NAME only NAME's
+// instances are counted, and with any capture range only those pushed while
+// a range is open (process_state.h CaptureGate). User replay needs a program
+// that repeats itself, so nvtx scope takes only metric sets of one pass.
+//
+// Kernel scope selects launches per kernel name with --launch-skip and
+// --launch-count (metrics_config.h) and writes each launch's index among its
+// kernel's launches; with a capture range it counts only launches made
+// while a range is open.
 //
 // Per context, once, at its first launch (kernel) or push (nvtx):
 //   cuptiProfilerInitialize (first context only), cuptiGetDeviceId,
@@ -65,6 +76,7 @@ namespace cutrace::injection {
 struct CounterSinks {
   std::function<void(CounterBatchInfo)> counters;  // a batch for the trace
   std::function<void(std::string)> warning;        // a Warning packet
+  std::function<int64_t()> now;                    // the trace's clock (NVTX instances' times)
 };
 
 class RangeProfiler {
@@ -72,6 +84,8 @@ class RangeProfiler {
   static constexpr size_t kKernelRanges = 4;
   static constexpr size_t kNvtxRanges = 64;
   static constexpr size_t kSamplesPerBatch = 256;
+  // Between an NVTX range's name and its instance number in the name pushed to CUPTI.
+  static constexpr const char* kInstanceTag = "\x1f#";
 
   RangeProfiler(MetricsConfig config, std::unique_ptr<ProfilerApi> api, StringInterner* interner,
                 CounterSinks sinks);
@@ -97,8 +111,17 @@ class RangeProfiler {
     std::vector<uint8_t> counter_data;
     size_t passes = 1;
     bool started = false;
-    int depth = 0;           // nvtx: open ranges
+    int depth = 0;           // nvtx: open ranges pushed to CUPTI
+    std::vector<bool> stack; // nvtx: every open range, whether it was pushed to CUPTI
+    uint64_t instance = 0;   // nvtx: the open outermost instance's number
     size_t closed = 0;       // nvtx: closed outermost ranges since the last decode
+  };
+  // An outermost NVTX range instance, from its push until its sample is written.
+  struct Instance {
+    uint32_t name_id = 0;
+    uint64_t thread_id = 0;
+    int64_t start_ns = 0;
+    int64_t end_ns = 0;
   };
 
   void OnLaunch(bool enter, const CUpti_CallbackData* cb);
@@ -109,7 +132,10 @@ class RangeProfiler {
   bool Configure(Context& c);
   bool StartRange(Context& c);
   // Stop, decode, evaluate every range into samples, reset the image.
-  void Collect(Context& c, uint64_t correlation_id, uint32_t kernel_name_id);
+  void Collect(Context& c, uint64_t correlation_id, uint32_t kernel_name_id, uint64_t launch_index = 0);
+  // A decoded NVTX range's name back to its instance (kInstanceTag).
+  void FillInstance(const std::string& cupti_name, CounterSampleInfo* sample);
+  int64_t Now() const { return sinks_.now ? sinks_.now() : 0; }
   void Fail(const char* what, CUptiResult r);
   void FailWith(const std::string& line);
   void Flush();
@@ -126,6 +152,8 @@ class RangeProfiler {
   std::vector<std::string> metrics_;             // guarded by mu_ after validation
   std::vector<const char*> metric_ptrs_;         // into metrics_
   std::map<CUcontext, Context> contexts_;        // guarded by mu_
+  std::map<uint64_t, Instance> instances_;       // guarded by mu_: by instance number
+  uint64_t next_instance_ = 0;                   // guarded by mu_
   CounterBatchInfo pending_;                     // guarded by mu_
   std::atomic<bool> failed_{false};
   std::atomic<bool> finished_{false};

@@ -17,6 +17,7 @@
 
 #include "injection/clock.h"
 #include "injection/log.h"
+#include "injection/process_state.h"
 #include "injection/production/production_controller.h"
 
 namespace cutrace::injection {
@@ -81,12 +82,14 @@ void ProductionController::ApplyCapture(CaptureRange::Action a, std::unique_lock
     Send([this, reason = a.reason] { rotation_->RequestWindowOpen(reason); });
     const uint64_t t0 = MonotonicNs();
     if (cb_.set_activity) cb_.set_activity(true);
+    CaptureGate().store(kCaptureOpen, std::memory_order_release);
     windows_.fetch_add(1);
     Log(LogLevel::kDebug, "%s: range %u opens at %llu ns (monotonic): activity on %llu us", a.reason.c_str(),
         range_.ranges_opened(), static_cast<unsigned long long>(t0),
         static_cast<unsigned long long>((MonotonicNs() - t0) / 1000));
   } else if (a.kind == Kind::kClose) {
     const uint64_t t0 = MonotonicNs();
+    CaptureGate().store(kCaptureClosed, std::memory_order_release);
     if (cb_.set_activity) cb_.set_activity(false);
     closing_ = true;
     lock.unlock();

@@ -7,6 +7,7 @@
 
 #include "injection/clock.h"
 #include "injection/log.h"
+#include "injection/process_state.h"
 
 namespace cutrace::injection {
 
@@ -50,6 +51,7 @@ ProductionController::ProductionController(ProductionConfig config, MemoryBudget
 ProductionController::~ProductionController() {
   stop_.store(true);
   if (thread_.joinable()) thread_.join();
+  if (capturing()) CaptureGate().store(kCaptureNone, std::memory_order_release);
 }
 
 void ProductionController::DecorateHeader(HeaderInfo* h, const std::string& path) {
@@ -71,6 +73,7 @@ void ProductionController::Schedule(int64_t now) {
   schedule_.Start(now);
   if (capturing()) {
     std::unique_lock<std::mutex> lock(capture_mu_);
+    CaptureGate().store(kCaptureClosed, std::memory_order_release);  // the counters wait for a range too
     ApplyCapture(range_.Start(now), lock);
   }
   if (config_.mode == Mode::kContinuous) {
@@ -229,6 +232,8 @@ void ProductionController::Run() {
 void ProductionController::Stop(const std::string& reason) {
   stop_.store(true);
   if (thread_.joinable()) thread_.join();
+  // The counters finished before (Session::Finalize): the gate goes back.
+  if (capturing()) CaptureGate().store(kCaptureNone, std::memory_order_release);
   const bool abnormal = reason != "exit" || (ControlChannel::ExitSeen() && ControlChannel::ExitStatus() != 0);
   const std::string dump =
       reason == "exit" ? "flight-recorder:exit-status-" + std::to_string(ControlChannel::ExitStatus())

@@ -37,12 +37,7 @@ void Session::StartProduction() {
     if (!api_->SynchronizeContext()) Log(LogLevel::kDebug, "capture range: no GPU wait at the range's end");
   };
   cb.chunk_opened = [this](const std::string& path) { WriteManifest(path); };
-  cb.now = [this]() -> int64_t {
-    if (clock_ == ClockDomain::kMonotonic) return static_cast<int64_t>(MonotonicNs());
-    uint64_t t = 0;
-    return api_ && api_->GetTimestamp(&t) == CUPTI_SUCCESS ? static_cast<int64_t>(t)
-                                                           : static_cast<int64_t>(MonotonicNs());
-  };
+  cb.now = [this] { return TraceNow(); };
   production_ = std::make_unique<ProductionController>(std::move(production), budget, std::move(cb));
   Log(LogLevel::kInfo, "mode %s", ModeName(production_->config().mode));
 }

@@ -121,6 +121,7 @@ Status Session::Start(std::unique_ptr<CuptiApi> api) {
       static_cast<void>(w.WriteCounters(batch, i));  // errors surface at Finalize
     });
   };
+  sinks.now = [this] { return TraceNow(); };
   sinks.warning = [this](std::string line) {
     writer_->Post([line = std::move(line)](TraceWriter& w, StringInterner&) {
       static_cast<void>(w.WriteWarning(line));

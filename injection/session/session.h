@@ -135,6 +135,8 @@ class Session {
   // Appends `path` to CUTRACE_RUN_MANIFEST (cutrace run's list of traces).
   void WriteManifest(const std::string& path);
   ClockAnchorInfo Anchor();
+  // Now on the trace's clock (CLOCK_MONOTONIC, or CUPTI's where it stays on it).
+  int64_t TraceNow();
 
   // activity_kinds.cc.
   void ConfigureActivity();

@@ -120,6 +120,13 @@ void Session::WriteManifest(const std::string& path) {
   ::close(fd);
 }
 
+int64_t Session::TraceNow() {
+  if (clock_ == ClockDomain::kMonotonic) return static_cast<int64_t>(MonotonicNs());
+  uint64_t t = 0;
+  return api_ && api_->GetTimestamp(&t) == CUPTI_SUCCESS ? static_cast<int64_t>(t)
+                                                         : static_cast<int64_t>(MonotonicNs());
+}
+
 ClockAnchorInfo Session::Anchor() {
   ClockAnchorInfo a;
   uint64_t cupti = 0;

@@ -27,6 +27,9 @@ CASES = [
     (["help"], 0, "", "Usage: cutrace [OPTIONS] SUBCOMMAND"),
     (["help", "kernels"], 0, "", "Usage: cutrace kernels [OPTIONS] files..."),
     (["--version"], 0, "", "cutrace 0.1.0"),
+    (["run", "--launch-skip", "3", "--", "true"], 2,
+     "cutrace: --metrics-scope, --kernel-filter, --kernel-sample, --launch-skip, --launch-count and "
+     "--launch-skip-before-match need --metrics\n", None),
     # Capture options are checked before anything runs.
     (["run", "--capture-range", "nvtx:", "--", "true"], 2,
      "cutrace: --capture-range: must be cudaProfilerApi or nvtx:NAME[@DOMAIN]\n", None),

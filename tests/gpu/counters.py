@@ -17,6 +17,12 @@ Execute, then validate (rocprofiler-sdk style):
      against `ncu --metrics sm__maximum_warps_per_active_cycle_pct` (ncu's
      own computed value) within OCCUPANCY_TOLERANCE_PP percentage points, and
      achieved occupancy no higher than theoretical.
+  5. issue 20: `--metrics-scope nvtx` on ct_known_work --phases 10 and 20
+     (sequential outermost "phase" ranges of two 256 MiB copies, a nested
+     range inside each): exactly 10 and 20 counted instances, bytes read per
+     instance and in total within 1% of the known work; and `--kernel-filter
+     ct_ --launch-skip 3 --launch-count 2` on --repeat 7: each kernel counted
+     twice, its launches 4 and 5 (`cutrace metrics` JSON `launches`).
 First, in seconds, the check of metric names before a program starts:
 `cutrace metrics --check M` on this GPU marks every metric of M available,
 and `cutrace run --metrics dram__bytes_read.sum,no_such__metric.sum` exits 2
@@ -208,6 +214,76 @@ def theoretical_occupancy(args, work):
     return rows
 
 
+def counted_run(args, work, tag, cutrace_args, app_args):
+    """`cutrace run CUTRACE_ARGS -- ct_known_work APP_ARGS`: its metrics JSON and truth."""
+    out = work / tag
+    out.mkdir(parents=True, exist_ok=True)
+    truth = work / f"truth-{tag}.json"
+    rc, _, se, secs = run([args.cutrace, "run", "--output", str(out) + "/", "--no-summary", *cutrace_args,
+                           "--", str(Path(args.bin_dir) / "ct_known_work"), *app_args, "--truth", str(truth)], 120)
+    print(f"  {tag}: exit {rc} in {secs:.1f}s", flush=True)
+    traces = sorted(out.glob("*.trace"))
+    if rc != 0 or not traces or not truth.exists():
+        return None, None, se
+    rc, so, se2, _ = run([args.cutrace, "metrics", "--format", "json", str(traces[-1])], 30)
+    if rc != 0:
+        return None, None, se + se2
+    return json.loads(so), json.loads(truth.read_text()), se
+
+
+def range_instances(args, work):
+    """Issue 20: each outermost NVTX range instance is one counted range."""
+    rows = []
+    for phases in (10, 20):
+        rep, truth, err = counted_run(args, work, f"phases-{phases}",
+                                      ["--metrics", "dram__bytes_read.sum,gpu__time_duration.sum",
+                                       "--metrics-scope", "nvtx"],
+                                      ["--mib", "256", "--phases", str(phases)])
+        if rep is None:
+            check(f"nvtx instances: run with {phases} phases", False, err.strip()[-300:])
+            continue
+        ranges = {r["name"]: r for r in rep.get("ranges", [])}
+        phase = ranges.get("phase", {})
+        want = truth["phase_read_bytes"]
+        avg = phase.get("metrics", {}).get("dram__bytes_read.sum")
+        total = phase.get("totals", {}).get("dram__bytes_read.sum")
+        rows.append({"phases": phases, "counted": phase.get("count"), "avg_bytes": avg, "total_bytes": total,
+                     "known_per_phase": want})
+        print(f"FIGURE nvtx instances: {phases} phases -> counted {phase.get('count')}, "
+              f"{avg} bytes read each (known {want}), total {total}", flush=True)
+        check(f"nvtx instances: {phases} phases counted as {phases}", phase.get("count") == phases,
+              f"counted {phase.get('count')}")
+        check(f"nvtx instances: the nested range is not a counted range of its own", "copy" not in ranges,
+              ", ".join(ranges))
+        r = ratio(avg, want)
+        check(f"nvtx instances: {phases} phases, bytes read per instance within 1% of the known work",
+              r is not None and abs(r - 1) <= 0.01, f"{avg} vs {want} (ratio {r})")
+        r = ratio(total, want * phases)
+        check(f"nvtx instances: {phases} phases, total bytes read within 1% of the known work",
+              r is not None and abs(r - 1) <= 0.01, f"{total} vs {want * phases} (ratio {r})")
+    return rows
+
+
+def launch_selection(args, work):
+    """--launch-skip 3 --launch-count 2 counts launches 4 and 5 of each matching kernel."""
+    rep, truth, err = counted_run(args, work, "launch-skip",
+                                  ["--metrics", "dram__bytes_read.sum", "--kernel-filter", "ct_",
+                                   "--launch-skip", "3", "--launch-count", "2"],
+                                  ["--mib", "64", "--repeat", "7"])
+    if rep is None:
+        check("launch selection: run", False, err.strip()[-300:])
+        return {}
+    ours = by_kernel(rep)
+    fig = {}
+    for k in KERNELS:
+        g = ours.get(k, {})
+        fig[k] = {"counted": g.get("counted"), "launches": g.get("launches")}
+        check(f"launch selection: {k}: 2 of its 7 launches counted, launches 4 and 5",
+              g.get("counted") == 2 and g.get("launches") == {"first": 4, "last": 5},
+              f"counted {g.get('counted')}, launches {g.get('launches')}")
+    return fig
+
+
 def ratio(a, b):
     if a is None or b is None:
         return None
@@ -332,6 +408,8 @@ def main():
             check(f"nvtx {rname} {m} == sum of its kernels",
                   rr is not None and abs(rr - 1) <= TOLERANCE, f"{got} vs {want} (ratio {rr})")
     occupancy_rows = theoretical_occupancy(args, work)
+    instance_rows = range_instances(args, work)
+    selection = launch_selection(args, work)
     # An example trace for examples/ (speed-of-light + memory), and what
     # `cutrace diagnose` makes of it; a figure, not a check.
     example = work / "example"
@@ -344,7 +422,8 @@ def main():
         rc, so, se2, _ = run([args.cutrace, "diagnose", str(t)], 30)
         print(so + se2)
     return finish(args, 0 if all(c["verdict"] == "PASS" for c in checks) else 1,
-                  {"table": rows, "nvtx": nvtx_rows, "occupancy": occupancy_rows})
+                  {"table": rows, "nvtx": nvtx_rows, "occupancy": occupancy_rows,
+                   "nvtx_instances": instance_rows, "launch_selection": selection})
 
 
 def finish(args, rc, figures):

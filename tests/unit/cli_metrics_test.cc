@@ -66,6 +66,7 @@ class CliMetricsTest : public testing::CliTest {
       CounterSampleInfo a;
       a.correlation_id = 1;
       a.passes = 2;
+      a.launch_index = 4;  // gemm's 4th launch (b has none: an older trace)
       a.values = {80, 30, 20, 60};
       CounterSampleInfo b;
       b.correlation_id = 3;
@@ -135,6 +136,8 @@ TEST_F(CliMetricsTest, MetricsReportsKernelsAndRangeTotals) {
   ASSERT_EQ(j["kernels"].size(), 2u);
   EXPECT_EQ(j["kernels"][1]["name"], "gemm()");
   EXPECT_EQ(j["kernels"][1]["passes"], 2);
+  EXPECT_EQ(j["kernels"][1]["launches"], (json{{"first", 4}, {"last", 4}}));
+  EXPECT_FALSE(j["kernels"][0].contains("launches"));
 }
 
 TEST_F(CliMetricsTest, DiagnoseNamesBoundEvidenceAndAdvice) {

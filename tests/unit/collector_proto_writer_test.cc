@@ -191,6 +191,7 @@ TEST(InfoEncoder, DeviceStatisticsAndCountersAreByteIdentical) {
   sample.kernel_name_id = 5;
   sample.start_ns = -3;
   sample.end_ns = 9;
+  sample.launch_index = 7;
   c.samples = {sample, CounterSampleInfo{}};
   out.clear();
   EncodeCounterBatch(c, &w);
@@ -201,6 +202,7 @@ TEST(InfoEncoder, DeviceStatisticsAndCountersAreByteIdentical) {
   EXPECT_TRUE(std::signbit(pc.samples(0).values(1)));
   EXPECT_TRUE(std::isnan(pc.samples(0).values(2)));
   EXPECT_EQ(pc.samples(0).start_ns(), -3);
+  EXPECT_EQ(pc.samples(0).launch_index(), 7u);
   EXPECT_EQ(out, pc.SerializeAsString());
 }
 

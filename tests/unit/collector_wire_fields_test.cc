@@ -169,6 +169,7 @@ static_assert(wire::CounterSample::kKernelNameId == proto::CounterSample::kKerne
 static_assert(wire::CounterSample::kThreadId == proto::CounterSample::kThreadIdFieldNumber);
 static_assert(wire::CounterSample::kStartNs == proto::CounterSample::kStartNsFieldNumber);
 static_assert(wire::CounterSample::kEndNs == proto::CounterSample::kEndNsFieldNumber);
+static_assert(wire::CounterSample::kLaunchIndex == proto::CounterSample::kLaunchIndexFieldNumber);
 static_assert(wire::CounterBatch::kMetricNameIds == proto::CounterBatch::kMetricNameIdsFieldNumber);
 static_assert(wire::CounterBatch::kSamples == proto::CounterBatch::kSamplesFieldNumber);
 static_assert(wire::CounterBatch::kScope == proto::CounterBatch::kScopeFieldNumber);
@@ -429,6 +430,7 @@ const Row kRows[] = {
     {"CounterSample", "thread_id", wire::CounterSample::kThreadId},
     {"CounterSample", "start_ns", wire::CounterSample::kStartNs},
     {"CounterSample", "end_ns", wire::CounterSample::kEndNs},
+    {"CounterSample", "launch_index", wire::CounterSample::kLaunchIndex},
     {"CounterBatch", "metric_name_ids", wire::CounterBatch::kMetricNameIds},
     {"CounterBatch", "samples", wire::CounterBatch::kSamples},
     {"CounterBatch", "scope", wire::CounterBatch::kScope},

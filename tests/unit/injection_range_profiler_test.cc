@@ -2,8 +2,12 @@
 // ProfilerApi: the CUPTI call order, the samples it writes (joined by
 // correlation id or range name, with passes), launch selection, and failing
 // open with one line. No GPU: the fake answers as CUPTI documents.
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -12,6 +16,7 @@
 
 #include "injection/counters/metrics_config.h"
 #include "injection/counters/range_profiler.h"
+#include "injection/process_state.h"
 
 namespace cutrace::injection {
 namespace {
@@ -69,7 +74,8 @@ class FakeProfiler : public ProfilerApi {
     return Call("HostGetNumOfPasses");
   }
   CUptiResult HostEvaluateToGpuValues(CUpti_Profiler_Host_EvaluateToGpuValues_Params* p) override {
-    for (size_t i = 0; i < p->numMetrics; ++i) p->pMetricValues[i] = value + static_cast<double>(i);
+    for (size_t i = 0; i < p->numMetrics; ++i)
+      p->pMetricValues[i] = (model_ranges ? model_sums_.at(p->rangeIndex) : value) + static_cast<double>(i);
     return Call("HostEvaluateToGpuValues");
   }
   CUptiResult Enable(CUpti_RangeProfiler_Enable_Params* p) override {
@@ -82,6 +88,8 @@ class FakeProfiler : public ProfilerApi {
     return Call("GetCounterDataSize");
   }
   CUptiResult CounterDataImageInitialize(CUpti_RangeProfiler_CounterDataImage_Initialize_Params*) override {
+    model_names_.clear();  // a new pass
+    model_sums_.clear();
     return Call("CounterDataImageInitialize");
   }
   CUptiResult SetConfig(CUpti_RangeProfiler_SetConfig_Params* p) override {
@@ -96,16 +104,30 @@ class FakeProfiler : public ProfilerApi {
   }
   CUptiResult PushRange(CUpti_RangeProfiler_PushRange_Params* p) override {
     pushed.push_back(p->pRangeName);
+    if (model_ranges && depth_++ == 0) {
+      // CUPTI's user ranges: one range per distinct name within a pass; the
+      // counts of same-named ranges add up (what merged 10 ranges into one).
+      auto it = std::find(model_names_.begin(), model_names_.end(), p->pRangeName);
+      current_ = static_cast<size_t>(it - model_names_.begin());
+      if (it == model_names_.end()) {
+        model_names_.push_back(p->pRangeName);
+        model_sums_.push_back(0);
+      }
+    }
     return Call("PushRange");
   }
-  CUptiResult PopRange(CUpti_RangeProfiler_PopRange_Params*) override { return Call("PopRange"); }
+  CUptiResult PopRange(CUpti_RangeProfiler_PopRange_Params*) override {
+    // Each outermost instance does 1000 x its ordinal of work.
+    if (model_ranges && --depth_ == 0) model_sums_[current_] += 1000.0 * static_cast<double>(++instances_done);
+    return Call("PopRange");
+  }
   CUptiResult DecodeData(CUpti_RangeProfiler_DecodeData_Params*) override { return Call("DecodeData"); }
   CUptiResult GetCounterDataInfo(CUpti_RangeProfiler_GetCounterDataInfo_Params* p) override {
-    p->numTotalRanges = ranges;
+    p->numTotalRanges = model_ranges ? model_names_.size() : ranges;
     return Call("GetCounterDataInfo");
   }
   CUptiResult GetRangeInfo(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params* p) override {
-    p->rangeName = range_name.c_str();
+    p->rangeName = model_ranges ? model_names_.at(p->rangeIndex).c_str() : range_name.c_str();
     return Call("GetRangeInfo");
   }
   CUptiResult EnableCallback(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain domain,
@@ -125,6 +147,15 @@ class FakeProfiler : public ProfilerApi {
   CUpti_ProfilerReplayMode replay_mode = CUPTI_Replay_INVALID;
   std::vector<std::string> pushed;
   std::vector<CUpti_CallbackDomain> domains;
+  // Model CUPTI's user ranges (see PushRange); instances ended so far.
+  bool model_ranges = false;
+  uint64_t instances_done = 0;
+
+ private:
+  std::vector<std::string> model_names_;
+  std::vector<double> model_sums_;
+  size_t current_ = 0;
+  int depth_ = 0;
 };
 
 struct Harness {
@@ -133,6 +164,7 @@ struct Harness {
   std::vector<CounterBatchInfo> batches;
   std::vector<std::string> warnings;
   std::unique_ptr<RangeProfiler> profiler;
+  int64_t clock = 0;  // the trace's clock: 10 ns a reading
 
   explicit Harness(std::map<std::string, std::string> env, FakeProfiler* f = nullptr) {
     auto owned = std::unique_ptr<FakeProfiler>(f ? f : new FakeProfiler);
@@ -144,6 +176,7 @@ struct Harness {
     CounterSinks sinks;
     sinks.counters = [this](CounterBatchInfo b) { batches.push_back(std::move(b)); };
     sinks.warning = [this](std::string w) { warnings.push_back(std::move(w)); };
+    sinks.now = [this] { return clock += 10; };
     profiler = std::make_unique<RangeProfiler>(config, std::move(owned), &interner, sinks);
   }
 
@@ -159,6 +192,22 @@ struct Harness {
     cb.callbackSite = CUPTI_API_EXIT;
     profiler->OnCallback(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &cb);
     profiler->OnCallback(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &cb);
+  }
+
+  void Push(const char* name) {
+    nvtxRangePushA_params push{name};
+    CUpti_NvtxData data{};
+    data.functionParams = &push;
+    profiler->OnCallback(CUPTI_CB_DOMAIN_NVTX, CUPTI_CBID_NVTX_nvtxRangePushA, &data);
+  }
+  void Pop() {
+    CUpti_NvtxData data{};
+    profiler->OnCallback(CUPTI_CB_DOMAIN_NVTX, CUPTI_CBID_NVTX_nvtxRangePop, &data);
+  }
+  std::vector<CounterSampleInfo> Samples() const {
+    std::vector<CounterSampleInfo> all;
+    for (const CounterBatchInfo& b : batches) all.insert(all.end(), b.samples.begin(), b.samples.end());
+    return all;
   }
 
   size_t Count(const std::string& call) const {
@@ -283,7 +332,8 @@ TEST(RangeProfiler, NvtxScopeCountsRangesByName) {
   h.profiler->Finish();
   EXPECT_EQ(fake->range_mode, CUPTI_UserRange);
   EXPECT_EQ(fake->replay_mode, CUPTI_UserReplay);
-  EXPECT_EQ(fake->pushed, std::vector<std::string>{"step"});
+  // Each outermost instance under a name of its own (CUPTI would add up same-named ones).
+  EXPECT_EQ(fake->pushed, std::vector<std::string>{"step\x1f#1"});
   ASSERT_EQ(h.batches.size(), 1u);
   EXPECT_EQ(h.batches[0].scope, "nvtx");
   ASSERT_EQ(h.batches[0].samples.size(), 1u);
@@ -350,6 +400,177 @@ TEST(MetricsConfig, ParsesEveryVariableAndReportsBadValues) {
   EXPECT_FALSE(bad_filter.enabled);
   EXPECT_EQ(bad_filter.problems.size(), 3u);
   EXPECT_EQ(bad_filter.kernel_sample, 1u);
+}
+
+// Issue 20: 10 sequential "phase" ranges showed "Counted 1" with the sum of
+// all ten, because CUPTI adds up same-named user ranges within a pass. The
+// fake adds them up as CUPTI does; 150 instances span three decode passes
+// (64 ranges each, the rest at the end), with a nested range inside each.
+TEST(RangeProfiler, NvtxScopeWritesOneSamplePerOutermostInstanceAcrossPasses) {
+  auto* fake = new FakeProfiler;
+  fake->model_ranges = true;
+  Harness h({{"CUTRACE_METRICS", "dram__bytes_read.sum"}, {"CUTRACE_METRICS_SCOPE", "nvtx"}}, fake);
+  ASSERT_TRUE(h.profiler->Start(nullptr));
+  const int kInstances = 150;
+  for (int i = 0; i < kInstances; ++i) {
+    h.Push("phase");
+    h.Push("inner");  // nested: part of its phase, not a range of its own
+    h.Pop();
+    h.Pop();
+  }
+  h.Pop();  // unmatched: ignored
+  h.profiler->Finish();
+  EXPECT_EQ(h.Count("DecodeData"), 3u);  // several passes
+  std::vector<CounterSampleInfo> samples = h.Samples();
+  ASSERT_EQ(samples.size(), static_cast<size_t>(kInstances));
+  const uint64_t tid = static_cast<uint64_t>(::syscall(SYS_gettid));
+  int64_t last_end = 0;
+  for (int i = 0; i < kInstances; ++i) {
+    const CounterSampleInfo& s = samples[static_cast<size_t>(i)];
+    EXPECT_EQ(h.interner.Lookup(s.range_name_id), "phase") << i;
+    // Instance i did 1000 x (i + 1) of work: its own value, not a sum.
+    ASSERT_EQ(s.values.size(), 1u);
+    EXPECT_EQ(s.values[0], 1000.0 * (i + 1)) << i;
+    EXPECT_EQ(s.thread_id, tid);
+    // Push and pop on the trace's clock, in order, one instance after another.
+    EXPECT_GT(s.start_ns, last_end) << i;
+    EXPECT_GT(s.end_ns, s.start_ns) << i;
+    last_end = s.end_ns;
+  }
+  EXPECT_EQ(h.profiler->counted(), static_cast<uint64_t>(kInstances));
+}
+
+TEST(RangeProfiler, NvtxScopeWithCaptureRangeCountsOnlyThatRange) {
+  auto* fake = new FakeProfiler;
+  fake->model_ranges = true;
+  Harness h({{"CUTRACE_METRICS", "dram__bytes_read.sum"}, {"CUTRACE_METRICS_SCOPE", "nvtx"},
+             {"CUTRACE_CAPTURE_RANGE", "nvtx:step@train"}}, fake);
+  ASSERT_TRUE(h.profiler->Start(nullptr));
+  h.Push("epoch");  // not counted; the steps inside it are
+  for (int i = 0; i < 3; ++i) {
+    h.Push("step");
+    h.Pop();
+  }
+  h.Pop();
+  h.Push("eval");
+  h.Pop();
+  // While a capture range is closed, nothing is counted.
+  CaptureGate().store(kCaptureClosed);
+  h.Push("step");
+  h.Pop();
+  CaptureGate().store(kCaptureNone);
+  h.profiler->Finish();
+  std::vector<CounterSampleInfo> samples = h.Samples();
+  ASSERT_EQ(samples.size(), 3u);
+  for (const CounterSampleInfo& s : samples) EXPECT_EQ(h.interner.Lookup(s.range_name_id), "step");
+  EXPECT_EQ(fake->instances_done, 3u);
+}
+
+// ncu's --launch-skip 3 --launch-count 2, per kernel name: launches 4 and 5
+// of each matching kernel, whatever the others do in between.
+TEST(RangeProfiler, LaunchSkipAndCountSelectPerKernelName) {
+  Harness h({{"CUTRACE_METRICS", "dram__bytes_read.sum"}, {"CUTRACE_KERNEL_FILTER", "copy|gemm"},
+             {"CUTRACE_LAUNCH_SKIP", "3"}, {"CUTRACE_LAUNCH_COUNT", "2"}});
+  ASSERT_TRUE(h.profiler->Start(nullptr));
+  uint64_t corr = 0;
+  for (int i = 1; i <= 7; ++i) {
+    h.Launch("_Z4copyv", ++corr);  // corr 3i-2
+    h.Launch("_Z4gemmv", ++corr);  // corr 3i-1
+    h.Launch("_Z4fillv", ++corr);  // not matching
+  }
+  h.profiler->Finish();
+  std::map<std::string, std::vector<uint64_t>> index;
+  std::vector<uint64_t> correlations;
+  for (const CounterSampleInfo& s : h.Samples()) {
+    index[std::string(h.interner.Lookup(s.kernel_name_id))].push_back(s.launch_index);
+    correlations.push_back(s.correlation_id);
+  }
+  EXPECT_EQ(index["_Z4copyv"], (std::vector<uint64_t>{4, 5}));
+  EXPECT_EQ(index["_Z4gemmv"], (std::vector<uint64_t>{4, 5}));
+  EXPECT_EQ(index.count("_Z4fillv"), 0u);
+  EXPECT_EQ(correlations, (std::vector<uint64_t>{10, 11, 13, 14}));
+}
+
+TEST(RangeProfiler, LaunchSkipCombinesWithSampleAndSkipBeforeMatchCountsOverall) {
+  {
+    // Per name, after 1 skipped: every 2nd, 3 at most -> launches 2, 4, 6.
+    Harness h({{"CUTRACE_METRICS", "dram__bytes_read.sum"}, {"CUTRACE_LAUNCH_SKIP", "1"},
+               {"CUTRACE_LAUNCH_COUNT", "3"}, {"CUTRACE_KERNEL_SAMPLE", "2"}});
+    ASSERT_TRUE(h.profiler->Start(nullptr));
+    for (int i = 1; i <= 10; ++i) h.Launch("_Z4copyv", static_cast<uint64_t>(i));
+    h.profiler->Finish();
+    std::vector<uint64_t> got;
+    for (const CounterSampleInfo& s : h.Samples()) got.push_back(s.launch_index);
+    EXPECT_EQ(got, (std::vector<uint64_t>{2, 4, 6}));
+  }
+  {
+    // The first 3 launches of any kernel skipped (fill's too), then the
+    // first 2 matching launches overall, whichever kernel.
+    Harness h({{"CUTRACE_METRICS", "dram__bytes_read.sum"}, {"CUTRACE_KERNEL_FILTER", "copy|gemm"},
+               {"CUTRACE_LAUNCH_SKIP_BEFORE_MATCH", "3"}, {"CUTRACE_LAUNCH_COUNT", "2"}});
+    ASSERT_TRUE(h.profiler->Start(nullptr));
+    h.Launch("_Z4fillv", 1);
+    h.Launch("_Z4copyv", 2);
+    h.Launch("_Z4fillv", 3);
+    h.Launch("_Z4gemmv", 4);  // the 4th launch: the first after the skip
+    h.Launch("_Z4copyv", 5);
+    h.Launch("_Z4gemmv", 6);
+    h.profiler->Finish();
+    std::vector<uint64_t> corr, idx;
+    for (const CounterSampleInfo& s : h.Samples()) {
+      corr.push_back(s.correlation_id);
+      idx.push_back(s.launch_index);
+    }
+    EXPECT_EQ(corr, (std::vector<uint64_t>{4, 5}));
+    EXPECT_EQ(idx, (std::vector<uint64_t>{1, 2}));  // gemm's 1st, copy's 2nd
+  }
+}
+
+TEST(RangeProfiler, KernelScopeCountsOnlyInsideAnOpenCaptureRange) {
+  Harness h({{"CUTRACE_METRICS", "dram__bytes_read.sum"}, {"CUTRACE_LAUNCH_SKIP", "1"}});
+  ASSERT_TRUE(h.profiler->Start(nullptr));
+  CaptureGate().store(kCaptureClosed);
+  h.Launch("_Z4copyv", 1);  // outside: neither counted nor counted toward the skip
+  CaptureGate().store(kCaptureOpen);
+  h.Launch("_Z4copyv", 2);  // skipped
+  h.Launch("_Z4copyv", 3);  // counted
+  CaptureGate().store(kCaptureNone);
+  h.profiler->Finish();
+  std::vector<CounterSampleInfo> samples = h.Samples();
+  ASSERT_EQ(samples.size(), 1u);
+  EXPECT_EQ(samples[0].correlation_id, 3u);
+  EXPECT_EQ(samples[0].launch_index, 2u);
+}
+
+TEST(MetricsConfig, LaunchSelectionVariables) {
+  auto env = [](std::map<std::string, std::string> vars) {
+    return [vars](const char* name) -> std::optional<std::string> {
+      auto it = vars.find(name);
+      return it == vars.end() ? std::nullopt : std::optional<std::string>(it->second);
+    };
+  };
+  MetricsConfig c = ParseMetricsConfig(env({{"CUTRACE_METRICS", "dram__bytes_read.sum"},
+                                            {"CUTRACE_LAUNCH_SKIP", "3"}, {"CUTRACE_LAUNCH_COUNT", "2"},
+                                            {"CUTRACE_CAPTURE_RANGE", "nvtx:step@train"}}));
+  EXPECT_TRUE(c.problems.empty());
+  EXPECT_EQ(c.launch_skip, 3u);
+  EXPECT_EQ(c.launch_count, 2u);
+  EXPECT_FALSE(c.skip_before_match);
+  EXPECT_EQ(c.nvtx_only, "step");
+  MetricsConfig b = ParseMetricsConfig(env({{"CUTRACE_METRICS", "dram__bytes_read.sum"},
+                                            {"CUTRACE_LAUNCH_SKIP_BEFORE_MATCH", "5"}}));
+  EXPECT_TRUE(b.skip_before_match);
+  EXPECT_EQ(b.launch_skip, 5u);
+  MetricsConfig bad = ParseMetricsConfig(env({{"CUTRACE_METRICS", "dram__bytes_read.sum"},
+                                              {"CUTRACE_LAUNCH_SKIP", "-1"}, {"CUTRACE_LAUNCH_COUNT", "0"}}));
+  EXPECT_EQ(bad.problems.size(), 2u);
+  EXPECT_EQ(bad.launch_skip, 0u);
+  EXPECT_EQ(bad.launch_count, 0u);
+  MetricsConfig both = ParseMetricsConfig(env({{"CUTRACE_METRICS", "dram__bytes_read.sum"},
+                                               {"CUTRACE_LAUNCH_SKIP", "1"}, {"CUTRACE_LAUNCH_SKIP_BEFORE_MATCH", "2"}}));
+  EXPECT_EQ(both.problems.size(), 1u);
+  EXPECT_FALSE(both.skip_before_match);
+  EXPECT_EQ(both.launch_skip, 1u);
 }
 
 }  // namespace
