@@ -216,7 +216,7 @@ record_rc() {
 counters() {
   section "counters (known work vs ncu)"
   local t rc
-  t=$(step_timeout 90)
+  t=$(step_timeout 150)
   if ((t == 0)); then record counters "NOT RUN" "no time left"; return; fi
   timeout -k 10 "$t" python3 "$tests/counters.py" --cutrace "$cutrace" --bin-dir "$bundle/bin" \
     --work "$work/cases/counters" --json-out "$work/cases/counters.json" \
