@@ -28,6 +28,10 @@ ratios are of those overheads (cutrace's over the floor's, over torch.profiler's
  torch       bench/torch_ops.py: PyTorch small ops (us/op) and bf16 8192^3
              GEMMs (ms each), bare; floor; cutrace trace, summary, continuous
              (between windows); torch.profiler (CUDA activities) in-process.
+ capture     (opt-in) the storm under a capture range it never reaches
+             (cudaProfilerApi, nvtx:step, a delay longer than the run): the
+             uncaptured stretch's cost against two bare variants, at least 5
+             rounds (issue 20).
  torch_sync  (opt-in) the PyTorch small ops bare, under cutrace's defaults, under
              CUTRACE_KINDS=all (sync records on) and under torch.profiler.
  kinds       (opt-in) CUPTI's OVERHEAD records on and off, under the floor and
@@ -266,6 +270,25 @@ class Bench:
               Variant("bare (again)", "bare")]
         self.interleave(vs, app, truth, lambda d: float(d["launch"]["us_per_launch"]), 180)
         self.figures["continuous_env"] = env
+        return vs
+
+    def capture(self) -> list[Variant]:
+        """Issue 20: the storm never reaches its capture range, so all of it is the
+        uncaptured stretch: CUPTI attached with only the trigger's callbacks on
+        (the profiler API's, or NVTX's) or none (a delay longer than the run),
+        no activity kind ever enabled. Two bare variants give the noise."""
+        vs = [Variant("bare", "bare"),
+              Variant("cutrace, capture range cudaProfilerApi, not reached", "cutrace",
+                      {"CUTRACE_CAPTURE_RANGE": "cudaProfilerApi"}),
+              Variant("cutrace, capture range nvtx:step, not reached", "cutrace",
+                      {"CUTRACE_CAPTURE_RANGE": "nvtx:step"}),
+              Variant("cutrace, --delay 600s, not reached", "cutrace", {"CUTRACE_DELAY": "600s"}),
+              Variant("bare (again)", "bare")]
+        truth = self.work / "storm-truth.json"
+        app = [str(Path(self.args.bin_dir) / "ct_launch_storm"), "--n", str(self.args.n),
+               "--truth", str(truth)]
+        self.interleave(vs, app, truth, lambda d: float(d["launch"]["us_per_launch"]), 120,
+                        rounds=max(5, self.args.rounds))
         return vs
 
     @staticmethod
@@ -657,6 +680,10 @@ def main() -> int:
                 vs = bench.torch(sync=True)
                 lines, fig = table("PyTorch small ops, sync records", "us/op", vs,
                                    {"torch.profiler": "torch.profiler (CUDA)"})
+            elif part == "capture":
+                vs = bench.capture()
+                lines, fig = table("launch storm, uncaptured stretch (capture range never reached)",
+                                   "us/launch", vs, {})
             elif part == "kinds":
                 lines, fig = storm_and_torch(
                     "CUPTI overhead records", bench.storm_kinds, lambda: bench.torch(kinds=True),
