@@ -713,6 +713,11 @@ def main() -> int:
                     f"trace/torch.profiler {t['cutrace trace']['overhead_vs_torch.profiler']}")
     if c:
         bits.append(f"continuous average {c['average_overhead_pct']:+.2f}%")
+    cap = bench.figures.get("capture", {})
+    if cap:
+        bits.append("uncaptured stretch paired x bare: " + ", ".join(
+            f"{name.split(', ')[1]} {f['paired_x_bare'][0]}" for name, f in cap.items()
+            if name.startswith("cutrace") and f.get("paired_x_bare")))
     print("FIGURE overhead: " + "; ".join(bits), flush=True)
     if args.json_out:
         Path(args.json_out).write_text(json.dumps(bench.figures, indent=1))
