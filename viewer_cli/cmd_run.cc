@@ -51,7 +51,6 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
-#include <optional>
 #include <regex>
 #include <set>
 #include <string>
@@ -65,6 +64,7 @@
 #include "viewer_cli/metric_check.h"
 #include "viewer_cli/option_words.h"
 #include "viewer_cli/output.h"
+#include "viewer_cli/run_selection.h"
 
 namespace cutrace::cli {
 namespace {
@@ -78,13 +78,7 @@ struct Options {
   std::string metrics_scope;
   std::string kernel_filter;
   uint64_t kernel_sample = 0;
-  std::optional<uint64_t> launch_skip;
-  uint64_t launch_count = 0;
-  std::optional<uint64_t> launch_skip_before_match;
-  std::string capture_range;
-  std::string capture_range_end;
-  std::string delay;
-  std::string duration;
+  RunSelection selection;  // capture ranges, launch selection (run_selection.h)
   bool no_summary = false;
   std::vector<std::string> command;
 };
@@ -275,40 +269,12 @@ void PrintSummary(const std::vector<std::string>& paths) {
   ::close(saved_stdout);
 }
 
-// The capture options as the library reads them
-// (injection/production/capture_range.h); "" when they are fine.
-std::string CheckCapture(const Options& o) {
-  const std::string& r = o.capture_range;
-  if (!r.empty() && r != "cudaProfilerApi") {
-    const size_t at = r.rfind('@');
-    const bool nvtx = r.rfind("nvtx:", 0) == 0 && r.size() > 5 && (at == std::string::npos || (at > 5 && at + 1 < r.size()));
-    if (!nvtx) return "--capture-range: must be cudaProfilerApi or nvtx:NAME[@DOMAIN]";
-  }
-  const std::string& e = o.capture_range_end;
-  if (!e.empty()) {
-    bool ok = e == "stop" || e == "repeat";
-    if (!ok && e.rfind("repeat:", 0) == 0 && e.size() > 7 && e.size() <= 16) {
-      ok = e.find_first_not_of("0123456789", 7) == std::string::npos && std::stoull(e.substr(7)) >= 1 &&
-           std::stoull(e.substr(7)) <= 0xffffffffull;
-    }
-    if (!ok) return "--capture-range-end: must be stop, repeat or repeat:N (N >= 1)";
-    if (r.empty()) return "--capture-range-end needs --capture-range";
-  }
-  uint64_t ns = 0;
-  if (!o.delay.empty() && !ParseDuration(o.delay, &ns)) return "--delay: must be a duration like 2s or 500ms";
-  if (!o.duration.empty() && (!ParseDuration(o.duration, &ns) || ns == 0))
-    return "--duration: must be a duration like 1s or 500ms, not 0";
-  if ((!r.empty() || !o.delay.empty() || !o.duration.empty()) && !o.mode.empty() && o.mode != "trace")
-    return "--capture-range, --delay and --duration work in trace mode only";
-  return "";
-}
-
 int Run(const Options& o) {
   if (o.command.empty()) {
     PrintError("run: no program given (usage: cutrace run [OPTIONS] -- PROG ARGS...)");
     return 2;
   }
-  if (std::string error = CheckCapture(o); !error.empty()) {
+  if (std::string error = CheckRunSelection(o.selection, o.mode, !o.metrics.empty()); !error.empty()) {
     PrintError(error);
     return 2;
   }
@@ -330,14 +296,9 @@ int Run(const Options& o) {
       PrintError("--metrics: " + error);
       return 2;
     }
-  } else if (!o.metrics_scope.empty() || !o.kernel_filter.empty() || o.kernel_sample || o.launch_skip ||
-             o.launch_count || o.launch_skip_before_match) {
+  } else if (!o.metrics_scope.empty() || !o.kernel_filter.empty() || o.kernel_sample) {
     PrintError("--metrics-scope, --kernel-filter, --kernel-sample, --launch-skip, --launch-count and "
                "--launch-skip-before-match need --metrics");
-    return 2;
-  }
-  if (o.launch_skip && o.launch_skip_before_match) {
-    PrintError("--launch-skip and --launch-skip-before-match go one at a time");
     return 2;
   }
   if (!o.metrics_scope.empty() && o.metrics_scope != "kernel" && o.metrics_scope != "nvtx") {
@@ -393,20 +354,12 @@ int Run(const Options& o) {
   if (!o.kinds.empty()) ::setenv("CUTRACE_KINDS", o.kinds.c_str(), 1);
   if (!o.mode.empty()) ::setenv("CUTRACE_MODE", o.mode.c_str(), 1);
   if (!o.buffer_size.empty()) ::setenv("CUTRACE_BUFFER_SIZE", o.buffer_size.c_str(), 1);
-  if (!o.capture_range.empty()) ::setenv("CUTRACE_CAPTURE_RANGE", o.capture_range.c_str(), 1);
-  if (!o.capture_range_end.empty()) ::setenv("CUTRACE_CAPTURE_RANGE_END", o.capture_range_end.c_str(), 1);
-  if (!o.delay.empty()) ::setenv("CUTRACE_DELAY", o.delay.c_str(), 1);
-  if (!o.duration.empty()) ::setenv("CUTRACE_DURATION", o.duration.c_str(), 1);
+  ExportRunSelection(o.selection);
   if (!o.metrics.empty()) {
     ::setenv("CUTRACE_METRICS", o.metrics.c_str(), 1);
     if (!o.metrics_scope.empty()) ::setenv("CUTRACE_METRICS_SCOPE", o.metrics_scope.c_str(), 1);
     if (!o.kernel_filter.empty()) ::setenv("CUTRACE_KERNEL_FILTER", o.kernel_filter.c_str(), 1);
     if (o.kernel_sample) ::setenv("CUTRACE_KERNEL_SAMPLE", std::to_string(o.kernel_sample).c_str(), 1);
-    if (o.launch_skip) ::setenv("CUTRACE_LAUNCH_SKIP", std::to_string(*o.launch_skip).c_str(), 1);
-    if (o.launch_count) ::setenv("CUTRACE_LAUNCH_COUNT", std::to_string(o.launch_count).c_str(), 1);
-    if (o.launch_skip_before_match) {
-      ::setenv("CUTRACE_LAUNCH_SKIP_BEFORE_MATCH", std::to_string(*o.launch_skip_before_match).c_str(), 1);
-    }
   }
 
   SavedSignals saved;
@@ -461,27 +414,10 @@ void Register(CLI::App& app, int* exit_code) {
                   "kernel (one range per launch, default) or nvtx (one per NVTX range)");
   cmd->add_option("--kernel-filter", options->kernel_filter,
                   "Count only launches of kernels whose name matches this regex");
-  cmd->add_option("--launch-skip", options->launch_skip,
-                  "Per kernel name matching --kernel-filter, do not count its first N launches (as ncu)")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--launch-count", options->launch_count,
-                  "Per kernel name (overall with --launch-skip-before-match), count at most N launches")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--launch-skip-before-match", options->launch_skip_before_match,
-                  "Do not count the first N launches of any kernel; then --launch-count and --kernel-sample "
-                  "apply to all matching launches together (as ncu)")
-      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--kernel-sample", options->kernel_sample,
                   "Count every Nth matching launch (default 1: all)")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--capture-range", options->capture_range,
-                  "Record only inside ranges: cudaProfilerApi (cudaProfilerStart to Stop) or "
-                  "nvtx:NAME[@DOMAIN] (the outermost instance of that NVTX range); each range is a chunk");
-  cmd->add_option("--capture-range-end", options->capture_range_end,
-                  "stop (after the first range, default), repeat (every range) or repeat:N (at most N)");
-  cmd->add_option("--delay", options->delay, "Record nothing for this long after CUDA starts (e.g. 2s)");
-  cmd->add_option("--duration", options->duration,
-                  "Record nothing later than this long after the delay's end (e.g. 1s)");
+  AddRunSelectionOptions(cmd, &options->selection);
   cmd->add_flag("--no-summary", options->no_summary, "Only list the traces written");
   // After "--" everything belongs to the program (CLI11 puts it in
   // `command` and leaves the "--" itself among the remaining arguments).
