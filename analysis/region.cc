@@ -19,12 +19,21 @@ bool CpuRange(const RangeRecord& r) {
 }
 
 // The span of `spans` (sorted by start, disjoint) holding t, or -1.
-long Find(const std::vector<TimeSpan>& spans, uint64_t t) {
+// Records come nearly in time order, so the span found last (*hint) or the
+// next one usually holds the next t: checked before a binary search.
+long Find(const std::vector<TimeSpan>& spans, uint64_t t, size_t* hint) {
+  const size_t h = *hint;
+  if (h < spans.size() && spans[h].start <= t) {
+    if (t <= spans[h].end) return static_cast<long>(h);
+    if (h + 1 == spans.size() || t < spans[h + 1].start) return -1;
+    if (t <= spans[h + 1].end) return static_cast<long>(*hint = h + 1);
+  }
   auto it = std::upper_bound(spans.begin(), spans.end(), t,
                              [](uint64_t v, const TimeSpan& s) { return v < s.start; });
   if (it == spans.begin()) return -1;
   --it;
-  return t <= it->end ? static_cast<long>(it - spans.begin()) : -1;
+  *hint = static_cast<size_t>(it - spans.begin());
+  return t <= it->end ? static_cast<long>(*hint) : -1;
 }
 
 // Sorts and merges overlapping or touching spans.
@@ -46,11 +55,21 @@ std::vector<TimeSpan> Merge(std::vector<TimeSpan> spans) {
 // handed out in call order): the last one starting at or below c is the
 // only one that can hold it.
 long SpanOfLaunch(const Window::File& f, uint64_t c) {
-  auto it = std::upper_bound(f.launches.begin(), f.launches.end(), c,
-                             [](uint64_t v, const Window::File::Launches& l) { return v < l.first; });
-  if (it == f.launches.begin()) return -1;
-  --it;
-  return c <= it->last ? static_cast<long>(it->span) : -1;
+  using L = Window::File::Launches;
+  const std::vector<L>& v = f.launches;
+  size_t h = f.launch_hint;
+  if (h >= v.size() || v[h].first > c || (h + 1 < v.size() && v[h + 1].first <= c)) {
+    if (h + 1 < v.size() && v[h + 1].first <= c && (h + 2 == v.size() || v[h + 2].first > c)) {
+      h = h + 1;  // the next span's launches, as time moves on
+    } else {
+      auto it = std::upper_bound(v.begin(), v.end(), c,
+                                 [](uint64_t x, const L& l) { return x < l.first; });
+      if (it == v.begin()) return -1;
+      h = static_cast<size_t>(it - v.begin()) - 1;
+    }
+    f.launch_hint = h;
+  }
+  return c <= v[h].last ? static_cast<long>(v[h].span) : -1;
 }
 
 }  // namespace
@@ -93,7 +112,7 @@ uint64_t Window::length_ns() const {
   return total;
 }
 
-bool Window::Contains(uint64_t t) const { return !active || Find(parts, t) >= 0; }
+bool Window::Contains(uint64_t t) const { return !active || Find(parts, t, &part_hint_) >= 0; }
 
 bool Window::OpCounts(size_t file, uint64_t correlation, uint64_t start) const {
   if (!active) return true;
@@ -213,12 +232,21 @@ void WindowResolver::Api(size_t file, const TraceData& trace, const ApiRecord& a
   SeeStart(a.start_ns);
   SeeEnd(SafeEnd(a.start_ns, a.end_ns));
   if (a.correlation_id == 0 || file >= window_.files.size()) return;
-  auto [it, inserted] = launch_name_[file].emplace(a.name_id, false);
-  if (inserted) it->second = LaunchesWork(ClassifyApiName(trace.strings.Display(a.name_id)));
-  if (!it->second) return;
+  // Whether the name launches work, cached by name id (once per name; a
+  // hash lookup per call cost more than the rest of this pass).
+  std::vector<uint8_t>& cache = launch_name_[file];
+  uint8_t known = a.name_id < cache.size() ? cache[a.name_id] : 0;
+  if (known == 0) {
+    known = LaunchesWork(ClassifyApiName(trace.strings.Display(a.name_id))) ? 2 : 1;
+    if (a.name_id < (1u << 20)) {  // larger ids (hostile input) are classified each time
+      if (a.name_id >= cache.size()) cache.resize(a.name_id + 1, 0);
+      cache[a.name_id] = known;
+    }
+  }
+  if (known != 2) return;
   Window::File& f = window_.files[file];
   f.any_launch = true;
-  const long k = Find(f.cpu, a.start_ns);
+  const long k = Find(f.cpu, a.start_ns, &f.cpu_hint);
   if (k < 0) return;
   Window::File::Launches& l = calls_[file][static_cast<size_t>(k)];
   l.first = std::min(l.first, a.correlation_id);
@@ -246,7 +274,7 @@ void WindowResolver::Op(size_t file, uint64_t correlation, uint64_t start, uint6
   const Window::File& f = window_.files[file];
   long k = -1;
   if (correlation == 0 || !f.any_launch) {
-    k = Find(f.cpu, start);
+    k = Find(f.cpu, start, &f.cpu_hint);
   } else {
     k = SpanOfLaunch(f, correlation);
   }

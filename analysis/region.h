@@ -93,9 +93,13 @@ struct Window {
     };
     std::vector<Launches> launches;
     bool any_launch = false;  // the file has launch calls at all
+    // Where the last lookup landed (records come nearly in time order).
+    mutable size_t cpu_hint = 0, launch_hint = 0;
   };
   std::vector<File> files;
   std::optional<RangeCandidate> steady;  // found by the first pass
+
+  mutable size_t part_hint_ = 0;  // where Contains() looked last
 
   uint64_t length_ns() const;
   uint64_t start_ns() const { return parts.empty() ? 0 : parts.front().start; }
@@ -136,7 +140,7 @@ class WindowResolver {
   uint64_t trace_start_ = UINT64_MAX, trace_end_ = 0;
   std::vector<std::vector<Instance>> found_;  // by file
   std::vector<std::unordered_map<uint64_t, bool>> match_;  // (name, domain) -> matches
-  std::vector<std::unordered_map<uint32_t, bool>> launch_name_;  // API name id -> launches work
+  std::vector<std::vector<uint8_t>> launch_name_;  // API name id -> 0 unknown, 1 no, 2 launches
   // Steady-state census: depth-0 names and ProfilerStep*, per file.
   struct Census {
     std::string name, domain;

@@ -100,16 +100,26 @@ void ReportEngine::ReleaseTo(uint64_t limit) {
   // branch per event.
   // Always inlined into the merge loop, as the sweeps' Api() and Op() are
   // into it (GCC left a lambda this size out of line, a call per event).
-  order_.Release(limit, [this](const TimedItem& item) __attribute__((always_inline)) {
+  TimelineSweep* const second = second_.get();
+  order_.Release(limit, [this, second](const TimedItem& item) __attribute__((always_inline)) {
     switch (item.cls) {
       case TimedItem::kRange: projector_.Range(item); break;
       case TimedItem::kApi:
-        if constexpr (kTimeline) sweep_.Api(item);
+        if constexpr (kTimeline) {
+          sweep_.Api(item);
+          if (second) second->Api(item);
+        }
         if constexpr (kNvtx) projector_.Api(item);
         break;
-      case TimedItem::kSync: sweep_.Sync(item); break;
+      case TimedItem::kSync:
+        sweep_.Sync(item);
+        if (second) second->Sync(item);
+        break;
       default:
-        if constexpr (kTimeline) sweep_.Op(item);
+        if constexpr (kTimeline) {
+          sweep_.Op(item);
+          if (second) second->Op(item);
+        }
         if constexpr (kNvtx) projector_.Op(item);
         break;
     }
@@ -229,6 +239,21 @@ NvtxReport ReportEngine::Nvtx(size_t top) const {
   });
   if (top > 0 && rows.size() > top) rows.resize(top);
   return NvtxReport{std::move(rows)};
+}
+
+void ReportEngine::AddSweep(std::shared_ptr<const Window> window) {
+  if (!parts_.timeline || !window || !window->active) return;
+  second_window_ = std::move(window);
+  // Gap counts and idle by cause only: no gap is listed.
+  second_ = std::make_unique<TimelineSweep>(GapOptions{UINT64_MAX, 0});
+  second_->SetWindow(second_window_->parts);
+}
+
+TimelineReport ReportEngine::SecondTimeline() {
+  if (!second_) return {};
+  std::vector<std::string> labels;
+  for (uint32_t i = 0; i < labels_.size(); ++i) labels.push_back(labels_.text(i));
+  return second_->Finish(std::move(labels));
 }
 
 TimelineReport ReportEngine::Timeline() {

@@ -123,6 +123,11 @@ class ReportEngine {
   size_t peak_held() const { return order_.peak_held(); }
   // The window the reports cover (inactive: the whole trace).
   const Window& window() const { return *window_; }
+  // A second device sweep over another window (the steady state beside the
+  // report's own), fed by the same pass; call before the first record.
+  void AddSweep(std::shared_ptr<const Window> window);
+  const std::shared_ptr<const Window>& second_window() const { return second_window_; }
+  TimelineReport SecondTimeline();
 
  private:
   // Per file: counts, record indexes, thread slots, and the name slots
@@ -201,6 +206,8 @@ class ReportEngine {
 
   TimeOrder order_;
   TimelineSweep sweep_;
+  std::unique_ptr<TimelineSweep> second_;  // AddSweep()
+  std::shared_ptr<const Window> second_window_;
   NvtxProjector projector_;
   NvtxProjector::Done projection_hook_;
   bool finished_ = false;

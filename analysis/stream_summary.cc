@@ -81,8 +81,10 @@ class EngineSink final : public RecordSink {
 StatusOr<std::unique_ptr<ReportEngine>> StreamLoaded(std::span<StreamedTrace* const> traces,
                                                      const ReportParts& parts,
                                                      const GapOptions& gaps,
-                                                     std::shared_ptr<const Window> window) {
+                                                     std::shared_ptr<const Window> window,
+                                                     std::shared_ptr<const Window> second) {
   auto engine = std::make_unique<ReportEngine>(parts, gaps, window);
+  engine->AddSweep(second);
   for (size_t i = 0; i < traces.size(); ++i) {
     StatusOr<TraceData> data = LoadTraceFromBytes(traces[i]->bytes(), traces[i]->info().path);
     if (!data.ok()) return data.status();
@@ -101,7 +103,8 @@ StatusOr<std::unique_ptr<ReportEngine>> StreamLoaded(std::span<StreamedTrace* co
 StatusOr<std::unique_ptr<ReportEngine>> StreamTraces(std::span<StreamedTrace* const> traces,
                                                      const ReportParts& parts,
                                                      const GapOptions& gaps, StreamStats* stats,
-                                                     std::shared_ptr<const Window> window) {
+                                                     std::shared_ptr<const Window> window,
+                                                     std::shared_ptr<const Window> second) {
   struct Reading {
     StreamedTrace* trace;
     std::unique_ptr<TracePass> pass;
@@ -124,6 +127,7 @@ StatusOr<std::unique_ptr<ReportEngine>> StreamTraces(std::span<StreamedTrace* co
     reading.push_back({t, std::move(pass).value()});
   }
   auto engine = std::make_unique<ReportEngine>(parts, gaps, window);
+  engine->AddSweep(second);
   EngineSink sink(engine.get());
   RecordBatch batch;
   StreamStats local;
@@ -150,7 +154,7 @@ StatusOr<std::unique_ptr<ReportEngine>> StreamTraces(std::span<StreamedTrace* co
         r.done = true;
         break;
       case TracePass::Step::kBroken:
-        return StreamLoaded(traces, parts, gaps, window);
+        return StreamLoaded(traces, parts, gaps, window, second);
     }
     uint64_t limit = std::numeric_limits<uint64_t>::max();
     for (const Reading& other : reading) limit = std::min(limit, other.future());

@@ -71,12 +71,14 @@ struct StreamStats {
 // that breaks halfway through the fast path (never in a file cutrace wrote)
 // makes the pass start again over the loaded files. Fills each trace's
 // info(); errors are the file's (it changed since it was opened).
-// With `window` (analysis/region.h), the reports cover the window only.
+// With `window` (analysis/region.h), the reports cover the window only;
+// `second` adds a device sweep over another window (ReportEngine::AddSweep()).
 StatusOr<std::unique_ptr<ReportEngine>> StreamTraces(std::span<StreamedTrace* const> traces,
                                                      const ReportParts& parts,
                                                      const GapOptions& gaps = {},
                                                      StreamStats* stats = nullptr,
-                                                     std::shared_ptr<const Window> window = nullptr);
+                                                     std::shared_ptr<const Window> window = nullptr,
+                                                     std::shared_ptr<const Window> second = nullptr);
 
 // The window of `spec` over `traces` (analysis/region.h), from three passes
 // that each decode one kind of record (analysis/region_stream.cc). Without

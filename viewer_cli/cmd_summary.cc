@@ -34,26 +34,20 @@ struct Options {
 
 // The steady state (analysis/region.h) when the user chose no region: the
 // most repeated NVTX range after its first 10%, as one line and the
-// program verdict over it (a pass that sweeps the device timeline only).
+// program verdict over it, from the second device sweep of the same pass
+// (RunStreamedReport()'s `steady`).
 struct Steady {
   analysis::RangeCandidate range;
   std::shared_ptr<const analysis::Window> window;
   analysis::ProgramVerdict program;
 };
 
-std::optional<Steady> FindSteady(std::span<analysis::StreamedTrace* const> streams,
-                                 const analysis::Window& window) {
-  if (window.active) return std::nullopt;
-  std::shared_ptr<const analysis::Window> first = StreamedWindow(streams, {}, true);
-  if (first == nullptr || !first->steady) return std::nullopt;
+std::optional<Steady> FindSteady(analysis::ReportEngine& engine) {
+  if (!engine.second_window() || !engine.window().steady) return std::nullopt;
   Steady s;
-  s.range = *first->steady;
-  s.window = StreamedWindow(streams, analysis::SteadySpec(s.range));
-  if (s.window == nullptr) return std::nullopt;
-  StatusOr<std::unique_ptr<analysis::ReportEngine>> engine =
-      analysis::StreamTraces(streams, {.timeline = true}, {UINT64_MAX, 0}, nullptr, s.window);
-  if (!engine.ok()) return std::nullopt;
-  s.program = analysis::JudgeProgram((*engine)->Timeline());
+  s.range = *engine.window().steady;
+  s.window = engine.second_window();
+  s.program = analysis::JudgeProgram(engine.SecondTimeline());
   return s;
 }
 
@@ -221,12 +215,11 @@ int Run(const Options& o) {
   return RunStreamedReport(
       o.files, o.format, analysis::SummaryParts(), analysis::GapOptions{0, options.top_gaps},
       [&](analysis::ReportEngine& engine, analysis::TraceSet traces,
-          std::span<analysis::StreamedTrace* const> streams, Format format) {
+          std::span<analysis::StreamedTrace* const>, Format format) {
         analysis::SummaryReport s = analysis::SummaryFromEngine(engine, traces, options);
-        return RenderSummary(s, traces, format, engine.window(),
-                             FindSteady(streams, engine.window()));
+        return RenderSummary(s, traces, format, engine.window(), FindSteady(engine));
       },
-      o.region);
+      o.region, /*steady=*/true);
 }
 
 void Register(CLI::App& app, int* exit_code) {

@@ -47,7 +47,8 @@ std::shared_ptr<const analysis::Window> StreamedWindow(
 
 int RunStreamedReport(const std::vector<std::string>& paths, Format format,
                       const analysis::ReportParts& parts, const analysis::GapOptions& gaps,
-                      const EngineRenderFn& render, const analysis::RegionSpec& region) {
+                      const EngineRenderFn& render, const analysis::RegionSpec& region,
+                      bool steady) {
   Streams streams;
   if (!OpenStreams(paths, &streams)) return 1;
   LoadedTraces infos;
@@ -62,14 +63,19 @@ int RunStreamedReport(const std::vector<std::string>& paths, Format format,
   PrintReport(infos, format,
               [&](analysis::TraceSet traces, Format f) {
                 std::vector<analysis::StreamedTrace*> subset = StreamsOf(traces, streams);
+                const bool want_steady = steady && !region.active();
                 std::shared_ptr<const analysis::Window> window =
-                    whole && subset.size() == all.size() ? whole : StreamedWindow(subset, region);
+                    whole && subset.size() == all.size() ? whole
+                                                         : StreamedWindow(subset, region, want_steady);
                 if (window == nullptr) {
                   status = 1;
                   return Rendered();
                 }
+                std::shared_ptr<const analysis::Window> second;
+                if (want_steady && window->steady)  // a failure just leaves it out
+                  second = StreamedWindow(subset, analysis::SteadySpec(*window->steady));
                 StatusOr<std::unique_ptr<analysis::ReportEngine>> engine =
-                    analysis::StreamTraces(subset, parts, gaps, nullptr, window);
+                    analysis::StreamTraces(subset, parts, gaps, nullptr, window, second);
                 if (!engine.ok()) {  // the file changed since it was opened
                   PrintError(engine.status().message());
                   status = 1;

@@ -42,10 +42,13 @@ using EngineRenderFn = std::function<Rendered(
 // Opens, streams (per file and aggregate) and prints. Returns the exit
 // status. With an active `region` (region_options.h) each rendering's window
 // is resolved first (analysis/region.h) and the engine covers it only; the
-// window is put first in every rendering (AddWindow()).
+// window is put first in every rendering (AddWindow()). With `steady` and no
+// region, the steady state (analysis/region.h) gets a second device sweep in
+// the same pass (ReportEngine::second_window(), SecondTimeline()).
 int RunStreamedReport(const std::vector<std::string>& paths, Format format,
                       const analysis::ReportParts& parts, const analysis::GapOptions& gaps,
-                      const EngineRenderFn& render, const analysis::RegionSpec& region = {});
+                      const EngineRenderFn& render, const analysis::RegionSpec& region = {},
+                      bool steady = false);
 
 // The window of `region` over `streams` (inactive and unresolved when the
 // region is, unless `always`: the first pass then finds the steady state).

@@ -180,6 +180,11 @@ def checks(tmp):
         expect("steady window", steady["window"]["duration_ns"] == length,
                f"{steady['window']['duration_ns']} != {length}")
         expect("steady skip", steady["skip_first"] == 1, str(steady["skip_first"]))
+        # The steady state's sweep (a second one in the same pass) agrees with
+        # the report over the same region asked for.
+        expect("steady busy", (steady["busy_ns"], steady["idle_by_cause_ns"]) ==
+               (s["program"]["busy_ns"], s["program"]["idle_by_cause_ns"]),
+               f"{steady} vs {s['program']}")
     expect("plain window", plain["window"] == {"whole_trace": True}, str(plain["window"]))
     plain_table = run("summary", trace).stdout
     expect("steady line", "steady state: NVTX range 'ProfilerStep*', 12 instances, the first 1 "

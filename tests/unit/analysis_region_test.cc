@@ -32,6 +32,7 @@
 #include <memory>
 #include <string>
 
+#include "analysis/program_verdict.h"
 #include "analysis/region.h"
 #include "analysis/report_engine.h"
 #include "analysis/stream_summary.h"
@@ -185,6 +186,51 @@ TEST(Region, StepsAfterTheFirst) {
     ASSERT_EQ(n.ranges.size(), 1u);
     EXPECT_EQ(n.ranges[0].count, 2u);
   }
+}
+
+// The verdict over the steps' window: idle 140 of 260 us (53.8% >= 20%):
+// host-bound, the largest cause launch_latency (70 us), whose fix is to
+// launch less often.
+TEST(Region, VerdictOverTheWindow) {
+  Both both;
+  RegionSpec spec;
+  SetRange("step", &spec);
+  spec.skip_first = 1;
+  for (auto& [window, engine] : both.Run(spec)) {
+    ProgramVerdict v = JudgeProgram(engine->Timeline());
+    EXPECT_TRUE(v.known);
+    EXPECT_EQ(v.span_ns, 260 * us);
+    EXPECT_EQ(v.busy_ns, 120 * us);
+    EXPECT_NEAR(v.busy_pct, 100.0 * 120 / 260, 1e-9);
+    EXPECT_TRUE(v.host_bound);
+    EXPECT_EQ(v.bound, "host-bound");
+    EXPECT_EQ(v.largest, GapCause::kLaunchLatency);
+    EXPECT_NE(v.advice.find("CUDA Graph"), std::string::npos) << v.advice;
+  }
+}
+
+// The 20% line: idle 19.9% is gpu-bound, 20% host-bound; two devices add up.
+TEST(Region, VerdictThreshold) {
+  TimelineReport t;
+  t.devices.resize(2);
+  t.gaps.resize(2);
+  t.devices[0].span_ns = 1000;
+  t.devices[0].busy_ns = 801;
+  t.devices[0].idle_ns = 199;
+  t.gaps[0].idle_by_cause[static_cast<size_t>(GapCause::kHostSync)] = 199;
+  t.devices[1] = t.devices[0];
+  t.gaps[1] = t.gaps[0];
+  ProgramVerdict v = JudgeProgram(t);
+  EXPECT_EQ(v.span_ns, 2000u);
+  EXPECT_EQ(v.idle_by_cause_ns[static_cast<size_t>(GapCause::kHostSync)], 398u);
+  EXPECT_EQ(v.bound, "gpu-bound");
+  t.devices[1].busy_ns = 799;
+  t.devices[1].idle_ns = 201;  // 400 of 2000: 20%
+  v = JudgeProgram(t);
+  EXPECT_EQ(v.bound, "host-bound");
+  EXPECT_EQ(v.largest, GapCause::kHostSync);
+  EXPECT_NE(v.advice.find("synchronizations"), std::string::npos) << v.advice;
+  EXPECT_EQ(JudgeProgram(TimelineReport{}).bound, "unknown");
 }
 
 TEST(Region, FromTo) {
