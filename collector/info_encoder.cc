@@ -41,6 +41,7 @@ void EncodeHeader(const HeaderInfo& h, ProtoWriter* w) {
   w->String(f::kPreviousChunk, h.previous_chunk);
   w->String(f::kRunId, h.run_id);
   w->String(f::kChunkReason, h.chunk_reason);
+  w->String(f::kClockAnchorSource, h.clock_anchor_source);
   if (h.max_file_bytes || h.rotate_interval_ns || h.max_disk_bytes || h.chunks_deleted) {
     namespace g = wire::RotationLimits;
     const size_t token = w->BeginNested(f::kRotation);

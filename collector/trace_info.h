@@ -41,6 +41,7 @@ struct HeaderInfo {
   uint32_t cupti_api_version = 0;
   ClockDomain clock = ClockDomain::kUnspecified;
   ClockAnchorInfo start_anchor;
+  std::string clock_anchor_source;  // imports: "baseTimeNanoseconds", "unix-epoch ts" or ""
   std::string source_format;  // "cupti" or "chrome-json"
   std::string source_path;
   std::vector<std::string> enabled_kinds;

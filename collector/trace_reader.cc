@@ -130,6 +130,12 @@ Status WaitForFifo(int fd, const std::string& path) {
 void FileBytes::SetMaxInputBytes(uint64_t bytes) { g_max_input_bytes.store(bytes); }
 uint64_t FileBytes::max_input_bytes() { return g_max_input_bytes.load(); }
 
+size_t FileBytes::readable() const {
+  if (map_ == nullptr) return size_;
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  return (size_ + page - 1) / page * page;
+}
+
 FileBytes::~FileBytes() {
   if (map_ != nullptr) {
     Unregister(data_);

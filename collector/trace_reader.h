@@ -58,6 +58,9 @@ class FileBytes {
   FileBytes(const FileBytes&) = delete;
   FileBytes& operator=(const FileBytes&) = delete;
   std::string_view bytes() const { return {data_, size_}; }
+  // Readable bytes from bytes().data(): for a mapped file, up to the end of
+  // its last page (zeros past the file's end), else bytes().size().
+  size_t readable() const;
 
  private:
   FileBytes() = default;

@@ -55,6 +55,7 @@ inline constexpr uint32_t kPreviousChunk = 20;
 inline constexpr uint32_t kRunId = 21;
 inline constexpr uint32_t kChunkReason = 22;
 inline constexpr uint32_t kRotation = 23;
+inline constexpr uint32_t kClockAnchorSource = 24;
 }  // namespace Header
 
 namespace Device {

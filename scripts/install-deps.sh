@@ -6,6 +6,7 @@ set -euo pipefail
 
 packages=(cmake ninja-build g++ pkg-config libprotobuf-dev protobuf-compiler libcli11-dev
           libfmt-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev
+          libsimdjson-dev zlib1g-dev  # the Kineto JSON reader; .json.gz imports
           python3 binutils
           python3-prometheus-client  # tests: OpenMetrics output read by prometheus_client's parser
           prometheus  # promtool: the OpenMetrics export is checked with `promtool check metrics`

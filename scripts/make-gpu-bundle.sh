@@ -47,6 +47,12 @@ rm -rf "$bundle"
 mkdir -p "$bundle/bin" "$bundle/lib" "$bundle/tests/gpu" "$bundle/scripts"
 cp -p "$build/bin/cutrace" "$build/bin/cutrace-check-metrics" "$build/bin"/ct_* "$bundle/bin/"
 cp -p "$build/lib/libcutrace_injection.so" "$bundle/lib/"
+# Shared libraries of bin/cutrace that Debian has no static form of (simdjson,
+# for `cutrace import`): the GPU machine may lack them; cutrace's RUNPATH is
+# $ORIGIN/../lib.
+while read -r lib; do
+  cp -pL "$lib" "$bundle/lib/"
+done < <(ldd "$build/bin/cutrace" | awk '$3 ~ /libsimdjson/ {print $3}')
 # The overhead floor (bench/cupti_floor.cc) and the benchmarks that use it.
 mkdir -p "$bundle/bench"
 cp -p "$root"/bench/*.py "$bundle/bench/"

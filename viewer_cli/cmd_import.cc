@@ -1,14 +1,20 @@
-// `cutrace import TRACE.json -o OUT.trace`: converts a Chrome trace written
-// by torch.profiler (Kineto) into a cutrace trace (interop/kineto/chrome_import.h),
-// then says what it imported and what it skipped. Never overwrites OUT.
+// `cutrace import TRACE.json[.gz]... -o OUT.trace`: converts a Chrome trace
+// written by torch.profiler (Kineto) into a cutrace trace
+// (interop/kineto/chrome_import.h), then says what it imported and what it
+// skipped. Several inputs (one per rank) are imported and merged into one
+// trace (interop/merge/). Never overwrites OUT (unless --force).
 #include <sys/stat.h>
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <fmt/core.h>
 
+#include "collector/trace_loader.h"
 #include "interop/kineto/chrome_import.h"
+#include "interop/merge/trace_merge.h"
+#include "interop/merge/trace_placement.h"
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/output.h"
 #include "viewer_cli/output_file.h"
@@ -17,7 +23,8 @@ namespace cutrace::cli {
 namespace {
 
 struct Options {
-  std::string input;
+  std::vector<std::string> inputs;
+  std::string input;  // the one being reported
   OutputOption output;
   bool cpu_ops = false;
   Format format = Format::kTable;
@@ -100,12 +107,22 @@ void PrintCsv(const Options& o, const interop::ImportedTrace& t) {
   table.PrintCsv(out);
 }
 
-int Run(const Options& o) {
-  // Fail before parsing a large file when the answer is already known; the
-  // writer's O_EXCL still guards against a race.
-  if (!PrepareOutput(o.output)) return 1;
-  interop::ChromeImportOptions import_options;
-  import_options.cpu_ops_as_ranges = o.cpu_ops;
+void PrintImportWarnings(const std::string& input, const interop::ChromeImportCounts& c) {
+  if (c.imported() == 0)
+    PrintError(fmt::format("warning: {}: no kernel, copy, memset, NVTX, API or sync events "
+                           "found (is it a torch.profiler trace with CUDA activities?)",
+                           input));
+  if (c.unknown_copy_kind)
+    PrintError(fmt::format("warning: {} memcpy events with names not of the form "
+                           "\"Memcpy HtoD (Pageable -> Device)\": copy kind unknown",
+                           c.unknown_copy_kind));
+  if (c.device_unknown)
+    PrintError(fmt::format("warning: {} GPU events with no device in args or pid: device 0 "
+                           "assumed",
+                           c.device_unknown));
+}
+
+int RunOne(const Options& o, const interop::ChromeImportOptions& import_options) {
   StatusOr<interop::ImportedTrace> trace = interop::ImportChromeJsonFile(o.input, import_options);
   if (!trace.ok()) {
     PrintError(trace.status().message());
@@ -119,19 +136,7 @@ int Run(const Options& o) {
     PrintError(s.message());
     return 1;
   }
-  const interop::ChromeImportCounts& c = trace->counts;
-  if (c.imported() == 0)
-    PrintError(fmt::format("warning: {}: no kernel, copy, memset, NVTX, API or sync events "
-                           "found (is it a torch.profiler trace with CUDA activities?)",
-                           o.input));
-  if (c.unknown_copy_kind)
-    PrintError(fmt::format("warning: {} memcpy events with names not of the form "
-                           "\"Memcpy HtoD (Pageable -> Device)\": copy kind unknown",
-                           c.unknown_copy_kind));
-  if (c.device_unknown)
-    PrintError(fmt::format("warning: {} GPU events with no device in args or pid: device 0 "
-                           "assumed",
-                           c.device_unknown));
+  PrintImportWarnings(o.input, trace->counts);
   if (o.format == Format::kJson)
     PrintJson(ReportJson(o, *trace), o.output.Messages());
   else if (o.format == Format::kCsv)
@@ -141,11 +146,99 @@ int Run(const Options& o) {
   return 0;
 }
 
+// The merged trace to -o (a file, or stdout for "-").
+Status WriteMerged(const interop::MergedTrace& merged, const OutputOption& output) {
+  if (output.ToStdout()) {
+    StdoutSink out;
+    Status s = interop::EncodeMergedTrace(merged, &out);
+    return s.ok() ? out.Finish() : s;
+  }
+  auto file = interop::FileSink::Create(output.path);
+  if (!file.ok()) return file.status();
+  Status s = interop::EncodeMergedTrace(merged, file->get());
+  return s.ok() ? (*file)->Commit() : s;
+}
+
+// Several inputs: each imported in memory, then placed on one timeline by
+// its realtime anchor and merged into one trace, as `cutrace merge` would.
+int RunMany(const Options& o, const interop::ChromeImportOptions& import_options) {
+  std::vector<TraceData> traces;
+  traces.reserve(o.inputs.size());
+  nlohmann::json inputs = nlohmann::json::array();
+  Table table({"input", "trace_events", "imported", "rank", "pid", "realtime_from"});
+  for (const std::string& path : o.inputs) {
+    StatusOr<interop::ImportedTrace> trace = interop::ImportChromeJsonFile(path, import_options);
+    if (!trace.ok()) {
+      PrintError(trace.status().message());
+      return 1;
+    }
+    PrintImportWarnings(path, trace->counts);
+    std::string bytes;
+    interop::EncodeImportedTrace(*trace, path, &bytes);
+    StatusOr<TraceData> loaded = LoadTraceFromBytes(bytes, path);
+    if (!loaded.ok()) {
+      PrintError(path + ": " + loaded.status().message());
+      return 1;
+    }
+    traces.push_back(std::move(loaded).value());
+    const interop::ImportedTrace& t = *trace;
+    inputs.push_back({{"input", path},
+                      {"trace_events", t.counts.trace_events},
+                      {"imported_total", t.counts.imported()},
+                      {"rank", t.rank},
+                      {"pid", t.pid},
+                      {"realtime_from", t.anchor_source}});
+    table.AddRow({path, std::to_string(t.counts.trace_events), std::to_string(t.counts.imported()),
+                  t.rank.empty() ? "-" : t.rank, std::to_string(t.pid),
+                  t.anchor_source.empty() ? "-" : t.anchor_source});
+  }
+  std::vector<const TraceData*> set;
+  for (const TraceData& t : traces) set.push_back(&t);
+  StatusOr<interop::PlacedTraces> placed = interop::PlaceTraces(set);
+  if (!placed.ok()) {
+    PrintError("cannot merge the imports: " + placed.status().message());
+    return 1;
+  }
+  interop::MergedTrace merged = interop::MergePlacedTraces(*placed);
+  if (Status s = WriteMerged(merged, o.output); !s.ok()) {
+    PrintError(s.message());
+    return 1;
+  }
+  std::FILE* messages = o.output.Messages();
+  const std::string where = o.output.ToStdout() ? "stdout" : o.output.path;
+  if (o.format == Format::kJson) {
+    PrintJson({{"inputs", inputs}, {"output", where}, {"devices", merged.devices.size()}},
+              messages);
+  } else if (o.format == Format::kCsv) {
+    table.PrintCsv(messages);
+  } else {
+    PrintLine(messages, fmt::format("imported {} files and merged them ({} devices) into {}",
+                                    traces.size(), merged.devices.size(), where));
+    table.SetRightAligned({false, true, true, false, true, false});
+    table.PrintText(messages);
+  }
+  return 0;
+}
+
+int Run(const Options& o) {
+  // Fail before parsing a large file when the answer is already known; the
+  // writer's O_EXCL still guards against a race.
+  if (!PrepareOutput(o.output)) return 1;
+  interop::ChromeImportOptions import_options;
+  import_options.cpu_ops_as_ranges = o.cpu_ops;
+  if (o.inputs.size() > 1) return RunMany(o, import_options);
+  Options one = o;
+  one.input = o.inputs.front();
+  return RunOne(one, import_options);
+}
+
 void Register(CLI::App& app, int* exit_code) {
   auto options = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
       "import", "Convert a Chrome trace JSON from torch.profiler (Kineto) to a cutrace trace");
-  cmd->add_option("trace", options->input, "Chrome trace JSON ({\"traceEvents\":[...]} or [...])")
+  cmd->add_option("traces", options->inputs,
+                  "Chrome trace JSON ({\"traceEvents\":[...]} or [...]), gzipped or not; several "
+                  "are merged into one trace on one timeline by their realtime anchors")
       ->required();
   AddOutputOptions(cmd, &options->output, "The cutrace trace to create");
   cmd->add_flag("--cpu-ops", options->cpu_ops,

@@ -283,6 +283,7 @@ void PrintText(const TraceData& t) {
   PrintKv("clock", Or(clock, "unknown"));
   if (!imported || h.has_start_anchor()) {
     PrintKv("start anchor", Anchor(h.start_anchor()));
+    if (!h.clock_anchor_source().empty()) PrintKv("anchor from", h.clock_anchor_source());
     PrintKv("end anchor", t.end ? Anchor(t.end->end_anchor()) : "-");
   }
   std::string kinds;

@@ -18,6 +18,10 @@ namespace {
 constexpr int64_t kMaxDeviceId = int64_t{1} << 20;
 constexpr size_t kMaxNamedSkippedCategories = 32;
 constexpr size_t kMaxBareDevices = 256;
+constexpr size_t kMaxProcessNames = 4096;
+// String pids/tids become ids from here on (ChromeId::string 1, 2, ...): far
+// above Kineto's tids (positive int32) and, as 32-bit streams, above 2^31.
+constexpr uint64_t kStringIdBase = uint64_t{3} << 31;
 
 enum class Cat : uint8_t {
   kOther, kKernel, kMemcpy, kMemset, kRuntime, kDriver, kSync, kCpuRange, kGpuRange, kCpuOp
@@ -36,20 +40,6 @@ Cat Classify(std::string_view c) {
   return Cat::kOther;
 }
 
-// "1.5" for 1500 ns, "-0.001" for -1 ns: microseconds, as the file spells them.
-std::string Micros(int64_t ns) {
-  uint64_t magnitude = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
-  std::string frac = std::to_string(magnitude % 1000);
-  std::string s(ns < 0 ? "-" : "");
-  s += std::to_string(magnitude / 1000);
-  s += '.';
-  s.append(3 - frac.size(), '0');
-  s += frac;
-  while (s.back() == '0') s.pop_back();
-  if (s.back() == '.') s.pop_back();
-  return s;
-}
-
 // For messages: control characters replaced, cut on a UTF-8 boundary.
 std::string Printable(std::string_view s, size_t limit) {
   bool cut = s.size() > limit;
@@ -65,7 +55,8 @@ std::string Printable(std::string_view s, size_t limit) {
 
 uint64_t IdBits(const ChromeId& id) {
   if (!id.present) return 0;
-  return id.numeric ? static_cast<uint64_t>(id.value) : id.hash;
+  if (id.numeric) return static_cast<uint64_t>(id.value);
+  return id.string ? kStringIdBase + id.string : 0;
 }
 
 uint64_t NonNegative(int64_t v) { return v < 0 ? 0 : static_cast<uint64_t>(v); }
@@ -79,6 +70,7 @@ class Importer {
   Status OnEvent(ChromeEvent& e);
   void Finish(const ChromeTraceMetadata& meta);
   Status AddBase(int64_t base_ns);
+  void SetAnchor(const ChromeTraceMetadata& meta);
 
  private:
   Status Error(const ChromeEvent& e, const std::string& what) const {
@@ -98,6 +90,8 @@ class Importer {
   std::unordered_map<std::string, uint64_t> skipped_;
   std::set<uint32_t> devices_seen_;
   std::vector<uint64_t> range_group_;  // per range: pid (CPU) or device (GPU), for depths
+  std::map<int64_t, std::string> process_names_;  // "process_name" metadata, by pid
+  bool host_pid_known_ = false;
 };
 
 void Importer::CheckTime(const ChromeTime& t, const char* field, bool required,
@@ -114,7 +108,7 @@ void Importer::CheckTime(const ChromeTime& t, const char* field, bool required,
       break;
     case ChromeTime::State::kOk:
       if (t.ns < 0)
-        *problem = "negative " + std::string(field) + " " + Micros(t.ns) + " us";
+        *problem = "negative " + std::string(field) + " " + NanosToMicrosText(t.ns) + " us";
       break;
   }
 }
@@ -153,6 +147,9 @@ Status Importer::Stream(const ChromeEvent& e, uint32_t* stream) {
 Status Importer::OnEvent(ChromeEvent& e) {
   ++counts().trace_events;
   if (e.ph != "X") {
+    if (e.ph == "M" && e.name == "process_name" && e.pid.numeric &&
+        process_names_.size() < kMaxProcessNames)
+      process_names_[e.pid.value] = e.args.name;
     ++counts().skipped_phase;
     return Status::Ok();
   }
@@ -172,6 +169,12 @@ Status Importer::OnEvent(ChromeEvent& e) {
     else
       ++skipped_["(other)"];
     return Status::Ok();
+  }
+  const bool host_side = cat == Cat::kRuntime || cat == Cat::kDriver ||
+                         cat == Cat::kCpuRange || cat == Cat::kCpuOp;
+  if (host_side && !host_pid_known_ && e.pid.numeric && e.pid.value > 0) {
+    out_->pid = e.pid.value;
+    host_pid_known_ = true;
   }
   const uint64_t start = static_cast<uint64_t>(e.ts.ns);
   const uint64_t end = start + static_cast<uint64_t>(e.dur.ns);
@@ -364,6 +367,26 @@ void Importer::Finish(const ChromeTraceMetadata& meta) {
             [](const DeviceInfo& x, const DeviceInfo& y) { return x.id < y.id; });
   out_->rank = meta.rank;
   out_->bare_array = meta.bare_array;
+  if (auto name = process_names_.find(out_->pid); name != process_names_.end())
+    out_->process_name = name->second;
+  auto version = [](int64_t v) { return v > 0 && v <= INT32_MAX ? static_cast<int32_t>(v) : 0; };
+  out_->cuda_runtime_version = version(meta.cuda_runtime_version);
+  out_->cuda_driver_version = version(meta.cuda_driver_version);
+  out_->cupti_version = static_cast<uint32_t>(version(meta.cupti_version));
+}
+
+// See chrome_import.h and ChooseRealtimeAnchor (chrome_time.h).
+void Importer::SetAnchor(const ChromeTraceMetadata& meta) {
+  uint64_t first = UINT64_MAX;
+  ForEachKind(
+      [&](auto, const auto& records) {
+        if (!records.empty()) first = std::min<uint64_t>(first, records.front().start_ns);
+      },
+      out_->records);
+  RealtimeAnchor a = ChooseRealtimeAnchor(meta.base_time_ns, first == UINT64_MAX ? 0 : first);
+  out_->anchor.trace_ns = a.trace_ns;
+  out_->anchor.realtime_ns = a.realtime_ns;
+  out_->anchor_source = a.source;
 }
 
 // Moves every record by the exporter's base time (see chrome_import.h).
@@ -393,18 +416,26 @@ Status Importer::AddBase(int64_t base_ns) {
 
 }  // namespace
 
-StatusOr<ImportedTrace> ImportChromeJson(std::string_view text,
+StatusOr<ImportedTrace> ImportChromeJson(const PaddedJson& json,
                                          const ChromeImportOptions& options) {
   ImportedTrace trace;
   Importer importer(options, &trace);
   ChromeTraceMetadata meta;
   Status s = ReadChromeTrace(
-      text, [&](ChromeEvent& e) { return importer.OnEvent(e); }, &meta);
+      json, [&](ChromeEvent& e) { return importer.OnEvent(e); }, &meta);
   if (!s.ok()) return s;
   importer.Finish(meta);
-  if (meta.cutrace_base_ns > 0)
+  if (meta.cutrace_base_ns > 0) {
     if (Status b = importer.AddBase(meta.cutrace_base_ns); !b.ok()) return b;
+  } else {
+    importer.SetAnchor(meta);
+  }
   return trace;
+}
+
+StatusOr<ImportedTrace> ImportChromeJson(std::string_view text,
+                                         const ChromeImportOptions& options) {
+  return ImportChromeJson(PaddedJson::Copy(text), options);
 }
 
 }  // namespace cutrace::interop

@@ -20,8 +20,20 @@
 // Times are taken as written, except in files written by `cutrace export`
 // (interop/export/chrome_export.h), whose top-level "cutraceBaseTimeNanoseconds"
 // is added back to every timestamp, so a round trip keeps absolute times.
-// (Kineto's own "baseTimeNanoseconds" is not applied: reports of imported
-// Kineto traces keep the times the file shows.)
+//
+// The realtime anchor (ImportedTrace::anchor), so that imports of several
+// ranks can be placed on one timeline (`cutrace merge`): Kineto's top-level
+// "baseTimeNanoseconds" is the Unix-epoch instant its "ts" values count from,
+// so trace time t is realtime t + base (source "baseTimeNanoseconds"). Older
+// PyTorch versions write no such key but Unix-epoch microseconds in "ts":
+// when the earliest imported event falls between 2000 and 2100 as a Unix
+// time, the trace times are taken as realtime (source "unix-epoch ts"),
+// whatever the base says. Otherwise there is no anchor. Times themselves are never moved: reports of
+// an imported trace show the times the file shows.
+// Also kept: the host process's pid (that of the first CPU-side event:
+// runtime/driver call, annotation or CPU operator), its name from the
+// "process_name" metadata event, distributedInfo.rank, and the top-level
+// "cuda_runtime_version", "cuda_driver_version" and "cupti_version".
 //
 // Errors (one line, the whole import fails): invalid JSON, no traceEvents;
 // on any "X" event, a dur that is negative, not a number or out of range
@@ -45,6 +57,7 @@
 #include "collector/status.h"
 #include "collector/string_interner.h"
 #include "collector/trace_info.h"
+#include "interop/kineto/chrome_json_reader.h"
 
 namespace cutrace::interop {
 
@@ -83,21 +96,34 @@ struct ImportedTrace {
   std::unique_ptr<StringInterner> strings = std::make_unique<StringInterner>();
   std::vector<DeviceInfo> devices;  // from deviceProperties, else bare ids seen
   std::string rank;                 // distributedInfo.rank
-  bool bare_array = false;          // the file was a bare array of events
+  int64_t pid = 0;                  // the host process (0 = not known)
+  std::string process_name;         // its "process_name" metadata event
+  int32_t cuda_runtime_version = 0;
+  int32_t cuda_driver_version = 0;
+  uint32_t cupti_version = 0;
+  ClockAnchorInfo anchor;     // realtime_ns 0: no anchor
+  std::string anchor_source;  // "baseTimeNanoseconds", "unix-epoch ts" or ""
+  bool bare_array = false;    // the file was a bare array of events
   ChromeImportCounts counts;
 };
 
 // Imports from the JSON text. Errors carry no path ("event #12 (kernel
-// \"sgemm\"): negative dur -1.5").
+// \"sgemm\"): negative dur -1.5"). The first form copies `text` to pad it.
 StatusOr<ImportedTrace> ImportChromeJson(std::string_view text,
                                          const ChromeImportOptions& options = {});
+StatusOr<ImportedTrace> ImportChromeJson(const PaddedJson& json,
+                                         const ChromeImportOptions& options = {});
 
-// Reads and imports a file. Errors are "PATH: reason".
+// Reads and imports a file, gzip-compressed or not (`.json.gz`, as
+// torch.profiler's tensorboard_trace_handler writes by default; decompressed
+// in memory, at most --max-input bytes). Errors are "PATH: reason".
 StatusOr<ImportedTrace> ImportChromeJsonFile(const std::string& path,
                                              const ChromeImportOptions& options = {});
 
 // The packets of a cutrace trace holding `trace`: a header (source_format
-// "chrome-json", producer "cutrace-import", CLOCK_IMPORTED, source_path),
+// "chrome-json", producer "cutrace-import", CLOCK_IMPORTED, source_path, the
+// anchor and its source, pid, process name as the command line, rank and
+// versions),
 // devices, event batches, statistics and an EndOfTrace with reason "import".
 void EncodeImportedTrace(const ImportedTrace& trace, const std::string& source_path,
                          std::string* out);

@@ -1,10 +1,12 @@
-// The file side of the Chrome/Kineto importer: reading the JSON (mapped, not
-// copied, where the file allows it: collector's FileBytes) and writing the
-// imported records as a cutrace trace through the collector's encoder and
-// writer.
+// The file side of the Chrome/Kineto importer: reading the JSON (through
+// collector's FileBytes, gunzipped with zlib where it starts with gzip's
+// magic) and writing the imported records as a cutrace trace through the
+// collector's encoder and writer.
 #include <unistd.h>
+#include <zlib.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "collector/trace_reader.h"
 #include "collector/trace_writer.h"
@@ -23,6 +25,13 @@ HeaderInfo MakeHeader(const ImportedTrace& trace, const std::string& source_path
   h.source_path = source_path;
   h.clock = ClockDomain::kImported;
   h.rank = trace.rank;
+  h.pid = trace.pid;
+  if (!trace.process_name.empty()) h.command_line.push_back(trace.process_name);
+  h.cuda_runtime_version = trace.cuda_runtime_version;
+  h.cuda_driver_version = trace.cuda_driver_version;
+  h.cupti_api_version = trace.cupti_version;
+  h.start_anchor = trace.anchor;
+  h.clock_anchor_source = trace.anchor_source;
   h.mode = "trace";
   const ChromeImportCounts& c = trace.counts;
   auto kind = [&](uint64_t n, const char* name) {
@@ -124,20 +133,81 @@ struct WriterSink {
   Status End(const EndInfo& e) { return w->WriteEnd(e); }
 };
 
+bool IsGzip(std::string_view bytes) {
+  return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
+         static_cast<unsigned char>(bytes[1]) == 0x8b;
+}
+
+// The gzip stream (members one after another, as `cat a.gz b.gz` makes) as
+// one text of at most `cap` bytes.
+StatusOr<std::string> Gunzip(std::string_view gz, uint64_t cap) {
+  z_stream z{};
+  if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) return Status::Error("cannot start zlib");
+  struct End {
+    z_stream* z;
+    ~End() { inflateEnd(z); }
+  } end{&z};
+  std::string out;
+  size_t used = 0;
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.data()));
+  size_t left = gz.size();
+  constexpr size_t kMaxStep = size_t{1} << 30;  // zlib counts in 32 bits
+  for (;;) {
+    if (used == out.size()) {
+      if (out.size() >= cap)
+        return Status::Error("decompresses to more than " + std::to_string(cap) +
+                             " bytes (--max-input)");
+      const uint64_t grown = std::max<uint64_t>(out.size() * 2, std::max<size_t>(gz.size() * 4, 1 << 16));
+      out.resize(static_cast<size_t>(std::min<uint64_t>(grown, cap)));
+    }
+    if (z.avail_in == 0) {
+      z.avail_in = static_cast<uInt>(std::min(left, kMaxStep));
+      left -= z.avail_in;
+    }
+    z.next_out = reinterpret_cast<Bytef*>(out.data() + used);
+    z.avail_out = static_cast<uInt>(std::min(out.size() - used, kMaxStep));
+    const uInt before = z.avail_out;
+    const int r = inflate(&z, Z_NO_FLUSH);
+    used += before - z.avail_out;
+    if (r == Z_STREAM_END) {
+      if (z.avail_in == 0 && left == 0) break;
+      if (inflateReset(&z) != Z_OK) return Status::Error("cannot restart zlib");
+      continue;
+    }
+    if (r == Z_BUF_ERROR && z.avail_in == 0 && left == 0)
+      return Status::Error("gzip data cut short (" + std::to_string(used) +
+                           " bytes decompressed)");
+    if (r != Z_OK && r != Z_BUF_ERROR)
+      return Status::Error(std::string("not valid gzip data: ") + (z.msg ? z.msg : "zlib error"));
+  }
+  out.resize(used);
+  return out;
+}
+
 }  // namespace
 
 StatusOr<ImportedTrace> ImportChromeJsonFile(const std::string& path,
                                              const ChromeImportOptions& options) {
   auto file = FileBytes::Open(path);
   if (!file.ok()) return file.status();
-  std::string_view text = (*file)->bytes();
-  // Two common mistakes deserve a better line than "invalid JSON".
-  if (text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f &&
-      static_cast<unsigned char>(text[1]) == 0x8b)
-    return Status::Error(path + ": gzip-compressed: decompress it first (gunzip -k)");
+  const std::string_view bytes = (*file)->bytes();
+  PaddedJson json;
+  if (IsGzip(bytes)) {
+    const uint64_t cap = std::min<uint64_t>(FileBytes::max_input_bytes(),
+                                            std::numeric_limits<uint32_t>::max());
+    StatusOr<std::string> text = Gunzip(bytes, cap);
+    if (!text.ok()) return Status::Error(path + ": " + text.status().message());
+    json = PaddedJson::Adopt(std::move(text).value());
+  } else if ((*file)->readable() >= bytes.size() + PaddedJson::kPadding) {
+    json = PaddedJson::View(bytes, (*file)->readable());  // a mapped file, read in place
+  } else {
+    json = PaddedJson::Copy(bytes);
+  }
+  // A common mistake deserves a better line than "invalid JSON".
+  std::string_view text = json.text();
   if (!text.empty() && text[0] == 0x0a && text.substr(0, 64).find("cutrace") != text.npos)
     return Status::Error(path + ": already a cutrace trace, not JSON");
-  StatusOr<ImportedTrace> trace = ImportChromeJson(text, options);
+  StatusOr<ImportedTrace> trace = ImportChromeJson(json, options);
   if (!trace.ok()) return Status::Error(path + ": " + trace.status().message());
   return trace;
 }

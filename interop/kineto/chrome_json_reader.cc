@@ -1,497 +1,447 @@
-// The SAX handler behind ReadChromeTrace (see chrome_json_reader.h). It keeps
-// a depth counter and the levels of the few containers it cares about (the
-// events array, the current event, its args, a grid/block triple, the
-// deviceProperties entries); every other value is dropped as it streams by.
+// ReadChromeTrace (see chrome_json_reader.h) on simdjson On-Demand: the
+// document is walked in file order, each level by one function (the top
+// level, the events array, an event, its args, deviceProperties,
+// distributedInfo); a value no function asks for is skipped by simdjson.
 #include "interop/kineto/chrome_json_reader.h"
 
 #include <cmath>
 #include <cstring>
+#include <unordered_map>
 #include <utility>
 
-#include <nlohmann/json.hpp>
+#include <simdjson.h>
 
 namespace cutrace::interop {
 namespace {
 
-using json = nlohmann::json;
+namespace od = simdjson::ondemand;
+using simdjson::error_code;
 
 constexpr size_t kMaxNameBytes = 64 * 1024;
 constexpr size_t kMaxShortBytes = 256;
 constexpr size_t kMaxShownBytes = 40;
+// Stops the walk when the reason is not simdjson's (kept in Reader::status_).
+constexpr error_code kStopped = simdjson::UNEXPECTED_ERROR;
 
-// One scalar value as the SAX parser delivers it.
-struct Scalar {
-  enum class Kind : uint8_t { kNull, kBool, kInt, kUint, kFloat, kString };
-  Kind kind = Kind::kNull;
-  bool b = false;
-  int64_t i = 0;
-  uint64_t u = 0;
-  double d = 0;
-  std::string* text = nullptr;  // number text (kFloat) or the string (kString)
-};
-
-std::string Shown(const Scalar& v) {
-  switch (v.kind) {
-    case Scalar::Kind::kNull: return "null";
-    case Scalar::Kind::kBool: return v.b ? "true" : "false";
-    case Scalar::Kind::kInt: return std::to_string(v.i);
-    case Scalar::Kind::kUint: return std::to_string(v.u);
-    case Scalar::Kind::kFloat:
-    case Scalar::Kind::kString: {
-      std::string s = v.text ? v.text->substr(0, kMaxShownBytes) : std::string();
-      for (char& c : s)
-        if (static_cast<unsigned char>(c) < 0x20 || c == '"' || c == '\\') c = '?';
-      if (v.kind == Scalar::Kind::kString) return "\"" + s + "\"";
-      return s;
-    }
-  }
-  return "?";
+std::string_view Trimmed(std::string_view raw) {
+  while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\t' || raw.back() == '\n' ||
+                          raw.back() == '\r'))
+    raw.remove_suffix(1);
+  return raw;
 }
 
-ChromeTime ToTime(const Scalar& v) {
-  ChromeTime t;
-  constexpr int64_t kMaxMicros = kMaxImportNs / 1000;
-  switch (v.kind) {
-    case Scalar::Kind::kInt:
-      if (v.i > kMaxMicros || v.i < -kMaxMicros) {
-        t.state = ChromeTime::State::kOutOfRange;
-      } else {
-        t.state = ChromeTime::State::kOk;
-        t.ns = v.i * 1000;
-      }
-      break;
-    case Scalar::Kind::kUint:
-      if (v.u > static_cast<uint64_t>(kMaxMicros)) {
-        t.state = ChromeTime::State::kOutOfRange;
-      } else {
-        t.state = ChromeTime::State::kOk;
-        t.ns = static_cast<int64_t>(v.u) * 1000;
-      }
-      break;
-    case Scalar::Kind::kFloat:
-      t.state = MicrosTextToNanos(v.text ? *v.text : std::string_view(), &t.ns);
-      break;
-    default:
-      t.state = ChromeTime::State::kNotNumber;
-      break;
+// A value as written, short and printable, for messages.
+std::string Shown(std::string_view raw) {
+  raw = Trimmed(raw);
+  const bool quoted = !raw.empty() && raw.front() == '"';
+  if (quoted) raw = raw.substr(1, raw.size() >= 2 ? raw.size() - 2 : 0);
+  std::string s(raw.substr(0, kMaxShownBytes));
+  for (char& c : s)
+    if (static_cast<unsigned char>(c) < 0x20 || c == '"' || c == '\\') c = '?';
+  return quoted ? "\"" + s + "\"" : s;
+}
+
+// Cut on a character boundary: stage 1 checked that the text is UTF-8, and
+// proto3 readers reject string fields that are not.
+void Assign(std::string_view v, size_t limit, std::string* out) {
+  if (v.size() > limit) {
+    while (limit > 0 && (static_cast<unsigned char>(v[limit]) & 0xC0) == 0x80) --limit;
+    v = v.substr(0, limit);
   }
-  if (t.state != ChromeTime::State::kOk) t.text = Shown(v);
-  return t;
+  out->assign(v.data(), v.size());
+}
+
+// Strings only; anything else leaves `out` empty.
+void TakeString(od::value& v, size_t limit, std::string* out) {
+  std::string_view s;
+  if (v.get_string().get(s) != simdjson::SUCCESS) {
+    out->clear();
+    return;
+  }
+  Assign(s, limit, out);
 }
 
 // Integer args: numbers that fit int64 (floats rounded); anything else is
 // treated as absent, as Kineto writes "N/A" strings for some values.
-bool ToInt(const Scalar& v, int64_t* out) {
-  switch (v.kind) {
-    case Scalar::Kind::kInt: *out = v.i; return true;
-    case Scalar::Kind::kUint:
-      if (v.u > static_cast<uint64_t>(INT64_MAX)) return false;
-      *out = static_cast<int64_t>(v.u);
-      return true;
-    case Scalar::Kind::kFloat:
-      if (!std::isfinite(v.d) || std::fabs(v.d) > 9.0e18) return false;
-      *out = std::llround(v.d);
-      return true;
-    default: return false;
+bool ToInt(od::value& v, int64_t* out) {
+  od::json_type t;
+  if (v.type().get(t) != simdjson::SUCCESS || t != od::json_type::number) return false;
+  int64_t i = 0;
+  if (v.get_int64().get(i) == simdjson::SUCCESS) {
+    *out = i;
+    return true;
+  }
+  double d = 0;
+  if (v.get_double().get(d) != simdjson::SUCCESS) return false;
+  if (!std::isfinite(d) || std::fabs(d) > 9.0e18) return false;
+  *out = std::llround(d);
+  return true;
+}
+
+ChromeTime ToTime(od::value& v) {
+  ChromeTime t;
+  od::json_type type;
+  if (v.type().get(type) != simdjson::SUCCESS) {
+    t.state = ChromeTime::State::kNotNumber;
+    t.text = "?";
+    return t;
+  }
+  if (type == od::json_type::object || type == od::json_type::array) {
+    t.state = ChromeTime::State::kNotNumber;
+    t.text = type == od::json_type::object ? "an object" : "an array";
+    return t;
+  }
+  std::string_view raw = Trimmed(v.raw_json_token());
+  t.state = type == od::json_type::number ? MicrosTextToNanos(raw, &t.ns)
+                                          : ChromeTime::State::kNotNumber;
+  if (t.state != ChromeTime::State::kOk) t.text = Shown(raw);
+  return t;
+}
+
+// A scalar that is read nowhere else is still checked, so a malformed one
+// is an error rather than a silent skip.
+error_code ValidateScalar(od::value& v, od::json_type t) {
+  switch (t) {
+    case od::json_type::number: return v.get_double().error();
+    case od::json_type::string: return v.get_string().error();
+    case od::json_type::boolean: return v.get_bool().error();
+    case od::json_type::null:
+      return Trimmed(v.raw_json_token()) == "null" ? simdjson::SUCCESS : simdjson::N_ATOM_ERROR;
+    default: return simdjson::SUCCESS;
   }
 }
 
-uint64_t HashString(std::string_view s) {
-  uint64_t h = 1469598103934665603ull;  // FNV-1a
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  return h;
+// The integer args and where they go.
+struct ArgField {
+  std::string_view key;
+  uint32_t bit;
+  int64_t ChromeArgs::*slot;
+};
+constexpr ArgField kArgFields[] = {
+    {"device", ChromeArgs::kDevice, &ChromeArgs::device},
+    {"stream", ChromeArgs::kStream, &ChromeArgs::stream},
+    {"correlation", ChromeArgs::kCorrelation, &ChromeArgs::correlation},
+    {"context", ChromeArgs::kContext, &ChromeArgs::context},
+    {"registers per thread", ChromeArgs::kRegisters, &ChromeArgs::registers},
+    {"shared memory", ChromeArgs::kSharedMemory, &ChromeArgs::shared_memory},
+    {"bytes", ChromeArgs::kBytes, &ChromeArgs::bytes},
+    {"inDevice", ChromeArgs::kInDevice, &ChromeArgs::in_device},
+    {"fromDevice", ChromeArgs::kFromDevice, &ChromeArgs::from_device},
+    {"toDevice", ChromeArgs::kToDevice, &ChromeArgs::to_device},
+    {"cbid", ChromeArgs::kCbid, &ChromeArgs::cbid},
+    {"wait_on_cuda_event_id", ChromeArgs::kWaitEventId, &ChromeArgs::wait_event_id},
+};
+
+// Walks one field list: calls f(key, value) for each field of `object`. Keys
+// are compared as written (no unescaping: Kineto never escapes its keys).
+template <typename F>
+error_code ForEachField(od::object& object, F&& f) {
+  for (auto member : object) {
+    od::field field;
+    if (error_code e = std::move(member).get(field)) return e;
+    // The type of every value is checked (its first character), read or not:
+    // NaN, Infinity and other non-JSON are errors, not skipped values.
+    od::json_type type;
+    if (error_code e = field.value().type().get(type)) return e;
+    if (error_code e = f(field.key(), field.value())) return e;
+  }
+  return simdjson::SUCCESS;
 }
 
-ChromeId ToId(const Scalar& v) {
+class Reader {
+ public:
+  Reader(const ChromeEventCallback& on_event, ChromeTraceMetadata* meta)
+      : on_event_(on_event), meta_(meta) {}
+  Status Run(const PaddedJson& json);
+
+ private:
+  error_code Stop(Status s) {
+    status_ = std::move(s);
+    return kStopped;
+  }
+  error_code ReadTop(od::object& top);
+  error_code ReadEvents(od::array& events);
+  error_code ReadEvent(od::object& object);
+  error_code ReadArgs(od::object& args);
+  error_code ReadDevice(od::object& object);
+  ChromeId ToId(od::value& v);
+
+  const ChromeEventCallback& on_event_;
+  ChromeTraceMetadata* meta_;
+  Status status_;
+  bool found_events_ = false;
+  uint64_t next_index_ = 0;
+  ChromeEvent event_;
+  std::unordered_map<std::string, uint32_t> id_strings_;
+};
+
+ChromeId Reader::ToId(od::value& v) {
   ChromeId id;
   id.present = true;
-  if (v.kind == Scalar::Kind::kString) {
-    id.hash = HashString(*v.text);
+  std::string_view s;
+  if (v.get_string().get(s) == simdjson::SUCCESS) {
+    std::string key;
+    Assign(s, kMaxShortBytes, &key);
+    auto it = id_strings_.try_emplace(std::move(key), id_strings_.size() + 1).first;
+    id.string = it->second;
   } else if (ToInt(v, &id.value)) {
     id.numeric = true;
   }
   return id;
 }
 
-void TakeString(const Scalar& v, std::string* out, size_t limit) {
-  if (v.kind != Scalar::Kind::kString) {
-    out->clear();
-    return;
-  }
-  *out = std::move(*v.text);
-  if (out->size() > limit) {
-    // Cut on a character boundary: the JSON parser checked that the string
-    // is UTF-8, and proto3 readers reject string fields that are not.
-    while (limit > 0 && (static_cast<unsigned char>((*out)[limit]) & 0xC0) == 0x80) --limit;
-    out->resize(limit);
-  }
-}
-
-enum class TopKey : uint8_t {
-  kOther, kTraceEvents, kDeviceProperties, kDistributedInfo, kCutraceBase
-};
-enum class Field : uint8_t { kOther, kPh, kCat, kName, kTs, kDur, kPid, kTid, kArgs };
-enum class PropKey : uint8_t { kOther, kId, kName, kMem, kMajor, kMinor, kSms, kThreads, kWarp };
-
-Field ClassifyField(std::string_view k) {
-  if (k == "ph") return Field::kPh;
-  if (k == "cat") return Field::kCat;
-  if (k == "name") return Field::kName;
-  if (k == "ts") return Field::kTs;
-  if (k == "dur") return Field::kDur;
-  if (k == "pid") return Field::kPid;
-  if (k == "tid") return Field::kTid;
-  if (k == "args") return Field::kArgs;
-  return Field::kOther;
-}
-
-uint32_t ClassifyArg(std::string_view k) {
-  using A = ChromeArgs;
-  if (k == "device") return A::kDevice;
-  if (k == "stream") return A::kStream;
-  if (k == "correlation") return A::kCorrelation;
-  if (k == "context") return A::kContext;
-  if (k == "registers per thread") return A::kRegisters;
-  if (k == "shared memory") return A::kSharedMemory;
-  if (k == "bytes") return A::kBytes;
-  if (k == "inDevice") return A::kInDevice;
-  if (k == "fromDevice") return A::kFromDevice;
-  if (k == "toDevice") return A::kToDevice;
-  if (k == "cbid") return A::kCbid;
-  if (k == "wait_on_cuda_event_id") return A::kWaitEventId;
-  if (k == "grid") return A::kGrid;
-  if (k == "block") return A::kBlock;
-  return 0;
-}
-
-PropKey ClassifyProp(std::string_view k) {
-  if (k == "id") return PropKey::kId;
-  if (k == "name") return PropKey::kName;
-  if (k == "totalGlobalMem") return PropKey::kMem;
-  if (k == "computeMajor") return PropKey::kMajor;
-  if (k == "computeMinor") return PropKey::kMinor;
-  if (k == "numSms") return PropKey::kSms;
-  if (k == "maxThreadsPerMultiprocessor") return PropKey::kThreads;
-  if (k == "warpSize") return PropKey::kWarp;
-  return PropKey::kOther;
-}
-
-class Handler {
- public:
-  Handler(const ChromeEventCallback& on_event, ChromeTraceMetadata* metadata)
-      : on_event_(on_event), meta_(metadata) {}
-
-  const Status& error() const { return error_; }
-  bool found_events() const { return found_events_; }
-
-  // --- nlohmann SAX interface ---
-  bool null() { return OnScalar(Scalar{}); }
-  bool boolean(bool b) {
-    Scalar v;
-    v.kind = Scalar::Kind::kBool;
-    v.b = b;
-    return OnScalar(v);
-  }
-  bool number_integer(json::number_integer_t i) {
-    Scalar v;
-    v.kind = Scalar::Kind::kInt;
-    v.i = i;
-    return OnScalar(v);
-  }
-  bool number_unsigned(json::number_unsigned_t u) {
-    Scalar v;
-    v.kind = Scalar::Kind::kUint;
-    v.u = u;
-    return OnScalar(v);
-  }
-  bool number_float(json::number_float_t d, const json::string_t& text) {
-    Scalar v;
-    v.kind = Scalar::Kind::kFloat;
-    v.d = d;
-    scratch_ = text;
-    v.text = &scratch_;
-    return OnScalar(v);
-  }
-  bool string(json::string_t& s) {
-    Scalar v;
-    v.kind = Scalar::Kind::kString;
-    v.text = &s;
-    return OnScalar(v);
-  }
-  bool binary(json::binary_t&) { return OnScalar(Scalar{}); }
-  bool start_object(std::size_t) { return OnOpen(true); }
-  bool start_array(std::size_t) { return OnOpen(false); }
-  bool end_object() { return OnClose(); }
-  bool end_array() { return OnClose(); }
-  bool key(json::string_t& k);
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e);
-
- private:
-  bool Fail(std::string message) {
-    error_ = Status::Error(std::move(message));
-    return false;
-  }
-  bool OnScalar(const Scalar& v);
-  bool OnOpen(bool is_object);
-  bool OnClose();
-  void SetEventField(const Scalar& v);
-  void SetProp(const Scalar& v);
-
-  const ChromeEventCallback& on_event_;
-  ChromeTraceMetadata* meta_;
-  Status error_;
-  std::string scratch_;
-
-  // Levels are depth_ values while inside the container; 0 = not inside.
-  int depth_ = 0;
-  bool top_is_object_ = false;
-  bool found_events_ = false;
-  TopKey top_key_ = TopKey::kOther;
-  int events_level_ = 0;
-  int event_level_ = 0;
-  int args_level_ = 0;
-  int vec_level_ = 0;
-  int props_level_ = 0;
-  int prop_level_ = 0;
-  int dist_level_ = 0;
-  Field field_ = Field::kOther;
-  uint32_t arg_ = 0;
-  uint32_t vec_arg_ = 0;
-  size_t vec_index_ = 0;
-  PropKey prop_key_ = PropKey::kOther;
-  bool dist_rank_ = false;
-
-  uint64_t next_index_ = 0;
-  ChromeEvent event_;
-  ChromeDeviceProperties props_;
-};
-
-bool Handler::key(json::string_t& k) {
-  int d = depth_;
-  if (event_level_ && d == event_level_) {
-    field_ = ClassifyField(k);
-  } else if (args_level_ && d == args_level_) {
-    arg_ = ClassifyArg(k);
-  } else if (prop_level_ && d == prop_level_) {
-    prop_key_ = ClassifyProp(k);
-  } else if (dist_level_ && d == dist_level_) {
-    dist_rank_ = (k == "rank");
-  } else if (d == 1 && top_is_object_) {
-    if (k == "traceEvents")
-      top_key_ = TopKey::kTraceEvents;
-    else if (k == "deviceProperties")
-      top_key_ = TopKey::kDeviceProperties;
-    else if (k == "distributedInfo")
-      top_key_ = TopKey::kDistributedInfo;
-    else if (k == "cutraceBaseTimeNanoseconds")
-      top_key_ = TopKey::kCutraceBase;
-    else
-      top_key_ = TopKey::kOther;
-  }
-  return true;
-}
-
-bool Handler::OnOpen(bool is_object) {
-  int d = depth_;
-  if (d == 0) {
-    top_is_object_ = is_object;
-    if (!is_object) {
-      meta_->bare_array = true;
-      events_level_ = 1;
-      found_events_ = true;
+error_code Reader::ReadArgs(od::object& args) {
+  ChromeArgs& a = event_.args;
+  return ForEachField(args, [&](od::raw_json_string key, od::value v) -> error_code {
+    if (key == "name") {
+      TakeString(v, kMaxShortBytes, &a.name);
+      return simdjson::SUCCESS;
     }
-  } else if (d == 1 && top_is_object_ && top_key_ != TopKey::kOther) {
-    if (top_key_ == TopKey::kTraceEvents) {
-      if (is_object) return Fail("\"traceEvents\" is not an array: not a Chrome trace");
-      events_level_ = 2;
-      found_events_ = true;
-    } else if (top_key_ == TopKey::kDeviceProperties && !is_object) {
-      props_level_ = 2;
-    } else if (top_key_ == TopKey::kDistributedInfo && is_object) {
-      dist_level_ = 2;
-      dist_rank_ = false;
-    }
-  } else if (events_level_ && d == events_level_) {
-    if (is_object) {
-      event_ = ChromeEvent();
-      event_.index = next_index_++;
-      event_level_ = d + 1;
-      field_ = Field::kOther;
-    } else {
-      ++next_index_;
-      ++meta_->non_object_events;
-    }
-  } else if (event_level_ && d == event_level_) {
-    if (is_object && field_ == Field::kArgs) {
-      args_level_ = d + 1;
-      arg_ = 0;
-    }
-  } else if (args_level_ && d == args_level_) {
-    if (!is_object && (arg_ == ChromeArgs::kGrid || arg_ == ChromeArgs::kBlock)) {
-      vec_level_ = d + 1;
-      vec_arg_ = arg_;
-      vec_index_ = 0;
-      event_.args.has |= arg_;
-      auto& vec = arg_ == ChromeArgs::kGrid ? event_.args.grid : event_.args.block;
+    const bool grid = key == "grid";
+    if (grid || key == "block") {
+      const uint32_t bit = grid ? ChromeArgs::kGrid : ChromeArgs::kBlock;
+      od::array triple;
+      if (v.get_array().get(triple) != simdjson::SUCCESS) return simdjson::SUCCESS;
+      auto& vec = grid ? a.grid : a.block;
       vec = {0, 0, 0};
+      a.has |= bit;
+      size_t i = 0;  // a nested value takes a place in the triple, but no number
+      for (auto element : triple) {
+        od::value x;
+        if (error_code e = std::move(element).get(x)) return e;
+        int64_t n = 0;
+        if (i < 3 && ToInt(x, &n)) vec[i] = n;
+        ++i;
+      }
+      return simdjson::SUCCESS;
     }
-  } else if (vec_level_ && d == vec_level_) {
-    ++vec_index_;  // a nested value takes a place in the triple, but no number
-  } else if (props_level_ && d == props_level_ && is_object) {
-    props_ = ChromeDeviceProperties();
-    prop_level_ = d + 1;
-    prop_key_ = PropKey::kOther;
-  }
-  ++depth_;
-  return true;
+    for (const ArgField& f : kArgFields)
+      if (key == f.key) {
+        if (ToInt(v, &(a.*f.slot))) a.has |= f.bit;
+        break;
+      }
+    return simdjson::SUCCESS;
+  });
 }
 
-bool Handler::OnClose() {
-  int closed = depth_--;
-  if (event_level_ == closed) {
-    event_level_ = 0;
-    args_level_ = 0;
-    vec_level_ = 0;
-    Status s = on_event_(event_);
-    if (!s.ok()) {
-      error_ = std::move(s);
-      return false;
+error_code Reader::ReadEvent(od::object& object) {
+  ChromeEvent& e = event_;
+  e.index = next_index_++;
+  e.ph.clear();
+  e.cat.clear();
+  e.name.clear();
+  e.ts = ChromeTime();
+  e.dur = ChromeTime();
+  e.pid = ChromeId();
+  e.tid = ChromeId();
+  e.args = ChromeArgs();
+  error_code err = ForEachField(object, [&](od::raw_json_string key, od::value v) -> error_code {
+    if (key == "ph") {
+      TakeString(v, kMaxShortBytes, &e.ph);
+    } else if (key == "cat") {
+      TakeString(v, kMaxShortBytes, &e.cat);
+    } else if (key == "name") {
+      TakeString(v, kMaxNameBytes, &e.name);
+    } else if (key == "ts") {
+      e.ts = ToTime(v);
+    } else if (key == "dur") {
+      e.dur = ToTime(v);
+    } else if (key == "pid") {
+      e.pid = ToId(v);
+    } else if (key == "tid") {
+      e.tid = ToId(v);
+    } else if (key == "args") {
+      od::object args;
+      if (v.get_object().get(args) == simdjson::SUCCESS) return ReadArgs(args);
     }
-  } else if (args_level_ == closed) {
-    args_level_ = 0;
-  } else if (vec_level_ == closed) {
-    vec_level_ = 0;
-  } else if (prop_level_ == closed) {
-    prop_level_ = 0;
-    if (meta_->devices.size() < kMaxDeviceProperties) meta_->devices.push_back(std::move(props_));
-  } else if (events_level_ == closed) {
-    events_level_ = 0;
-  } else if (props_level_ == closed) {
-    props_level_ = 0;
-  } else if (dist_level_ == closed) {
-    dist_level_ = 0;
-  }
-  return true;
+    return simdjson::SUCCESS;
+  });
+  if (err) return err;
+  Status s = on_event_(e);
+  return s.ok() ? simdjson::SUCCESS : Stop(std::move(s));
 }
 
-void Handler::SetEventField(const Scalar& v) {
-  switch (field_) {
-    case Field::kPh: TakeString(v, &event_.ph, kMaxShortBytes); break;
-    case Field::kCat: TakeString(v, &event_.cat, kMaxShortBytes); break;
-    case Field::kName: TakeString(v, &event_.name, kMaxNameBytes); break;
-    case Field::kTs: event_.ts = ToTime(v); break;
-    case Field::kDur: event_.dur = ToTime(v); break;
-    case Field::kPid: event_.pid = ToId(v); break;
-    case Field::kTid: event_.tid = ToId(v); break;
-    default: break;
-  }
-}
-
-void Handler::SetProp(const Scalar& v) {
-  int64_t n = 0;
-  if (prop_key_ == PropKey::kName) {
-    TakeString(v, &props_.name, kMaxShortBytes);
-    return;
-  }
-  if (!ToInt(v, &n)) return;
-  switch (prop_key_) {
-    case PropKey::kId: props_.id = n; break;
-    case PropKey::kMem: props_.total_global_mem = n; break;
-    case PropKey::kMajor: props_.compute_major = n; break;
-    case PropKey::kMinor: props_.compute_minor = n; break;
-    case PropKey::kSms: props_.num_sms = n; break;
-    case PropKey::kThreads: props_.max_threads_per_sm = n; break;
-    case PropKey::kWarp: props_.warp_size = n; break;
-    default: break;
-  }
-}
-
-bool Handler::OnScalar(const Scalar& v) {
-  int d = depth_;
-  if (d == 0) return Fail("the top level is not an object or an array: not a Chrome trace");
-  if (event_level_ && d == event_level_) {
-    SetEventField(v);
-  } else if (args_level_ && d == args_level_) {
-    int64_t n = 0;
-    if (arg_ == 0 || arg_ == ChromeArgs::kGrid || arg_ == ChromeArgs::kBlock || !ToInt(v, &n))
-      return true;
-    ChromeArgs& a = event_.args;
-    a.has |= arg_;
-    switch (arg_) {
-      case ChromeArgs::kDevice: a.device = n; break;
-      case ChromeArgs::kStream: a.stream = n; break;
-      case ChromeArgs::kCorrelation: a.correlation = n; break;
-      case ChromeArgs::kContext: a.context = n; break;
-      case ChromeArgs::kRegisters: a.registers = n; break;
-      case ChromeArgs::kSharedMemory: a.shared_memory = n; break;
-      case ChromeArgs::kBytes: a.bytes = n; break;
-      case ChromeArgs::kInDevice: a.in_device = n; break;
-      case ChromeArgs::kFromDevice: a.from_device = n; break;
-      case ChromeArgs::kToDevice: a.to_device = n; break;
-      case ChromeArgs::kCbid: a.cbid = n; break;
-      case ChromeArgs::kWaitEventId: a.wait_event_id = n; break;
-      default: break;
+error_code Reader::ReadEvents(od::array& events) {
+  found_events_ = true;
+  for (auto element : events) {
+    od::value v;
+    if (error_code e = std::move(element).get(v)) return e;
+    od::json_type t;
+    if (error_code e = v.type().get(t)) return e;
+    if (t == od::json_type::object) {
+      od::object object;
+      if (error_code e = v.get_object().get(object)) return e;
+      if (error_code e = ReadEvent(object)) return e;
+      continue;
     }
-  } else if (vec_level_ && d == vec_level_) {
-    int64_t n = 0;
-    auto& vec = vec_arg_ == ChromeArgs::kGrid ? event_.args.grid : event_.args.block;
-    if (vec_index_ < 3 && ToInt(v, &n)) vec[vec_index_] = n;
-    ++vec_index_;
-  } else if (events_level_ && d == events_level_) {
     ++next_index_;
     ++meta_->non_object_events;
-  } else if (prop_level_ && d == prop_level_) {
-    SetProp(v);
-  } else if (dist_level_ && d == dist_level_ && dist_rank_) {
-    if (v.kind == Scalar::Kind::kString)
-      TakeString(v, &meta_->rank, kMaxShortBytes);
-    else if (v.kind == Scalar::Kind::kInt || v.kind == Scalar::Kind::kUint)
-      meta_->rank = Shown(v);
-  } else if (d == 1 && top_is_object_ && top_key_ == TopKey::kCutraceBase) {
-    int64_t n = 0;
-    if (v.kind != Scalar::Kind::kFloat && ToInt(v, &n) && n >= 0 && n < kMaxImportNs)
-      meta_->cutrace_base_ns = n;
-  } else if (d == 1 && top_is_object_ && top_key_ == TopKey::kTraceEvents) {
-    return Fail("\"traceEvents\" is not an array: not a Chrome trace");
+    if (error_code e = ValidateScalar(v, t)) return e;
   }
+  return simdjson::SUCCESS;
+}
+
+error_code Reader::ReadDevice(od::object& object) {
+  ChromeDeviceProperties p;
+  error_code err = ForEachField(object, [&](od::raw_json_string key, od::value v) -> error_code {
+    if (key == "name") {
+      TakeString(v, kMaxShortBytes, &p.name);
+      return simdjson::SUCCESS;
+    }
+    int64_t* slot = key == "id"                            ? &p.id
+                    : key == "totalGlobalMem"              ? &p.total_global_mem
+                    : key == "computeMajor"                ? &p.compute_major
+                    : key == "computeMinor"                ? &p.compute_minor
+                    : key == "numSms"                      ? &p.num_sms
+                    : key == "maxThreadsPerMultiprocessor" ? &p.max_threads_per_sm
+                    : key == "warpSize"                    ? &p.warp_size
+                                                           : nullptr;
+    if (slot != nullptr) ToInt(v, slot);
+    return simdjson::SUCCESS;
+  });
+  if (!err && meta_->devices.size() < kMaxDeviceProperties) meta_->devices.push_back(std::move(p));
+  return err;
+}
+
+// A top-level integer field (no float, no string): n when 0 <= n < 2^62.
+bool TopLevelInt(od::value& v, int64_t* out) {
+  int64_t n = 0;
+  if (v.get_int64().get(n) != simdjson::SUCCESS || n < 0 || n >= kMaxImportNs) return false;
+  *out = n;
   return true;
 }
 
-bool Handler::parse_error(std::size_t position, const std::string&,
-                          const nlohmann::detail::exception& e) {
-  // nlohmann's message: "[json.exception.parse_error.101] parse error at line
-  // 1, column 2: syntax error while parsing value - ...". Keep what follows
-  // the bracketed id, on one line.
-  std::string what = e.what();
-  if (!what.empty() && what[0] == '[') {
-    size_t close = what.find("] ");
-    if (close != std::string::npos) what.erase(0, close + 2);
-  }
+error_code Reader::ReadTop(od::object& top) {
+  return ForEachField(top, [&](od::raw_json_string key, od::value v) -> error_code {
+    if (key == "traceEvents") {
+      od::array events;
+      if (v.get_array().get(events) != simdjson::SUCCESS)
+        return Stop(Status::Error("\"traceEvents\" is not an array: not a Chrome trace"));
+      return ReadEvents(events);
+    }
+    if (key == "deviceProperties") {
+      od::array devices;
+      if (v.get_array().get(devices) != simdjson::SUCCESS) return simdjson::SUCCESS;
+      for (auto element : devices) {
+        od::object device;
+        if (std::move(element).get_object().get(device) != simdjson::SUCCESS) continue;
+        if (error_code e = ReadDevice(device)) return e;
+      }
+    } else if (key == "distributedInfo") {
+      od::object info;
+      if (v.get_object().get(info) != simdjson::SUCCESS) return simdjson::SUCCESS;
+      return ForEachField(info, [&](od::raw_json_string k, od::value x) -> error_code {
+        int64_t n = 0;
+        if (k != "rank") return simdjson::SUCCESS;
+        if (x.get_int64().get(n) == simdjson::SUCCESS)
+          meta_->rank = std::to_string(n);
+        else
+          TakeString(x, kMaxShortBytes, &meta_->rank);
+        return simdjson::SUCCESS;
+      });
+    } else if (key == "cutraceBaseTimeNanoseconds") {
+      TopLevelInt(v, &meta_->cutrace_base_ns);
+    } else if (key == "baseTimeNanoseconds") {
+      TopLevelInt(v, &meta_->base_time_ns);
+    } else if (key == "cuda_runtime_version") {
+      ToInt(v, &meta_->cuda_runtime_version);
+    } else if (key == "cuda_driver_version") {
+      ToInt(v, &meta_->cuda_driver_version);
+    } else if (key == "cupti_version") {
+      ToInt(v, &meta_->cupti_version);
+    }
+    return simdjson::SUCCESS;
+  });
+}
+
+std::string JsonError(error_code e, const std::string& where) {
+  std::string what = simdjson::error_message(e);
   for (char& c : what)
     if (c == '\n' || c == '\r') c = ' ';
   if (what.size() > 120) what = what.substr(0, 117) + "...";
-  return Fail("invalid JSON (byte " + std::to_string(position) + "): " + what);
+  while (!what.empty() && what.back() == '.') what.pop_back();
+  return "invalid JSON" + where + ": " + what;
+}
+
+Status Reader::Run(const PaddedJson& json) {
+  const std::string_view text = json.text();
+  if (text.size() > simdjson::SIMDJSON_MAXSIZE_BYTES - PaddedJson::kPadding)
+    return Status::Error("larger than 4 GiB, which the JSON parser cannot read");
+  od::parser parser;
+  od::document doc;
+  const simdjson::padded_string_view padded(text.data(), text.size(), json.capacity());
+  error_code err = parser.iterate(padded).get(doc);
+  if (err) return Status::Error(JsonError(err, ""));
+  // Where the walk stopped, for messages ("" once the whole text was read).
+  auto where = [&]() -> std::string {
+    const char* at = nullptr;
+    if (doc.current_location().get(at) != simdjson::SUCCESS || at <= text.data()) return "";
+    return " near byte " + std::to_string(at - text.data());
+  };
+  od::json_type t = od::json_type::null;
+  err = doc.type().get(t);
+  if (!err && t == od::json_type::array) {
+    meta_->bare_array = true;
+    od::array events;
+    err = doc.get_array().get(events);
+    if (!err) err = ReadEvents(events);
+  } else if (!err && t == od::json_type::object) {
+    od::object top;
+    err = doc.get_object().get(top);
+    if (!err) err = ReadTop(top);
+  } else if (!err) {
+    // A scalar: invalid JSON if it does not even read as one.
+    switch (t) {
+      case od::json_type::number: err = doc.get_double().error(); break;
+      case od::json_type::string: err = doc.get_string().error(); break;
+      case od::json_type::boolean: err = doc.get_bool().error(); break;
+      default: {
+        bool is_null = false;
+        err = doc.is_null().get(is_null);
+        if (!err && !is_null) err = simdjson::N_ATOM_ERROR;
+      }
+    }
+    if (!err)
+      return Status::Error("the top level is not an object or an array: not a Chrome trace");
+  }
+  if (err == kStopped) return status_;
+  if (err) return Status::Error(JsonError(err, where()));
+  const char* rest = nullptr;  // none when the whole document was read
+  if (doc.current_location().get(rest) == simdjson::SUCCESS)
+    return Status::Error(JsonError(simdjson::TRAILING_CONTENT, where()));
+  if (!found_events_) return Status::Error("no \"traceEvents\" array: not a Chrome trace");
+  return Status::Ok();
 }
 
 }  // namespace
 
-Status ReadChromeTrace(std::string_view text, const ChromeEventCallback& on_event,
+PaddedJson PaddedJson::Copy(std::string_view text) { return Adopt(std::string(text)); }
+
+PaddedJson PaddedJson::Adopt(std::string bytes) {
+  PaddedJson p;
+  p.size_ = bytes.size();
+  p.buffer_ = std::move(bytes);
+  p.buffer_.append(kPadding, '\0');
+  return p;
+}
+
+PaddedJson PaddedJson::View(std::string_view text, size_t readable) {
+  PaddedJson p;
+  p.view_ = text.data();
+  p.size_ = text.size();
+  p.capacity_ = readable;
+  return p;
+}
+
+Status ReadChromeTrace(const PaddedJson& json, const ChromeEventCallback& on_event,
                        ChromeTraceMetadata* metadata) {
-  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos)
+  if (json.text().find_first_not_of(" \t\r\n") == std::string_view::npos)
     return Status::Error("empty file");
   ChromeTraceMetadata scratch;
   if (metadata == nullptr) metadata = &scratch;
   *metadata = ChromeTraceMetadata();
-  Handler handler(on_event, metadata);
-  bool ok = json::sax_parse(text.data(), text.data() + text.size(), &handler,
-                            json::input_format_t::json, /*strict=*/true,
-                            /*ignore_comments=*/false);
-  if (!ok) {
-    if (!handler.error().ok()) return handler.error();
-    return Status::Error("invalid JSON");
-  }
-  if (!handler.found_events()) return Status::Error("no \"traceEvents\" array: not a Chrome trace");
-  return Status::Ok();
+  Reader reader(on_event, metadata);
+  return reader.Run(json);
 }
 
 }  // namespace cutrace::interop

@@ -1,17 +1,23 @@
-// A streaming reader of Chrome trace JSON (the format torch.profiler/Kineto
-// writes): `{"traceEvents":[...], "deviceProperties":[...], ...}` or a bare
-// array of events. It walks the text once with nlohmann's SAX interface and
-// hands each event object to a callback as soon as it is closed, so memory
-// stays bounded by one event, never by the file.
+// A reader of Chrome trace JSON (the format torch.profiler/Kineto writes):
+// `{"traceEvents":[...], "deviceProperties":[...], ...}` or a bare array of
+// events. simdjson On-Demand walks the text once (its stage 1 checks the
+// structure, UTF-8 and unescaped control characters of the whole document);
+// each event object is handed to a callback as soon as its fields are read,
+// so memory beyond the text and simdjson's index stays bounded by one event.
 //
-// Only the fields cutrace can use are kept (ph, cat, name, ts, dur, pid, tid
-// and a fixed set of args); everything else is skipped without being stored.
+// Only the fields cutrace can use are read (ph, cat, name, ts, dur, pid, tid
+// and a fixed set of args); everything else is skipped structurally, not
+// converted. Values that are read are validated; a malformed number in an
+// element of the events array that is not an object fails the read too.
 // Times are converted from the text of the number (microseconds, possibly
 // fractional) to integer nanoseconds exactly, rounding half away from zero,
 // so no double ever stands between two timestamps and their order is kept.
+// String pids/tids ("Spans", "stream 7") are interned: each distinct string
+// gets the next id, so distinct strings stay distinct, exactly.
 //
-// Single-threaded; no exceptions escape (nlohmann's SAX parser reports errors
-// through the handler, and this reader returns them as a Status).
+// Limits: simdjson reads documents below 4 GiB; nesting has no limit (a
+// skipped value is passed over by counting brackets, without recursion).
+// Single-threaded; no exceptions escape.
 #pragma once
 
 #include <array>
@@ -30,8 +36,8 @@ namespace cutrace::interop {
 struct ChromeId {
   bool present = false;
   bool numeric = false;
-  int64_t value = 0;  // numeric ids
-  uint64_t hash = 0;  // string ids: a stable hash, so distinct strings stay distinct
+  int64_t value = 0;      // numeric ids
+  uint32_t string = 0;    // string ids: 0, 1, 2... in order of first appearance
 };
 
 // The args cutrace reads. `has` is a bit set of Arg.
@@ -58,6 +64,7 @@ struct ChromeArgs {
           wait_event_id = 0;
   std::array<int64_t, 3> grid{0, 0, 0};
   std::array<int64_t, 3> block{0, 0, 0};
+  std::string name;  // args.name: what metadata events ("process_name") name
 
   bool Has(Arg a) const { return (has & a) != 0; }
 };
@@ -91,17 +98,46 @@ struct ChromeTraceMetadata {
   // Top-level "cutraceBaseTimeNanoseconds", written by `cutrace export`: its
   // "ts" values count from this instant. Negative when absent or invalid.
   int64_t cutrace_base_ns = -1;
+  // Kineto's top-level "baseTimeNanoseconds": the Unix-epoch instant its
+  // "ts" values count from. Negative when absent or invalid.
+  int64_t base_time_ns = -1;
+  // Top-level "cuda_runtime_version", "cuda_driver_version" (e.g. 12040) and
+  // "cupti_version"; 0 when absent.
+  int64_t cuda_runtime_version = 0;
+  int64_t cuda_driver_version = 0;
+  int64_t cupti_version = 0;
 };
 inline constexpr size_t kMaxDeviceProperties = 1024;
+
+// JSON text followed by the zero bytes the parser may read past its end.
+class PaddedJson {
+ public:
+  static constexpr size_t kPadding = 64;
+  PaddedJson() = default;
+  static PaddedJson Copy(std::string_view text);
+  // Takes `bytes` (the text) and pads it.
+  static PaddedJson Adopt(std::string bytes);
+  // Refers to `text`, after which `readable` - text.size() >= kPadding bytes
+  // can be read (a mapped file's last page); the bytes must outlive this.
+  static PaddedJson View(std::string_view text, size_t readable);
+  std::string_view text() const { return {view_ ? view_ : buffer_.data(), size_}; }
+  size_t capacity() const { return view_ ? capacity_ : buffer_.size(); }
+
+ private:
+  std::string buffer_;          // the text and its padding, unless a view
+  const char* view_ = nullptr;  // set for a view
+  size_t size_ = 0;
+  size_t capacity_ = 0;
+};
 
 // Called for every event object, in file order. Returning an error stops the
 // parse and becomes the result of ReadChromeTrace. The event may be moved from.
 using ChromeEventCallback = std::function<Status(ChromeEvent& event)>;
 
-// Parses `text` (the whole file). Errors are one line, without the path:
-// "empty file", "invalid JSON at line L, column C: ...", "no traceEvents
-// array: not a Chrome trace", or whatever the callback returned.
-Status ReadChromeTrace(std::string_view text, const ChromeEventCallback& on_event,
+// Parses `json` (the whole file). Errors are one line, without the path:
+// "empty file", "invalid JSON (byte N): ...", "no "traceEvents" array: not a
+// Chrome trace", or whatever the callback returned.
+Status ReadChromeTrace(const PaddedJson& json, const ChromeEventCallback& on_event,
                        ChromeTraceMetadata* metadata);
 
 }  // namespace cutrace::interop

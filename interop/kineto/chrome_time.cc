@@ -61,4 +61,31 @@ ChromeTime::State MicrosTextToNanos(std::string_view text, int64_t* ns) {
   return State::kOk;
 }
 
+std::string NanosToMicrosText(int64_t ns) {
+  uint64_t magnitude = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
+  std::string frac = std::to_string(magnitude % 1000);
+  std::string s(ns < 0 ? "-" : "");
+  s += std::to_string(magnitude / 1000);
+  s += '.';
+  s.append(3 - frac.size(), '0');
+  s += frac;
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  return s;
+}
+
+RealtimeAnchor ChooseRealtimeAnchor(int64_t base_ns, uint64_t first_ns) {
+  RealtimeAnchor a;
+  const uint64_t base = base_ns > 0 ? static_cast<uint64_t>(base_ns) : 0;
+  if (first_ns >= kEpochMinNs && first_ns <= kEpochMaxNs) {
+    a.trace_ns = static_cast<int64_t>(first_ns);
+    a.realtime_ns = static_cast<int64_t>(first_ns);
+    a.source = "unix-epoch ts";
+  } else if (base >= kEpochMinNs && base + first_ns <= kEpochMaxNs) {
+    a.realtime_ns = static_cast<int64_t>(base);
+    a.source = "baseTimeNanoseconds";
+  }
+  return a;
+}
+
 }  // namespace cutrace::interop

@@ -29,4 +29,25 @@ struct ChromeTime {
 // kNotNumber for text that is not a number, kOutOfRange for |ns| >= 2^62.
 ChromeTime::State MicrosTextToNanos(std::string_view text, int64_t* ns);
 
+// The inverse, for messages: "1.5" for 1500 ns, "-0.001" for -1 ns.
+std::string NanosToMicrosText(int64_t ns);
+
+// Unix times in ns taken as plausible for a trace: 2000-01-01 to 2100-01-01.
+inline constexpr uint64_t kEpochMinNs = 946'684'800ull * 1'000'000'000ull;
+inline constexpr uint64_t kEpochMaxNs = 4'102'444'800ull * 1'000'000'000ull;
+
+// trace_ns <-> realtime_ns, and where it came from ("" and realtime_ns 0: none).
+struct RealtimeAnchor {
+  int64_t trace_ns = 0;
+  int64_t realtime_ns = 0;
+  const char* source = "";
+};
+
+// The anchor of a Kineto trace whose earliest event starts at `first_ns`:
+// when `first_ns` itself is a plausible Unix time (older PyTorch wrote epoch
+// microseconds in "ts"), trace times are realtime; else, with Kineto's
+// "baseTimeNanoseconds" `base_ns` (negative when absent) a plausible Unix
+// time, trace time t is realtime base + t; else none.
+RealtimeAnchor ChooseRealtimeAnchor(int64_t base_ns, uint64_t first_ns);
+
 }  // namespace cutrace::interop

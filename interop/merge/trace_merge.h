@@ -43,4 +43,5 @@ MergedTrace MergePlacedTraces(const PlacedTraces& placed);
 // statistics and an EndOfTrace with reason "merge".
 Status EncodeMergedTrace(const MergedTrace& merged, ByteSink* sink);
 
+
 }  // namespace cutrace::interop

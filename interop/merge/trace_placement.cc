@@ -15,7 +15,9 @@ namespace {
 // Fresh thread ids start here: far above any real tid, so they cannot meet one.
 constexpr uint64_t kFirstSyntheticThread = uint64_t{1} << 40;
 
-using ProcessKey = std::pair<std::string, int64_t>;  // (host, pid)
+// (host, pid, rank): ranks are distinct processes even where hosts are not
+// recorded (imports) and pids repeat across machines.
+using ProcessKey = std::tuple<std::string, int64_t, std::string>;
 
 // Hands out ids that keep their value when free.
 template <typename Id>
@@ -118,7 +120,8 @@ StatusOr<int64_t> RealtimeOffset(const TraceData& trace) {
   if (!trace.header.has_start_anchor() || trace.header.start_anchor().realtime_ns() <= 0)
     return Status::Error(trace.path +
                          ": no clock anchor (the header has no realtime start anchor, as in "
-                         "imported traces): cannot place it on one timeline with other files");
+                         "imports of Chrome JSON without baseTimeNanoseconds or Unix-time ts): "
+                         "cannot place it on one timeline with other files");
   const proto::ClockAnchor& a = trace.header.start_anchor();
   int64_t offset = 0;
   if (!CheckedSub(a.realtime_ns(), a.trace_ns(), &offset))
@@ -139,13 +142,13 @@ StatusOr<PlacedTraces> PlaceTraces(TraceSet traces) {
   IdSpace<uint32_t> device_ids;
   IdSpace<uint64_t> thread_ids;
   std::map<std::string, uint32_t> device_by_uuid;
-  std::map<std::tuple<std::string, int64_t, uint64_t>, uint64_t> thread_by_key;
+  std::map<std::pair<ProcessKey, uint64_t>, uint64_t> thread_by_key;
   std::map<ProcessKey, std::map<uint32_t, uint32_t>> devices_by_process;
   uint64_t correlation_base = 0, range_base = 0;
 
   for (size_t f = 0; f < traces.size(); ++f) {
     TraceData t = *traces[f];
-    const ProcessKey process{t.header.host(), t.header.pid()};
+    const ProcessKey process{t.header.host(), t.header.pid(), t.header.rank()};
 
     // Devices: the same process in two files (a rotated trace) keeps its
     // mapping; another process gets its own ids unless a UUID says otherwise.
@@ -170,7 +173,7 @@ StatusOr<PlacedTraces> PlaceTraces(TraceSet traces) {
       return it == device_map.end() ? id : it->second;
     };
     auto thread = [&](uint64_t id) {
-      auto key = std::make_tuple(process.first, process.second, id);
+      auto key = std::make_pair(process, id);
       auto it = thread_by_key.find(key);
       if (it != thread_by_key.end()) return it->second;
       uint64_t placed = thread_ids.Assign(id, kFirstSyntheticThread);

@@ -9,9 +9,9 @@
 // reason naming the file: guessing an offset would draw a wrong picture.
 //
 // Ids, which are per process in the files, become unique across them:
-//   devices      one id per (host, pid, device id), except that devices with
-//                the same UUID are one physical GPU and share an id;
-//   threads      one id per (host, pid, thread id);
+//   devices      one id per (host, pid, rank, device id), except that devices
+//                with the same UUID are one physical GPU and share an id;
+//   threads      one id per (host, pid, rank, thread id);
 //   correlation  and NVTX range ids: each file's are shifted past the
 //                largest of the files before it (0 stays "none").
 // An id keeps its value where no earlier file took it, so a single file or

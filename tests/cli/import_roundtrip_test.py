@@ -17,8 +17,14 @@ before the gaps, so the first three (4998 + 4877 + 7500 = 17375) are queued;
 the DtoH after the last has no launch call in the fixture: 10000 unknown. NVTX: "forward" (CPU, depth 1) encloses the five launches
 (correlations 101-105), so its GPU projection is 1250000-1019999 = 230001.
 
+The fixture's "baseTimeNanoseconds" (1700000000000000000) is its realtime
+anchor (trace time 0), its host process pid 1234 ("python3"). Gzipped, it
+imports to the same trace; two ranks of it (rank 1's base one second later)
+import in one step into one trace with both devices, each with the numbers above.
+
 usage: import_roundtrip_test.py CUTRACE SOURCE_DIR
 """
+import gzip
 import json
 import os
 import subprocess
@@ -136,6 +142,13 @@ def checks(tmp):
     expect("info statistics", (info["statistics"]["kernels"], info["statistics"]["other_records"]),
            (3, 10))
     expect("info problems", info["problems"], [])
+    h = info["header"]
+    expect("info anchor", (h["start_anchor"]["trace_ns"], h["start_anchor"]["realtime_ns"],
+                           h["clock_anchor_source"]), (0, 1700000000000000000, "baseTimeNanoseconds"))
+    expect("info process", (h["pid"], h["command_line"]), (1234, ["python3"]))
+
+    gz_checks(tmp, trace)
+    ranks_checks(tmp, overlap[0])
 
     # The bare-array form of the same events imports to the same records.
     with open(FIXTURE) as f:
@@ -151,6 +164,65 @@ def checks(tmp):
         print("FAIL:", f)
     print(f"{'FAILED' if failures else 'ok'}: {len(failures)} failures")
     return 1 if failures else 0
+
+
+def without_paths(value):
+    """The report with every path-valued key removed (the inputs differ in name only)."""
+    if isinstance(value, dict):
+        return {k: without_paths(v) for k, v in value.items()
+                if k not in ("path", "source_path", "input", "output", "file_bytes",
+                             "bytes_per_event")}
+    if isinstance(value, list):
+        return [without_paths(v) for v in value]
+    return value
+
+
+def gz_checks(tmp, trace):
+    gz = os.path.join(tmp, "kineto.json.gz")
+    with open(FIXTURE, "rb") as f, gzip.open(gz, "wb") as g:
+        g.write(f.read())
+    gz_trace = os.path.join(tmp, "gz.trace")
+    cutrace_json("import", gz, "-o", gz_trace)
+    for report in ("kernels", "overlap", "api", "nvtx", "memcpy", "gaps", "info"):
+        expect(f"gz {report}", without_paths(cutrace_json(report, gz_trace)),
+               without_paths(cutrace_json(report, trace)))
+    # Cut short: one line naming the file, no output left behind.
+    cut = os.path.join(tmp, "cut.json.gz")
+    with open(gz, "rb") as f, open(cut, "wb") as g:
+        g.write(f.read()[:200])
+    out = os.path.join(tmp, "cut.trace")
+    p = subprocess.run([CUTRACE, "import", cut, "-o", out], capture_output=True, timeout=30)
+    expect("cut gz exit", p.returncode, 1)
+    expect("cut gz message", (cut.encode() in p.stderr, p.stderr.count(b"\n")), (True, 1))
+    expect("cut gz output", os.path.exists(out), False)
+
+
+def ranks_checks(tmp, device_overlap):
+    with open(FIXTURE) as f:
+        doc = json.load(f)
+    paths = []
+    for rank in (0, 1):
+        doc["distributedInfo"]["rank"] = rank
+        doc["baseTimeNanoseconds"] = 1700000000000000000 + rank * 1000000000
+        paths.append(os.path.join(tmp, f"rank{rank}.json"))
+        with open(paths[-1], "w") as f:
+            json.dump(doc, f)
+    merged = os.path.join(tmp, "all.trace")
+    report = cutrace_json("import", *paths, "-o", merged)
+    expect("ranks inputs", [(i["rank"], i["realtime_from"], i["imported_total"])
+                            for i in report["inputs"]],
+           [("0", "baseTimeNanoseconds", 18), ("1", "baseTimeNanoseconds", 18)])
+    info = cutrace_json("info", merged)["files"][0]
+    expect("ranks header", (info["header"]["rank"], info["header"]["source_format"]),
+           ("0,1", "merge"))
+    expect("ranks events", info["events"]["kernels"], 6)
+    # Each rank's device keeps its own numbers; rank 1's was renumbered 1.
+    devices = cutrace_json("overlap", merged)["devices"]
+    expect("ranks devices", [d["device"] for d in devices], [0, 1])
+    for d in devices:
+        expect(f"rank device {d['device']} span", (d["span_ns"], d["busy_ns"], d["compute_ns"]),
+               (device_overlap["span_ns"], device_overlap["busy_ns"],
+                device_overlap["compute_ns"]))
 
 
 if __name__ == "__main__":

@@ -206,6 +206,7 @@ static_assert(wire::Header::kPreviousChunk == proto::Header::kPreviousChunkField
 static_assert(wire::Header::kRunId == proto::Header::kRunIdFieldNumber);
 static_assert(wire::Header::kChunkReason == proto::Header::kChunkReasonFieldNumber);
 static_assert(wire::Header::kRotation == proto::Header::kRotationFieldNumber);
+static_assert(wire::Header::kClockAnchorSource == proto::Header::kClockAnchorSourceFieldNumber);
 static_assert(wire::Statistics::kMemoryCapBytes == proto::Statistics::kMemoryCapBytesFieldNumber);
 static_assert(wire::Statistics::kQueueBytes == proto::Statistics::kQueueBytesFieldNumber);
 static_assert(wire::Statistics::kRingBytes == proto::Statistics::kRingBytesFieldNumber);
@@ -467,6 +468,7 @@ const Row kRows[] = {
     {"Header", "run_id", wire::Header::kRunId},
     {"Header", "chunk_reason", wire::Header::kChunkReason},
     {"Header", "rotation", wire::Header::kRotation},
+    {"Header", "clock_anchor_source", wire::Header::kClockAnchorSource},
     {"Statistics", "memory_cap_bytes", wire::Statistics::kMemoryCapBytes},
     {"Statistics", "queue_bytes", wire::Statistics::kQueueBytes},
     {"Statistics", "ring_bytes", wire::Statistics::kRingBytes},
