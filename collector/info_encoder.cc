@@ -42,6 +42,17 @@ void EncodeHeader(const HeaderInfo& h, ProtoWriter* w) {
   w->String(f::kRunId, h.run_id);
   w->String(f::kChunkReason, h.chunk_reason);
   w->String(f::kClockAnchorSource, h.clock_anchor_source);
+  for (const MergedProcessInfo& p : h.processes) {
+    namespace m = wire::MergedProcess;
+    const size_t token = w->BeginNested(f::kProcesses);
+    w->String(m::kHost, p.host);
+    w->Int(m::kPid, p.pid);
+    for (const std::string& arg : p.command_line) w->String(m::kCommandLine, arg, true);
+    w->String(m::kRank, p.rank);
+    w->PackedUint(m::kDeviceIds, p.device_ids.size(), [&](size_t i) { return p.device_ids[i]; });
+    w->PackedUint(m::kThreadIds, p.thread_ids.size(), [&](size_t i) { return p.thread_ids[i]; });
+    w->EndNested(token);
+  }
   if (h.max_file_bytes || h.rotate_interval_ns || h.max_disk_bytes || h.chunks_deleted) {
     namespace g = wire::RotationLimits;
     const size_t token = w->BeginNested(f::kRotation);

@@ -27,6 +27,16 @@ struct ClockAnchorInfo {
   int64_t monotonic_ns = 0;
 };
 
+// One process of a merged trace (proto MergedProcess).
+struct MergedProcessInfo {
+  std::string host;
+  int64_t pid = 0;
+  std::vector<std::string> command_line;
+  std::string rank;
+  std::vector<uint32_t> device_ids;  // ids in the merged trace
+  std::vector<uint64_t> thread_ids;
+};
+
 // The Header packet. `magic` and `format_version`/`format_minor` are always
 // written by the writer from collector/format.h; they are not fields here.
 struct HeaderInfo {
@@ -42,6 +52,7 @@ struct HeaderInfo {
   ClockDomain clock = ClockDomain::kUnspecified;
   ClockAnchorInfo start_anchor;
   std::string clock_anchor_source;  // imports: "baseTimeNanoseconds", "unix-epoch ts" or ""
+  std::vector<MergedProcessInfo> processes;  // merged traces only
   std::string source_format;  // "cupti" or "chrome-json"
   std::string source_path;
   std::vector<std::string> enabled_kinds;

@@ -56,7 +56,17 @@ inline constexpr uint32_t kRunId = 21;
 inline constexpr uint32_t kChunkReason = 22;
 inline constexpr uint32_t kRotation = 23;
 inline constexpr uint32_t kClockAnchorSource = 24;
+inline constexpr uint32_t kProcesses = 25;
 }  // namespace Header
+
+namespace MergedProcess {
+inline constexpr uint32_t kHost = 1;
+inline constexpr uint32_t kPid = 2;
+inline constexpr uint32_t kCommandLine = 3;
+inline constexpr uint32_t kRank = 4;
+inline constexpr uint32_t kDeviceIds = 5;
+inline constexpr uint32_t kThreadIds = 6;
+}  // namespace MergedProcess
 
 namespace Device {
 inline constexpr uint32_t kId = 1;

@@ -27,6 +27,7 @@ struct Options {
   std::string input;  // the one being reported
   OutputOption output;
   bool cpu_ops = false;
+  std::string max_skew = "1h";
   Format format = Format::kTable;
 };
 
@@ -199,6 +200,14 @@ int RunMany(const Options& o, const interop::ChromeImportOptions& import_options
     PrintError("cannot merge the imports: " + placed.status().message());
     return 1;
   }
+  uint64_t max_skew = 0;
+  ParseDuration(o.max_skew, &max_skew);  // checked by the option's validator
+  StatusOr<std::string> gap = interop::CheckTimeGap(*placed, static_cast<int64_t>(max_skew));
+  if (!gap.ok()) {
+    PrintError("cannot merge the imports: " + gap.status().message());
+    return 1;
+  }
+  if (!gap->empty()) PrintError(*gap);
   interop::MergedTrace merged = interop::MergePlacedTraces(*placed);
   if (Status s = WriteMerged(merged, o.output); !s.ok()) {
     PrintError(s.message());
@@ -244,6 +253,7 @@ void Register(CLI::App& app, int* exit_code) {
   cmd->add_flag("--cpu-ops", options->cpu_ops,
                 "Also import CPU operators (cat cpu_op) as ranges in domain \"cpu_op\"");
   AddFormatOption(cmd, &options->format);
+  AddMaxSkewOption(cmd, &options->max_skew);
   cmd->callback([options, exit_code] { *exit_code = Run(*options); });
 }
 

@@ -22,6 +22,7 @@ namespace {
 struct Options {
   std::vector<std::string> files;
   OutputOption output;
+  std::string max_skew = "1h";
 };
 
 int Run(const Options& o) {
@@ -37,6 +38,14 @@ int Run(const Options& o) {
     PrintError(placed.status().message());
     return 1;
   }
+  uint64_t max_skew = 0;
+  ParseDuration(o.max_skew, &max_skew);  // checked by the option's validator
+  StatusOr<std::string> gap = interop::CheckTimeGap(*placed, static_cast<int64_t>(max_skew));
+  if (!gap.ok()) {
+    PrintError(gap.status().message());
+    return 1;
+  }
+  if (!gap->empty()) PrintError(*gap);
   interop::MergedTrace merged = interop::MergePlacedTraces(*placed);
   Status s;
   if (o.output.ToStdout()) {
@@ -81,6 +90,7 @@ void Register(CLI::App& app, int* exit_code) {
       "merge", "Merge traces of several processes/ranks/hosts into one, on one timeline");
   cmd->add_option("files", options->files, "Trace files (each with clock anchors)")->required();
   AddOutputOptions(cmd, &options->output, "The trace to create");
+  AddMaxSkewOption(cmd, &options->max_skew);
   cmd->callback([options, exit_code] { *exit_code = Run(*options); });
 }
 

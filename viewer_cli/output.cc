@@ -21,6 +21,19 @@ void AddFormatOption(CLI::App* cmd, Format* format) {
       ->default_str("table");
 }
 
+void AddMaxSkewOption(CLI::App* cmd, std::string* max_skew) {
+  cmd->add_option("--max-skew", *max_skew,
+                  "Refuse inputs whose time ranges lie further apart than this (1h, 30min, 90s); "
+                  "inputs that do not overlap at all get a warning")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            uint64_t ns;
+            return ParseDuration(text, &ns) ? std::string() : "not a duration: " + text;
+          },
+          "DURATION"))
+      ->default_str("1h");
+}
+
 Table::Table(std::vector<std::string> headers)
     : headers_(std::move(headers)), right_(headers_.size(), false), names_(headers_.size(), false) {}
 
@@ -127,6 +140,10 @@ bool ParseDuration(const std::string& text, uint64_t* ns) {
     scale = 1e6;
   else if (unit == "s")
     scale = 1e9;
+  else if (unit == "min")
+    scale = 60e9;
+  else if (unit == "h")
+    scale = 3600e9;
   else
     return false;
   double result = value * scale;

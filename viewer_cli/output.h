@@ -26,6 +26,8 @@ enum class Format { kTable, kCsv, kJson };
 
 // Adds `--format table|csv|json` (table by default) to `cmd`.
 void AddFormatOption(CLI::App* cmd, Format* format);
+// --max-skew DURATION (default 1h) for commands that merge traces.
+void AddMaxSkewOption(CLI::App* cmd, std::string* max_skew);
 
 class Table {
  public:
@@ -83,7 +85,8 @@ inline constexpr const char* kOverflowText = "overflow";
 std::string FormatDuration(uint64_t ns);
 // "1.50 GiB", "64.0 KiB", "17 B".
 std::string FormatBytes(uint64_t bytes);
-// Parses "10us", "2ms", "1.5s", "500ns", "250" (ns). Returns false on junk.
+// Parses "10us", "2ms", "1.5s", "500ns", "250" (ns), "5min", "1h". Returns
+// false on junk.
 bool ParseDuration(const std::string& text, uint64_t* ns);
 
 // Parses a byte size: "4G", "512M", "64KiB", "100" (bytes); K/M/G/T are

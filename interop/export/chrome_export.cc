@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "interop/export/host_processes.h"
 #include "interop/kineto/kineto_names.h"
 
 namespace cutrace::interop {
@@ -42,7 +43,7 @@ struct GpuOp {
 
 class Exporter {
  public:
-  Exporter(TraceSet traces, ByteSink* sink) : traces_(traces), out_(sink) {}
+  Exporter(TraceSet traces, ByteSink* sink) : traces_(traces), out_(sink), processes_(traces) {}
   Status Run();
   const ExportCounts& counts() const { return counts_; }
 
@@ -61,12 +62,15 @@ class Exporter {
   Status Events(size_t file);
   Status Flows(size_t file);
 
+  int64_t Pid(size_t file, uint64_t tid) const { return pids_[processes_.Of(file, tid)]; }
+
   TraceSet traces_;
   BufferedSink out_;
   ExportCounts counts_;
   uint64_t base_ = 0;
   bool first_event_ = true;
-  std::vector<int64_t> pids_;  // the Chrome pid of each file's host process
+  HostProcesses processes_;
+  std::vector<int64_t> pids_;  // the Chrome pid of each host process
 };
 
 void Exporter::Open(const char* cat, std::string_view name, int64_t pid, int64_t tid,
@@ -145,15 +149,15 @@ void Exporter::Preamble() {
 void Exporter::Metadata() {
   std::set<uint32_t> devices, sync_devices;
   std::set<std::pair<uint32_t, uint32_t>> streams;  // (device, stream)
+  std::map<uint32_t, std::string> device_rank;
+  // Host processes, sorted by rank (else in order), above the GPUs.
+  for (size_t i = 0; i < processes_.all().size(); ++i) {
+    const HostProcess& p = processes_.all()[i];
+    Meta("process_name", pids_[i], 0, "name", p.label);
+    Meta("process_sort_index", pids_[i], 0, "sort_index", std::to_string(p.sort_index), true);
+  }
   for (size_t f = 0; f < traces_.size(); ++f) {
     const TraceData& t = *traces_[f];
-    std::string name;
-    if (!t.header.rank().empty()) name += "rank " + t.header.rank() + " ";
-    if (!t.header.host().empty()) name += t.header.host() + " ";
-    name += fmt::format("pid {}", t.header.pid());
-    if (t.header.command_line_size() > 0) name += ": " + t.header.command_line(0);
-    Meta("process_name", pids_[f], 0, "name", name);
-    Meta("process_sort_index", pids_[f], 0, "sort_index", std::to_string(f), true);
     std::set<uint64_t> threads;
     for (const ApiRecord& a : t.records.api_calls) threads.insert(a.thread_id);
     for (const RangeRecord& r : t.records.ranges)
@@ -162,13 +166,17 @@ void Exporter::Metadata() {
       else
         threads.insert(r.thread_id);
     for (uint64_t tid : threads)
-      Meta("thread_name", pids_[f], static_cast<int64_t>(tid), "name",
+      Meta("thread_name", Pid(f, tid), static_cast<int64_t>(tid), "name",
            fmt::format("thread {}", tid));
     for (const KernelRecord& k : t.records.kernels) streams.insert({k.device_id, k.stream_id});
     for (const MemcpyRecord& m : t.records.memcpys) streams.insert({m.device_id, m.stream_id});
     for (const MemsetRecord& m : t.records.memsets) streams.insert({m.device_id, m.stream_id});
     for (const SyncRecord& s : t.records.syncs) sync_devices.insert(s.device_id);
     for (const proto::Device& d : t.devices) devices.insert(d.id());
+    // With several processes, each GPU says whose it is.
+    if (processes_.all().size() > 1)
+      for (const auto& key : streams)
+        device_rank.emplace(key.first, processes_.DeviceRank(f, key.first));
   }
   for (const auto& key : streams) devices.insert(key.first);
   devices.insert(sync_devices.begin(), sync_devices.end());
@@ -177,6 +185,7 @@ void Exporter::Metadata() {
     for (const proto::Device& d : t->devices) names.emplace(d.id(), d.name());
   for (uint32_t d : devices) {
     std::string name = fmt::format("GPU {}", d);
+    if (!device_rank[d].empty()) name = "rank " + device_rank[d] + " " + name;
     if (!names[d].empty()) name += ": " + names[d];
     Meta("process_name", d, 0, "name", name);
     // GPUs below the host processes, in device order, as Kineto sorts them.
@@ -247,8 +256,8 @@ Status Exporter::Events(size_t file) {
   }
   for (const ApiRecord& a : r.api_calls) {
     Open(a.domain == ApiDomain::kDriver ? "cuda_driver" : "cuda_runtime",
-         t.strings.Display(a.name_id), pids_[file], static_cast<int64_t>(a.thread_id), a.start_ns,
-         a.end_ns);
+         t.strings.Display(a.name_id), Pid(file, a.thread_id), static_cast<int64_t>(a.thread_id),
+         a.start_ns, a.end_ns);
     fmt::format_to(std::back_inserter(b()), R"("cbid":{},"correlation":{})", a.callback_id,
                    a.correlation_id);
     if (a.return_code)
@@ -264,7 +273,7 @@ Status Exporter::Events(size_t file) {
       fmt::format_to(std::back_inserter(b()), R"("device":{},"stream":{})", g.device_id,
                      StreamNumber(stream));
     } else {
-      Open("user_annotation", t.strings.Display(g.name_id), pids_[file],
+      Open("user_annotation", t.strings.Display(g.name_id), Pid(file, g.thread_id),
            static_cast<int64_t>(g.thread_id), g.start_ns, g.end_ns);
       if (g.domain_id) {
         b() += R"("domain":)";
@@ -301,7 +310,7 @@ Status Exporter::Flows(size_t file) {
     fmt::format_to(std::back_inserter(o),
                    "{{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":{},\"pid\":{},"
                    "\"tid\":{},\"ts\":",
-                   a.correlation_id, pids_[file], static_cast<int64_t>(a.thread_id));
+                   a.correlation_id, Pid(file, a.thread_id), static_cast<int64_t>(a.thread_id));
     AppendMicros(o, Rel(a.start_ns));
     fmt::format_to(std::back_inserter(o),
                    "}},\n{{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":{},"
@@ -339,10 +348,10 @@ Status Exporter::Run() {
     for (const MemsetRecord& m : t->records.memsets) taken.insert(m.device_id);
     for (const SyncRecord& s : t->records.syncs) taken.insert(s.device_id);
   }
-  for (size_t f = 0; f < traces_.size(); ++f) {
-    int64_t pid = traces_[f]->header.pid();
+  for (size_t i = 0; i < processes_.all().size(); ++i) {
+    int64_t pid = processes_.all()[i].pid;
     if (pid <= 0 || pid > INT32_MAX || taken.count(pid))
-      pid = kFirstSyntheticPid + static_cast<int64_t>(f);
+      pid = kFirstSyntheticPid + static_cast<int64_t>(i);
     taken.insert(pid);
     pids_.push_back(pid);
   }

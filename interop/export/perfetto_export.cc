@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "interop/export/host_processes.h"
 #include "interop/export/perfetto_fields.h"
 #include "interop/export/perfetto_packets.h"
 #include "interop/kineto/kineto_names.h"
@@ -56,7 +57,7 @@ using Descriptor = perfetto::TrackSpec;
 class Exporter {
  public:
   Exporter(TraceSet traces, ByteSink* sink)
-      : traces_(traces), out_(sink), writer_(&out_.buffer()) {}
+      : traces_(traces), out_(sink), writer_(&out_.buffer()), processes_(traces) {}
   Status Run();
   const ExportCounts& counts() const { return counts_; }
 
@@ -84,8 +85,9 @@ class Exporter {
   ExportCounts counts_;
   uint64_t next_uuid_ = 1;
   std::vector<Descriptor> descriptors_;
-  std::vector<int64_t> pids_;
-  std::vector<uint64_t> process_tracks_;
+  HostProcesses processes_;
+  std::vector<int64_t> pids_;            // per host process
+  std::vector<uint64_t> process_tracks_;  // per host process
   std::vector<uint64_t> start_end_tracks_;  // 0 until a file needs one
   std::map<std::pair<size_t, uint64_t>, uint64_t> thread_tracks_;
   std::map<uint32_t, uint64_t> device_tracks_;
@@ -135,10 +137,11 @@ uint64_t Exporter::ChildTrack(std::map<std::pair<uint32_t, uint64_t>, uint64_t>&
 uint64_t Exporter::ThreadTrack(size_t file, uint64_t tid) {
   auto it = thread_tracks_.find({file, tid});
   if (it != thread_tracks_.end()) return it->second;
+  const size_t process = processes_.Of(file, tid);
   Descriptor d;
-  d.parent = process_tracks_[file];
+  d.parent = process_tracks_[process];
   d.type = perfetto::TrackSpec::Type::kThread;
-  d.pid = pids_[file];
+  d.pid = pids_[process];
   // ThreadDescriptor.tid is an int32: larger ids get one of their own.
   d.tid = tid <= INT32_MAX ? static_cast<int64_t>(tid)
                            : kSyntheticPidBase + static_cast<int64_t>(thread_tracks_.size());
@@ -155,25 +158,22 @@ std::string StreamName(const char* what, uint64_t stream) {
 
 void Exporter::PlanTracks() {
   std::vector<int64_t> used;
-  for (size_t f = 0; f < traces_.size(); ++f) {
-    const proto::Header& h = traces_[f]->header;
-    int64_t pid = h.pid();
+  for (size_t i = 0; i < processes_.all().size(); ++i) {
+    const HostProcess& p = processes_.all()[i];
+    int64_t pid = p.pid;
     if (pid <= 0 || pid >= kSyntheticPidBase ||
         std::find(used.begin(), used.end(), pid) != used.end())
-      pid = kSyntheticPidBase + static_cast<int64_t>(f);
+      pid = kSyntheticPidBase + static_cast<int64_t>(i);
     used.push_back(pid);
     pids_.push_back(pid);
     Descriptor d;
     d.type = perfetto::TrackSpec::Type::kProcess;
     d.pid = pid;
-    if (!h.rank().empty()) d.name = "rank " + h.rank() + " ";
-    if (!h.host().empty()) d.name += h.host() + " ";
-    d.name += fmt::format("pid {}", h.pid());
-    if (h.command_line_size() > 0) d.name += ": " + h.command_line(0);
-    d.cmdline.assign(h.command_line().begin(), h.command_line().end());
+    d.name = p.label;
+    d.cmdline = p.command_line;
     process_tracks_.push_back(NewTrack(std::move(d)));
-    start_end_tracks_.push_back(0);
   }
+  start_end_tracks_.assign(traces_.size(), 0);
   // Devices in id order, so the UI lists GPU 0 first.
   std::vector<uint32_t> devices;
   for (const TraceData* t : traces_) {
@@ -260,7 +260,7 @@ void Exporter::PlanPoints() {
       } else if (g.kind == RangeKind::kStartEnd) {
         if (start_end_tracks_[f] == 0) {
           Descriptor d;
-          d.parent = process_tracks_[f];
+          d.parent = process_tracks_[processes_.Of(f, g.thread_id)];
           d.name = "NVTX start/end";
           start_end_tracks_[f] = NewTrack(std::move(d));
         }

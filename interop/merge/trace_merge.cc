@@ -2,7 +2,9 @@
 #include "interop/merge/trace_merge.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 
 #include "collector/sat_math.h"
@@ -90,6 +92,49 @@ void AddStatistics(const proto::Statistics& s, StatsInfo* sum) {
   sum->peak_memory_bytes = std::max(sum->peak_memory_bytes, s.peak_memory_bytes());
 }
 
+// Each input's process, once per (host, pid, rank) (the chunks of one run
+// are one process), with the ids its devices and host threads have once placed.
+std::vector<MergedProcessInfo> Processes(const std::vector<TraceData>& traces) {
+  std::vector<MergedProcessInfo> out;
+  std::map<std::tuple<std::string, int64_t, std::string>, size_t> index;
+  std::vector<std::set<uint32_t>> devices;
+  std::vector<std::set<uint64_t>> threads;
+  for (const TraceData& t : traces) {
+    const proto::Header& h = t.header;
+    auto [it, fresh] = index.try_emplace({h.host(), h.pid(), h.rank()}, out.size());
+    if (fresh) {
+      MergedProcessInfo p;
+      p.host = h.host();
+      p.pid = h.pid();
+      p.command_line.assign(h.command_line().begin(), h.command_line().end());
+      p.rank = h.rank();
+      out.push_back(std::move(p));
+      devices.emplace_back();
+      threads.emplace_back();
+    }
+    std::set<uint32_t>& d = devices[it->second];
+    std::set<uint64_t>& th = threads[it->second];
+    const RecordBatch& r = t.records;
+    for (const proto::Device& x : t.devices) d.insert(x.id());
+    for (const KernelRecord& k : r.kernels) d.insert(k.device_id);
+    for (const MemcpyRecord& m : r.memcpys) d.insert(m.device_id);
+    for (const MemsetRecord& m : r.memsets) d.insert(m.device_id);
+    for (const SyncRecord& s : r.syncs) d.insert(s.device_id);
+    for (const ApiRecord& a : r.api_calls) th.insert(a.thread_id);
+    for (const RangeRecord& g : r.ranges) {
+      if (g.kind == RangeKind::kGpu)
+        d.insert(g.device_id);
+      else
+        th.insert(g.thread_id);
+    }
+  }
+  for (size_t i = 0; i < out.size(); ++i) {
+    out[i].device_ids.assign(devices[i].begin(), devices[i].end());
+    out[i].thread_ids.assign(threads[i].begin(), threads[i].end());
+  }
+  return out;
+}
+
 HeaderInfo MergedHeader(const std::vector<TraceData>& traces) {
   HeaderInfo h;
   h.producer = "cutrace-merge 0.1.0";
@@ -126,6 +171,7 @@ HeaderInfo MergedHeader(const std::vector<TraceData>& traces) {
     h.cuda_runtime_version = f.cuda_runtime_version();
     h.cupti_api_version = f.cupti_api_version();
   }
+  h.processes = Processes(traces);
   return h;
 }
 

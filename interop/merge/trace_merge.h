@@ -8,7 +8,11 @@
 // source_path the inputs joined by ", ", clock CLOCK_DOMAIN_REALTIME with an
 // identity anchor at the earliest input's start (so a merged trace can be
 // merged again); host, pid and rank are the inputs' own where they all agree,
-// else the distinct values joined by "," (pid 0).
+// else the distinct values joined by "," (pid 0). Header.processes lists each
+// input's process (one per host, pid and rank: chunks of one run are one)
+// with the merged ids of its devices and host threads, so exports show each
+// rank as its own process. (A merged trace given to merge again counts as
+// one process.)
 //
 // Pure functions apart from the sink; call from any thread.
 #pragma once
@@ -42,6 +46,5 @@ MergedTrace MergePlacedTraces(const PlacedTraces& placed);
 // (at most 65536 records of each kind per packet), counters, warnings,
 // statistics and an EndOfTrace with reason "merge".
 Status EncodeMergedTrace(const MergedTrace& merged, ByteSink* sink);
-
 
 }  // namespace cutrace::interop

@@ -7,6 +7,8 @@
 #include <set>
 #include <tuple>
 
+#include <fmt/core.h>
+
 #include "collector/sat_math.h"
 
 namespace cutrace::interop {
@@ -254,6 +256,58 @@ StatusOr<PlacedTraces> PlaceTraces(TraceSet traces) {
   std::sort(out.devices.begin(), out.devices.end(),
             [](const PlacedDevice& a, const PlacedDevice& b) { return a.id < b.id; });
   return out;
+}
+
+TimeGap PlacedTimeGap(const PlacedTraces& placed) {
+  TimeGap gap;
+  int64_t earliest_end = 0, latest_start = 0;
+  for (size_t f = 0; f < placed.traces.size(); ++f) {
+    const TraceData& t = placed.traces[f];
+    uint64_t first = UINT64_MAX, last = 0;
+    ForEachKind(
+        [&](auto, const auto& records) {
+          for (const auto& r : records) {
+            first = std::min<uint64_t>(first, r.start_ns);
+            last = std::max<uint64_t>(last, r.end_ns);
+          }
+        },
+        t.records);
+    if (first == UINT64_MAX)
+      first = last = static_cast<uint64_t>(t.header.start_anchor().realtime_ns());
+    const int64_t start = static_cast<int64_t>(std::min<uint64_t>(first, INT64_MAX));
+    const int64_t end = static_cast<int64_t>(std::min<uint64_t>(last, INT64_MAX));
+    if (f == 0 || end < earliest_end) {
+      earliest_end = end;
+      gap.ends_first = f;
+    }
+    if (f == 0 || start > latest_start) {
+      latest_start = start;
+      gap.starts_last = f;
+    }
+  }
+  gap.gap_ns = latest_start > earliest_end ? latest_start - earliest_end : 0;
+  return gap;
+}
+
+namespace {
+std::string Seconds(int64_t ns) {
+  const double s = static_cast<double>(ns) / 1e9;
+  return s >= 3600 ? fmt::format("{:.1f} h", s / 3600) : fmt::format("{:.3f} s", s);
+}
+}  // namespace
+
+StatusOr<std::string> CheckTimeGap(const PlacedTraces& placed, int64_t max_skew_ns) {
+  const TimeGap gap = PlacedTimeGap(placed);
+  if (gap.gap_ns == 0) return std::string();
+  const std::string& a = placed.traces[gap.ends_first].path;
+  const std::string& b = placed.traces[gap.starts_last].path;
+  if (gap.gap_ns > max_skew_ns)
+    return Status::Error(fmt::format(
+        "{} starts {} after {} ends, more than --max-skew {}: not one run? (raise --max-skew "
+        "to merge them anyway)",
+        b, Seconds(gap.gap_ns), a, Seconds(max_skew_ns)));
+  return fmt::format("warning: the inputs' time ranges do not overlap: {} starts {} after {} ends",
+                     b, Seconds(gap.gap_ns), a);
 }
 
 }  // namespace cutrace::interop

@@ -49,6 +49,22 @@ struct PlacedTraces {
 
 StatusOr<PlacedTraces> PlaceTraces(TraceSet traces);
 
+// How far apart placed traces lie in time. Each covers [its earliest start,
+// its latest end] (its start anchor when it has no events); `gap_ns` is the
+// latest start minus the earliest end when positive, else 0 (every pair of
+// ranges overlaps). `ends_first` and `starts_last` are the two files.
+struct TimeGap {
+  int64_t gap_ns = 0;
+  size_t ends_first = 0;
+  size_t starts_last = 0;
+};
+TimeGap PlacedTimeGap(const PlacedTraces& placed);
+
+// Refuses inputs more than `max_skew_ns` apart (one line naming the two
+// files: most likely not one run), and returns a warning line when their
+// ranges do not overlap at all ("" when they do).
+StatusOr<std::string> CheckTimeGap(const PlacedTraces& placed, int64_t max_skew_ns);
+
 // The offset PlaceTraces applies to `trace`, or an error when it has no anchor.
 StatusOr<int64_t> RealtimeOffset(const TraceData& trace);
 

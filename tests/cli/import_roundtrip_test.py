@@ -20,7 +20,8 @@ the DtoH after the last has no launch call in the fixture: 10000 unknown. NVTX: 
 The fixture's "baseTimeNanoseconds" (1700000000000000000) is its realtime
 anchor (trace time 0), its host process pid 1234 ("python3"). Gzipped, it
 imports to the same trace; two ranks of it (rank 1's base one second later)
-import in one step into one trace with both devices, each with the numbers above.
+import in one step into one trace with both devices, each with the numbers above;
+a third rank recorded 38 hours later is refused (--max-skew, default 1h).
 
 usage: import_roundtrip_test.py CUTRACE SOURCE_DIR
 """
@@ -223,6 +224,24 @@ def ranks_checks(tmp, device_overlap):
         expect(f"rank device {d['device']} span", (d["span_ns"], d["busy_ns"], d["compute_ns"]),
                (device_overlap["span_ns"], device_overlap["busy_ns"],
                 device_overlap["compute_ns"]))
+
+    # A rank recorded 38 hours later is not the same run: refused (exit 1, one
+    # line, nothing written) unless --max-skew allows it, then a warning.
+    doc["distributedInfo"]["rank"] = 2
+    doc["baseTimeNanoseconds"] = 1700000000000000000 + 38 * 3600 * 1000000000
+    late = os.path.join(tmp, "rank2.json")
+    with open(late, "w") as f:
+        json.dump(doc, f)
+    out = os.path.join(tmp, "skew.trace")
+    p = subprocess.run([CUTRACE, "import", paths[0], late, "-o", out], capture_output=True,
+                       timeout=30)
+    expect("skew exit", p.returncode, 1)
+    expect("skew message", (b"38.0 h" in p.stderr, b"--max-skew" in p.stderr,
+                            p.stderr.count(b"\n")), (True, True, 1))
+    expect("skew output", os.path.exists(out), False)
+    p = subprocess.run([CUTRACE, "import", paths[0], late, "-o", out, "--max-skew", "40h"],
+                       capture_output=True, timeout=30)
+    expect("skew allowed", (p.returncode, b"do not overlap" in p.stderr), (0, True))
 
 
 if __name__ == "__main__":

@@ -207,6 +207,13 @@ static_assert(wire::Header::kRunId == proto::Header::kRunIdFieldNumber);
 static_assert(wire::Header::kChunkReason == proto::Header::kChunkReasonFieldNumber);
 static_assert(wire::Header::kRotation == proto::Header::kRotationFieldNumber);
 static_assert(wire::Header::kClockAnchorSource == proto::Header::kClockAnchorSourceFieldNumber);
+static_assert(wire::Header::kProcesses == proto::Header::kProcessesFieldNumber);
+static_assert(wire::MergedProcess::kHost == proto::MergedProcess::kHostFieldNumber);
+static_assert(wire::MergedProcess::kPid == proto::MergedProcess::kPidFieldNumber);
+static_assert(wire::MergedProcess::kCommandLine == proto::MergedProcess::kCommandLineFieldNumber);
+static_assert(wire::MergedProcess::kRank == proto::MergedProcess::kRankFieldNumber);
+static_assert(wire::MergedProcess::kDeviceIds == proto::MergedProcess::kDeviceIdsFieldNumber);
+static_assert(wire::MergedProcess::kThreadIds == proto::MergedProcess::kThreadIdsFieldNumber);
 static_assert(wire::Statistics::kMemoryCapBytes == proto::Statistics::kMemoryCapBytesFieldNumber);
 static_assert(wire::Statistics::kQueueBytes == proto::Statistics::kQueueBytesFieldNumber);
 static_assert(wire::Statistics::kRingBytes == proto::Statistics::kRingBytesFieldNumber);
@@ -469,6 +476,13 @@ const Row kRows[] = {
     {"Header", "chunk_reason", wire::Header::kChunkReason},
     {"Header", "rotation", wire::Header::kRotation},
     {"Header", "clock_anchor_source", wire::Header::kClockAnchorSource},
+    {"Header", "processes", wire::Header::kProcesses},
+    {"MergedProcess", "host", wire::MergedProcess::kHost},
+    {"MergedProcess", "pid", wire::MergedProcess::kPid},
+    {"MergedProcess", "command_line", wire::MergedProcess::kCommandLine},
+    {"MergedProcess", "rank", wire::MergedProcess::kRank},
+    {"MergedProcess", "device_ids", wire::MergedProcess::kDeviceIds},
+    {"MergedProcess", "thread_ids", wire::MergedProcess::kThreadIds},
     {"Statistics", "memory_cap_bytes", wire::Statistics::kMemoryCapBytes},
     {"Statistics", "queue_bytes", wire::Statistics::kQueueBytes},
     {"Statistics", "ring_bytes", wire::Statistics::kRingBytes},

@@ -18,7 +18,13 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
+#include "collector/trace_loader.h"
+#include "interop/export/chrome_export.h"
 #include "interop/export/perfetto_export.h"
+#include "interop/merge/trace_merge.h"
+#include "interop/merge/trace_placement.h"
 #include "tests/unit/analysis_trace_builder.h"
 
 namespace cutrace::interop {
@@ -323,6 +329,111 @@ TEST(PerfettoExportTest, EmptyTraceIsStillAValidTrace) {
   Decoded d = Decode(out);
   EXPECT_EQ(d.tracks.size(), 1u);  // the process
   EXPECT_TRUE(d.slices.empty());
+}
+
+// Issue 21, point 2: two ranks merged into one trace stay two processes when
+// the merged trace is exported. Both ranks are pid 100 (two machines), each
+// with a launch call on thread 7 and a kernel on its device 0; rank 1 starts
+// 1 us of realtime after rank 0.
+TEST(PerfettoExportTest, MergedRanksStayTwoProcesses) {
+  TraceBuilder r0("rank0.trace"), r1("rank1.trace");
+  for (TraceBuilder* b : {&r0, &r1}) {
+    const bool second = b == &r1;
+    TraceData& d = b->data();
+    d.header.set_pid(100);
+    d.header.set_rank(second ? "1" : "0");
+    d.header.add_command_line("train.py");
+    d.header.mutable_start_anchor()->set_realtime_ns(1'700'000'000'000'000'000 + (second ? 1000 : 0));
+    b->Api("cudaLaunchKernel", 100, 200, 7, 1);
+    b->Kernel("k", 300, 900, 0, 7, 1);
+  }
+  const TraceData* inputs[] = {r0.get(), r1.get()};
+  auto placed = PlaceTraces(TraceSet(inputs));
+  ASSERT_TRUE(placed.ok()) << placed.status().message();
+  std::string bytes;
+  StringSink merged_sink(&bytes);
+  ASSERT_TRUE(EncodeMergedTrace(MergePlacedTraces(*placed), &merged_sink).ok());
+  auto merged = LoadTraceFromBytes(bytes, "all.trace");
+  ASSERT_TRUE(merged.ok()) << merged.status().message();
+  ASSERT_EQ(merged->header.processes_size(), 2);
+  const TraceData* one[] = {&*merged};
+
+  std::string out;
+  StringSink sink(&out);
+  ASSERT_TRUE(ExportPerfettoTrace(TraceSet(one), &sink).ok());
+  Decoded d = Decode(out);
+  uint64_t p0 = FindTrack(d, "rank 0 pid 100: train.py");
+  uint64_t p1 = FindTrack(d, "rank 1 pid 100: train.py");
+  ASSERT_NE(p0, p1);
+  EXPECT_TRUE(d.tracks[p0].process && d.tracks[p1].process);
+  EXPECT_NE(d.tracks[p0].pid, d.tracks[p1].pid);  // the second pid 100 gets another
+  // Each process has its own thread 7 with its own launch call, 1 us apart.
+  std::vector<uint64_t> launches;
+  for (uint64_t process : {p0, p1}) {
+    uint64_t thread = 0;
+    for (const auto& [uuid, t] : d.tracks)
+      if (t.thread && t.parent == process) thread = uuid;
+    ASSERT_NE(thread, 0u);
+    ASSERT_EQ(d.slices[thread].size(), 1u);
+    EXPECT_EQ(d.slices[thread][0].name, "cudaLaunchKernel");
+    launches.push_back(d.slices[thread][0].start);
+  }
+  EXPECT_EQ(launches[1] - launches[0], 1000u);
+  // And two GPUs, one per rank.
+  EXPECT_NE(FindTrack(d, "GPU 0"), FindTrack(d, "GPU 1"));
+
+  // The Chrome export: two host processes, process_sort_index = rank.
+  std::string chrome;
+  StringSink chrome_sink(&chrome);
+  ASSERT_TRUE(ExportChromeTrace(TraceSet(one), &chrome_sink).ok());
+  nlohmann::json doc = nlohmann::json::parse(chrome);
+  std::map<int64_t, std::string> names;
+  std::map<int64_t, int64_t> sort;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] != "M") continue;
+    if (e["name"] == "process_name") names[e["pid"]] = e["args"]["name"];
+    if (e["name"] == "process_sort_index") sort[e["pid"]] = e["args"]["sort_index"];
+  }
+  std::map<std::string, int64_t> sort_by_name;
+  for (const auto& [pid, name] : names) sort_by_name[name] = sort[pid];
+  EXPECT_EQ(sort_by_name.at("rank 0 pid 100: train.py"), 0);
+  EXPECT_EQ(sort_by_name.at("rank 1 pid 100: train.py"), 1);
+  EXPECT_EQ(sort_by_name.count("rank 0 GPU 0"), 1u);
+  EXPECT_EQ(sort_by_name.count("rank 1 GPU 1"), 1u);
+}
+
+// A 38-hour skew is refused; ranges 10 s apart only warned about.
+TEST(PerfettoExportTest, MergeRefusesTracesHoursApart) {
+  TraceBuilder a("a.trace"), b("b.trace");
+  a.data().header.mutable_start_anchor()->set_realtime_ns(1'700'000'000'000'000'000);
+  b.data().header.mutable_start_anchor()->set_realtime_ns(1'700'000'000'000'000'000 +
+                                                          38 * 3600 * int64_t{1'000'000'000});
+  a.data().header.set_pid(1);
+  b.data().header.set_pid(2);
+  a.Kernel("k", 0, 1000);
+  b.Kernel("k", 0, 1000);
+  const TraceData* inputs[] = {a.get(), b.get()};
+  auto placed = PlaceTraces(TraceSet(inputs));
+  ASSERT_TRUE(placed.ok());
+  TimeGap gap = PlacedTimeGap(*placed);
+  EXPECT_EQ(gap.gap_ns, 38 * 3600 * int64_t{1'000'000'000} - 1000);
+  EXPECT_EQ(gap.ends_first, 0u);
+  EXPECT_EQ(gap.starts_last, 1u);
+  auto refused = CheckTimeGap(*placed, 3600 * int64_t{1'000'000'000});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("38.0 h"), std::string::npos)
+      << refused.status().message();
+  EXPECT_EQ(refused.status().message().find('\n'), std::string::npos);
+  // Allowed with a larger --max-skew, with a warning.
+  auto allowed = CheckTimeGap(*placed, 40 * 3600 * int64_t{1'000'000'000});
+  ASSERT_TRUE(allowed.ok());
+  EXPECT_NE(allowed->find("do not overlap"), std::string::npos);
+  // Overlapping ranges: nothing to say.
+  b.data().header.mutable_start_anchor()->set_realtime_ns(1'700'000'000'000'000'500);
+  placed = PlaceTraces(TraceSet(inputs));
+  ASSERT_TRUE(placed.ok());
+  EXPECT_EQ(PlacedTimeGap(*placed).gap_ns, 0);
+  EXPECT_EQ(CheckTimeGap(*placed, 0).value(), "");
 }
 
 }  // namespace

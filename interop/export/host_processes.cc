@@ -1,0 +1,73 @@
+// HostProcesses: see host_processes.h.
+#include "interop/export/host_processes.h"
+
+#include <charconv>
+
+#include <fmt/core.h>
+
+namespace cutrace::interop {
+namespace {
+
+std::string Label(const std::string& rank, const std::string& host, int64_t pid,
+                  const std::vector<std::string>& command_line) {
+  std::string name;
+  if (!rank.empty()) name += "rank " + rank + " ";
+  if (!host.empty()) name += host + " ";
+  name += fmt::format("pid {}", pid);
+  if (!command_line.empty()) name += ": " + command_line.front();
+  return name;
+}
+
+// The rank as a sort index when it is a plain non-negative number.
+bool RankNumber(const std::string& rank, int64_t* n) {
+  if (rank.empty() || rank.size() > 9) return false;
+  auto [end, err] = std::from_chars(rank.data(), rank.data() + rank.size(), *n);
+  return err == std::errc() && end == rank.data() + rank.size() && *n >= 0;
+}
+
+}  // namespace
+
+HostProcesses::HostProcesses(analysis::TraceSet traces) {
+  for (size_t f = 0; f < traces.size(); ++f) {
+    const proto::Header& h = traces[f]->header;
+    first_of_file_.push_back(processes_.size());
+    if (h.processes_size() < 2) {
+      HostProcess p;
+      p.file = f;
+      p.pid = h.pid();
+      p.rank = h.rank();
+      p.command_line.assign(h.command_line().begin(), h.command_line().end());
+      p.label = Label(p.rank, h.host(), p.pid, p.command_line);
+      processes_.push_back(std::move(p));
+      continue;
+    }
+    for (const proto::MergedProcess& m : h.processes()) {
+      HostProcess p;
+      p.file = f;
+      p.pid = m.pid();
+      p.rank = m.rank();
+      p.command_line.assign(m.command_line().begin(), m.command_line().end());
+      p.label = Label(p.rank, m.host(), p.pid, p.command_line);
+      for (uint64_t tid : m.thread_ids()) by_thread_.emplace(std::make_pair(f, tid), processes_.size());
+      for (uint32_t d : m.device_ids()) by_device_.emplace(std::make_pair(f, d), processes_.size());
+      processes_.push_back(std::move(p));
+    }
+  }
+  for (size_t i = 0; i < processes_.size(); ++i) {
+    int64_t rank = 0;
+    processes_[i].sort_index = RankNumber(processes_[i].rank, &rank) ? rank
+                                                                      : static_cast<int64_t>(i);
+  }
+}
+
+size_t HostProcesses::Of(size_t file, uint64_t tid) const {
+  auto it = by_thread_.find({file, tid});
+  return it != by_thread_.end() ? it->second : first_of_file_[file];
+}
+
+const std::string& HostProcesses::DeviceRank(size_t file, uint32_t device) const {
+  auto it = by_device_.find({file, device});
+  return processes_[it != by_device_.end() ? it->second : first_of_file_[file]].rank;
+}
+
+}  // namespace cutrace::interop

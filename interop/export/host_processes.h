@@ -1,0 +1,46 @@
+// The host processes of traces being exported, so that each traced process
+// (each rank) is its own process in Chrome JSON and Perfetto: one per file,
+// or, for a merged trace (Header.processes, written by `cutrace merge`), one
+// per process it joins, owning the host threads listed for it.
+//
+// Pure; call from any thread.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "analysis/trace_set.h"
+
+namespace cutrace::interop {
+
+struct HostProcess {
+  size_t file = 0;
+  int64_t pid = 0;  // as recorded (0: not known)
+  std::string rank;
+  std::vector<std::string> command_line;
+  // "rank R HOST pid P: COMMAND", the parts that are known.
+  std::string label;
+  // Sorting: the rank where it is a number, else the position among all.
+  int64_t sort_index = 0;
+};
+
+class HostProcesses {
+ public:
+  explicit HostProcesses(analysis::TraceSet traces);
+  const std::vector<HostProcess>& all() const { return processes_; }
+  // Index in all() of the process that owns host thread `tid` of `file`.
+  size_t Of(size_t file, uint64_t tid) const;
+  // The rank of the process owning device `device` of `file` ("" if none).
+  const std::string& DeviceRank(size_t file, uint32_t device) const;
+
+ private:
+  std::vector<HostProcess> processes_;
+  std::vector<size_t> first_of_file_;
+  std::map<std::pair<size_t, uint64_t>, size_t> by_thread_;
+  std::map<std::pair<size_t, uint32_t>, size_t> by_device_;
+};
+
+}  // namespace cutrace::interop
