@@ -84,12 +84,11 @@ SummaryReport SummaryFromEngine(ReportEngine& engine, TraceSet traces,
   report.timeline = engine.Timeline();
   report.nvtx = engine.Nvtx(options.top_ranges);
   report.api = engine.Api(options.top_api);
-  if (traces.size() >= 2) {
-    std::vector<std::string> paths;
-    for (const TraceData* t : traces) paths.push_back(t->path);
+  const Ranks ranks = RanksOf(traces);
+  report.ranks = ranks.size();
+  if (report.ranks >= 2)
     report.imbalance = ImbalanceFromTotals(engine.kernel_names(), engine.kernel_file_totals(),
-                                           paths, options.top_imbalance);
-  }
+                                           ranks, options.top_imbalance);
   return report;
 }
 

@@ -63,7 +63,8 @@ struct SummaryReport {
   TimelineReport timeline;
   NvtxReport nvtx;
   ApiReport api;
-  std::vector<KernelImbalance> imbalance;  // two files or more (rank_imbalance.h)
+  size_t ranks = 1;  // processes among the files (a run's chunks are one: RanksOf())
+  std::vector<KernelImbalance> imbalance;  // two ranks or more (rank_imbalance.h)
 };
 
 SummaryReport ComputeSummary(TraceSet traces, const SummaryOptions& options = {});

@@ -76,17 +76,15 @@ int Run(const Options& options) {
         // Over several files: how unevenly each kernel's time is spread over
         // them (JSON and table; CSV stays one table).
         std::vector<analysis::KernelImbalance> imbalance;
-        if (traces.size() >= 2 && format != Format::kCsv) {
-          std::vector<std::string> paths;
-          for (const TraceData* t : traces) paths.push_back(t->path);
+        const analysis::Ranks ranks = analysis::RanksOf(traces);
+        if (ranks.size() >= 2 && format != Format::kCsv)
           imbalance = analysis::ImbalanceFromTotals(engine.kernel_names(),
-                                                    engine.kernel_file_totals(), paths, options.top);
-        }
+                                                    engine.kernel_file_totals(), ranks, options.top);
         if (format == Format::kJson) {
           r.json["kernels"] = KernelsJson(report);
           if (metrics.kernel_samples > 0) AddKernelMetricsJson(r.json["kernels"], report, metrics);
           AddKernelOccupancyJson(r.json["kernels"], report, occupancy);
-          if (traces.size() >= 2) r.json["imbalance"] = ImbalanceJson(imbalance);
+          if (ranks.size() >= 2) r.json["imbalance"] = ImbalanceJson(imbalance);
         } else {
           r.tables.push_back(KernelsTable(report, format));
           if (metrics.kernel_samples > 0) {
@@ -100,8 +98,8 @@ int Run(const Options& options) {
           if (format == Format::kTable && report.kernels.size() < report.distinct)
             r.tables.back().title =
                 fmt::format("top {} of {} kernels", report.kernels.size(), report.distinct);
-          if (format == Format::kTable && traces.size() >= 2)
-            r.tables.push_back(ImbalanceTable(imbalance, traces.size(), format));
+          if (format == Format::kTable && ranks.size() >= 2)
+            r.tables.push_back(ImbalanceTable(imbalance, ranks.size(), format));
         }
         return r;
       },

@@ -49,6 +49,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <memory>
 #include <regex>
@@ -64,6 +65,7 @@
 #include "viewer_cli/metric_check.h"
 #include "viewer_cli/option_words.h"
 #include "viewer_cli/output.h"
+#include "viewer_cli/run_chunks.h"
 #include "viewer_cli/run_selection.h"
 
 namespace cutrace::cli {
@@ -362,6 +364,7 @@ int Run(const Options& o) {
     if (o.kernel_sample) ::setenv("CUTRACE_KERNEL_SAMPLE", std::to_string(o.kernel_sample).c_str(), 1);
   }
 
+  const int64_t started_s = static_cast<int64_t>(std::time(nullptr));
   SavedSignals saved;
   StartForwarding(&saved);
   int exec_errno = 0;
@@ -377,11 +380,14 @@ int Run(const Options& o) {
   }
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 
+  // Every file each traced process wrote, its chunks included (a rotated or
+  // windowed run, capture ranges; the first may be gone).
   std::vector<std::string> written;
-  for (const std::string& p : traces) {
-    if (::access(p.c_str(), R_OK) == 0) written.push_back(p);
+  for (const RunOutput& out : FindRunOutputs(traces, started_s)) {
+    if (out.files.empty()) continue;
+    PrintError(WroteLine(out));
+    written.insert(written.end(), out.files.begin(), out.files.end());
   }
-  for (const std::string& p : written) PrintError("wrote " + p);
   if (written.empty()) {
     PrintError("no trace was written (the program never initialised CUDA, or tracing failed: "
                "see the lines above)");

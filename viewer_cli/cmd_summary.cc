@@ -139,7 +139,7 @@ Rendered RenderSummary(const analysis::SummaryReport& s, analysis::TraceSet trac
     r.json["gaps"] = GapsJson(s.timeline, traces);
     r.json["ranges"] = RangesJson(s.nvtx);
     r.json["api_calls"] = ApiJson(s.api);
-    if (traces.size() >= 2) r.json["imbalance"] = ImbalanceJson(s.imbalance);
+    if (s.ranks >= 2) r.json["imbalance"] = ImbalanceJson(s.imbalance);
     return r;
   }
   if (format == Format::kTable) {
@@ -198,8 +198,8 @@ Rendered RenderSummary(const analysis::SummaryReport& s, analysis::TraceSet trac
                                       FormatDuration(s.api.total_ns));
   // CSV sections must match between the files and the aggregate, so the
   // imbalance (an aggregate-only table) is shown in table form only.
-  if (format == Format::kTable && traces.size() >= 2)
-    r.tables.push_back(ImbalanceTable(s.imbalance, traces.size(), format));
+  if (format == Format::kTable && s.ranks >= 2)
+    r.tables.push_back(ImbalanceTable(s.imbalance, s.ranks, format));
   return r;
 }
 

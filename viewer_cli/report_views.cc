@@ -337,16 +337,16 @@ json ImbalanceJson(const std::vector<analysis::KernelImbalance>& rows) {
   return out;
 }
 
-TableSection ImbalanceTable(const std::vector<analysis::KernelImbalance>& rows, size_t files,
+TableSection ImbalanceTable(const std::vector<analysis::KernelImbalance>& rows, size_t ranks,
                             Format format) {
   Cells c(format);
   TableSection t;
-  t.title = fmt::format("rank imbalance: per kernel, the slowest file's total vs the median "
-                        "over {} files",
-                        files);
+  t.title = fmt::format("rank imbalance: per kernel, the slowest rank's total vs the median "
+                        "over {} ranks",
+                        ranks);
   t.headers = {c.Header("Excess", "excess_ns"),   c.Header("Ratio", "ratio"),
                c.Header("Slowest", "slowest_ns"), c.Header("Median", "median_ns"),
-               c.Header("Slowest file", "slowest_file"), c.Header("Name", "name")};
+               c.Header("Slowest rank", "slowest_file"), c.Header("Name", "name")};
   t.right = {true, true, true, true, false, false};
   t.names = {false, false, false, false, false, true};
   t.empty_note = "no kernels";

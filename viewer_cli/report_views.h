@@ -49,7 +49,7 @@ TableSection ApiTable(const analysis::ApiReport& report, Format format);
 // "imbalance" array of `kernels` and `summary`, and its table. A ratio
 // without a median (0) is null in JSON and "-" in the table.
 nlohmann::json ImbalanceJson(const std::vector<analysis::KernelImbalance>& rows);
-TableSection ImbalanceTable(const std::vector<analysis::KernelImbalance>& rows, size_t files,
+TableSection ImbalanceTable(const std::vector<analysis::KernelImbalance>& rows, size_t ranks,
                             Format format);
 
 // Rounds a non-negative real number of ns to an integer for JSON.

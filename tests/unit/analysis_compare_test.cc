@@ -115,6 +115,38 @@ TEST(RankImbalanceTest, SlowestAgainstMedianPerKernel) {
   EXPECT_TRUE(ComputeRankImbalance(TraceSet(set).subspan(0, 1)).empty());
 }
 
+TEST(RankImbalanceTest, ChunksOfOneRunAreOneRank) {
+  // "w.trace" and "w.1.trace" are two chunks of one run (same run_id, host
+  // and pid): one rank with 100 + 50 = 150 of "k". "x.trace" has the same
+  // run_id on another host, "y.trace" no run_id (an import): ranks of their
+  // own, 120 and 90. Ranks: 150, 120, 90 -> slowest rank 0, median 120.
+  TraceBuilder w0("w.trace"), w1("w.1.trace"), x("x.trace"), y("y.trace");
+  for (TraceBuilder* b : {&w0, &w1, &x}) {
+    b->data().header.set_run_id("run-1");
+    b->data().header.set_host(b == &x ? "other" : "node0");
+    b->data().header.set_pid(42);
+  }
+  w1.data().header.set_chunk_index(1);
+  w0.Kernel("k", 0, 100);
+  w1.Kernel("k", 1000, 1050);
+  x.Kernel("k", 0, 120);
+  y.Kernel("k", 0, 90);
+  const TraceData* set[] = {w0.get(), x.get(), w1.get(), y.get()};
+  Ranks ranks = RanksOf(TraceSet(set));
+  EXPECT_EQ(ranks.of_file, (std::vector<uint32_t>{0, 1, 0, 2}));
+  EXPECT_EQ(ranks.labels, (std::vector<std::string>{"w.trace (+1 chunks)", "x.trace", "y.trace"}));
+  std::vector<KernelImbalance> rows = ComputeRankImbalance(TraceSet(set));
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].slowest_file, 0u);
+  EXPECT_EQ(rows[0].slowest_path, "w.trace (+1 chunks)");
+  EXPECT_EQ(rows[0].slowest_ns, 150u);
+  EXPECT_EQ(rows[0].median_ns, 120u);
+  // The two chunks alone are one rank: no imbalance to report.
+  const TraceData* chunks[] = {w0.get(), w1.get()};
+  EXPECT_EQ(RanksOf(TraceSet(chunks)).size(), 1u);
+  EXPECT_TRUE(ComputeRankImbalance(TraceSet(chunks)).empty());
+}
+
 TEST(RankImbalanceTest, EvenCountMedianIsTheMeanRoundedHalfUp) {
   TraceBuilder r0("r0"), r1("r1");
   r0.Kernel("a", 0, 100);
