@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libprotobuf-dev protobuf-compiler libcli11-dev
           libfmt-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev
           libsimdjson-dev zlib1g-dev  # the Kineto JSON reader; .json.gz imports
-          python3 binutils
+          python3 python3-venv binutils  # python3-venv: scripts/python-test.sh's fresh venv
           python3-prometheus-client  # tests: OpenMetrics output read by prometheus_client's parser
           prometheus  # promtool: the OpenMetrics export is checked with `promtool check metrics`
           valgrind)   # callgrind: bench/launch_instructions.py (and the launch storm's callgrind.h)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test suite (what CI runs): installs what is missing, builds, runs every
-# test CTest knows. GPU tests (label `gpu`) report "skipped: no GPU" on
+# test CTest knows, then the Python package's (scripts/python-test.sh: `pip wheel .`
+# in a fresh venv, pytest tests/python). GPU tests (label `gpu`) report "skipped: no GPU" on
 # machines without one. Then the sanitizer passes (scripts/sanitize.sh): the
 # unit tests under ASan+UBSan and the collector's concurrency tests under
 # TSan; CUTRACE_SANITIZERS=0 leaves them out.
@@ -20,6 +21,8 @@ bash "$root/scripts/build.sh"
 phase "build"
 (cd "${CUTRACE_BUILD_DIR:-$root/build}" && ctest --output-on-failure -j"$(nproc)" --timeout 600)
 phase "tests"
+bash "$root/scripts/python-test.sh"
+phase "python (pip wheel ., pytest tests/python)"
 if [[ ${CUTRACE_SANITIZERS:-1} != 0 ]]; then
   bash "$root/scripts/sanitize.sh"
   phase "sanitizers"
