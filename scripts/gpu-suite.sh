@@ -12,7 +12,7 @@
 # the production modes, scaled down (tests/gpu/modes.py);
 # a verdict table. Opt-in steps (SUITE_STEPS names them): modes_long,
 # continuous_probe, concurrent_pairs, analysis_speed, launch_instructions, idle_causes,
-# capture.
+# capture, python.
 # Every step runs under `timeout`, inside a budget (SUITE_BUDGET_S, default 480 s)
 # that keeps the whole run well under 9 minutes; steps it cannot fit are NOT RUN.
 #
@@ -276,6 +276,32 @@ capture() {
     "$(grep '^FIGURE' "$work/logs/capture.log" | cut -c9- | cut -c1-120 | paste -sd'|')"
 }
 
+# tests/gpu/python_pkg.py: the Python package (issue 24): the carried wheel
+# (bundle's wheel/, from scripts/python-test.sh) pip-installed with --no-deps
+# --no-index into a venv over the machine's own Python (its PyTorch), then
+# `cutrace run -- python3 train.py` with /usr/local/cuda hidden (a private
+# mount namespace) and only the wheel's libcupti mapped, and
+# cutrace.profile() around steps 10-19 recording exactly those steps. Also
+# prints where PyTorch's NVIDIA wheels keep libcupti. Opt-in (~90 s):
+# SUITE_STEPS="python".
+python_pkg() {
+  section "python package (the wheel in the machine's PyTorch environment)"
+  local t rc whl
+  whl=$(find "$bundle/wheel" -maxdepth 1 -name 'cutrace-*.whl' 2>/dev/null | head -1)
+  if [[ -z $whl ]]; then
+    record python FAIL "no wheel in $bundle/wheel (run scripts/python-test.sh before make-gpu-bundle.sh)"
+    return
+  fi
+  t=$(step_timeout 240)
+  if ((t == 0)); then record python "NOT RUN" "no time left"; return; fi
+  timeout -k 10 "$t" python3 "$tests/python_pkg.py" --wheel "$whl" --work "$work/cases/python" \
+    --json-out "$work/cases/python.json" > "$work/logs/python.log" 2>&1
+  rc=$?
+  grep -vE '^PASS  ' "$work/logs/python.log" | head -60
+  record_rc python "$rc" "$t" "$work/logs/python.log" \
+    "$(grep '^FIGURE' "$work/logs/python.log" | cut -c8- | cut -c1-120 | paste -sd'|')"
+}
+
 # tests/gpu/modes.py --long-s: the issue's minutes-long runs (bare, continuous
 # with a 1 s window every 60 s, bare, trace with rotation under a disk cap, a
 # flight-recorder dump), about 2 x MODES_LONG_S + 100 seconds of GPU time
@@ -478,6 +504,7 @@ main() {
   if [[ " ${SUITE_STEPS:-} " == *" analysis_speed "* ]]; then analysis_speed; fi
   if [[ " ${SUITE_STEPS:-} " == *" idle_causes "* ]]; then idle_causes; fi
   if [[ " ${SUITE_STEPS:-} " == *" capture "* ]]; then capture; fi
+  if [[ " ${SUITE_STEPS:-} " == *" python "* ]]; then python_pkg; fi
   if [[ " ${SUITE_STEPS:-} " == *" launch_instructions "* ]]; then launch_instructions; fi
   verdict
   printf '\nsuite took %ds\n' $((SECONDS - start))

@@ -9,6 +9,7 @@
 #                                              default build-asan; left out if not built)
 #   valgrind/                                  valgrind's launcher and callgrind, for
 #                                              bench/launch_instructions.py (if installed here)
+#   wheel/cutrace-*.whl                        the Python wheel (scripts/python-test.sh)
 #   tests/gpu/*.py, scripts/gpu-suite.sh       the suite
 # Then, on the GPU machine: bash scripts/gpu-suite.sh build/gpu-bundle
 # (with carry: ["build/gpu-bundle"]).
@@ -97,6 +98,14 @@ if [[ -f $asan_build/lib/libcutrace_injection.so ]]; then
     echo "make-gpu-bundle: $asan_build's library does not link libasan.so.8; failopen's asan cases will fail" >&2
 else
   echo "make-gpu-bundle: no $asan_build/lib/libcutrace_injection.so: the suite skips the ASan runs"
+fi
+# The Python wheel (scripts/python-test.sh builds it into BUILD_DIR/wheel),
+# for the suite's python step; left out when not built.
+if compgen -G "$build/wheel/cutrace-*.whl" > /dev/null; then
+  mkdir -p "$bundle/wheel"
+  cp -p "$build"/wheel/cutrace-*.whl "$bundle/wheel/"
+else
+  echo "make-gpu-bundle: no $build/wheel/cutrace-*.whl (scripts/python-test.sh): the suite's python step will fail"
 fi
 cp -p "$root"/tests/gpu/*.py "$bundle/tests/gpu/"
 cp -p "$root/scripts/gpu-suite.sh" "$bundle/scripts/"

@@ -57,6 +57,7 @@
 #include <string>
 #include <vector>
 
+#include "collector/cupti_search.h"
 #include "collector/metric_presets.h"
 #include "collector/output_path.h"
 #include "collector/trace_kinds.h"
@@ -85,40 +86,18 @@ struct Options {
   std::vector<std::string> command;
 };
 
-// The same search as injection/cupti/cupti_loader.cc (FindCuptiLibrary), so NVTX
-// and the library load one libcupti. viewer_cli may not depend on injection/.
-std::string FindCupti() {
-  std::vector<std::string> candidates;
-  if (const char* o = std::getenv("CUTRACE_CUPTI_PATH"); o && *o) return o;
-  if (const char* ld = std::getenv("LD_LIBRARY_PATH")) {
-    std::string dirs = ld;
-    size_t pos = 0;
-    while (pos <= dirs.size()) {
-      size_t colon = dirs.find(':', pos);
-      if (colon == std::string::npos) colon = dirs.size();
-      if (colon > pos) candidates.push_back(dirs.substr(pos, colon - pos) + "/libcupti.so.13");
-      pos = colon + 1;
-    }
-  }
-  candidates.push_back("/usr/local/cuda/targets/x86_64-linux/lib/libcupti.so.13");
-  candidates.push_back("/usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13");
-  for (const std::string& c : candidates) {
-    struct stat st;
-    char resolved[PATH_MAX];
-    if (::stat(c.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
-      return ::realpath(c.c_str(), resolved) ? std::string(resolved) : c;
-    }
-  }
-  return "";
-}
-
-std::string FindLibrary() {
-  if (const char* o = std::getenv("CUTRACE_LIBRARY"); o && *o) return o;
+std::string SelfExe() {
   char exe[PATH_MAX];
   ssize_t n = ::readlink("/proc/self/exe", exe, sizeof(exe) - 1);
   if (n <= 0) return "";
   exe[n] = '\0';
-  std::string dir(exe);
+  return exe;
+}
+
+std::string FindLibrary() {
+  if (const char* o = std::getenv("CUTRACE_LIBRARY"); o && *o) return o;
+  std::string dir = SelfExe();
+  if (dir.empty()) return "";
   dir.erase(dir.rfind('/'));
   std::string lib = dir + "/../lib/libcutrace_injection.so";
   char resolved[PATH_MAX];
@@ -348,7 +327,10 @@ int Run(const Options& o) {
   if (fd >= 0) ::close(fd);
 
   ::setenv("CUDA_INJECTION64_PATH", library.c_str(), 1);
-  if (std::string cupti = FindCupti(); !cupti.empty()) {
+  // The injection's own search (collector/cupti_search.h), so NVTX and the
+  // library load one libcupti; the library says where it looked if none is.
+  if (std::string cupti = FindCuptiFile(CuptiSearchFromEnvironment(SelfExe(), o.command[0]));
+      !cupti.empty()) {
     ::setenv("NVTX_INJECTION64_PATH", cupti.c_str(), 0);
   }
   ::setenv("CUTRACE_OUTPUT", output.c_str(), 1);

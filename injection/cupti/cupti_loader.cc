@@ -8,19 +8,27 @@
 
 #include <cstring>
 
+#include "collector/cupti_search.h"
 #include "injection/log.h"
 
 namespace cutrace::injection {
 namespace {
 
-constexpr const char* kFixedDirs[] = {
-    "/usr/local/cuda/targets/x86_64-linux/lib",
-    "/usr/local/cuda/extras/CUPTI/lib64",
-};
+// This library's own file: installed from the Python wheel, its
+// site-packages is where the program's NVIDIA wheels most likely are
+// (collector/cupti_search.h).
+std::string SelfPath() {
+  Dl_info info;
+  if (::dladdr(reinterpret_cast<void*>(&SelfPath), &info) == 0 || info.dli_fname == nullptr)
+    return "";
+  return info.dli_fname;
+}
 
-bool IsRegularFile(const std::string& path) {
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+// The process's search, with `override_path` as CUTRACE_CUPTI_PATH.
+CuptiSearch ProcessSearch(std::string_view override_path) {
+  CuptiSearch search = CuptiSearchFromEnvironment(SelfPath(), "");
+  search.override_path = std::string(override_path);
+  return search;
 }
 
 // Function pointer types of the entry points, from the CUPTI headers.
@@ -246,34 +254,17 @@ class DlCuptiApi final : public CuptiApi {
 
 std::vector<std::string> CuptiCandidates(std::string_view override_path,
                                          std::string_view ld_library_path) {
-  std::vector<std::string> out;
-  if (!override_path.empty()) out.emplace_back(override_path);
-  size_t pos = 0;
-  while (pos < ld_library_path.size()) {
-    size_t colon = ld_library_path.find(':', pos);
-    if (colon == std::string_view::npos) colon = ld_library_path.size();
-    std::string_view dir = ld_library_path.substr(pos, colon - pos);
-    pos = colon + 1;
-    if (dir.empty()) continue;
-    std::string path(dir);
-    if (path.back() != '/') path += '/';
-    out.push_back(path + kCuptiSoname);
-  }
-  for (const char* dir : kFixedDirs) out.push_back(std::string(dir) + "/" + kCuptiSoname);
-  return out;
+  CuptiSearch search;
+  search.override_path = std::string(override_path);
+  search.ld_library_path = std::string(ld_library_path);
+  search.ld_cache = false;
+  return CuptiCandidateFiles(search);
 }
 
 std::optional<std::string> FindCuptiLibrary(std::string_view override_path) {
-  if (!override_path.empty()) return std::string(override_path);
-  const char* ld = ::getenv("LD_LIBRARY_PATH");
-  for (const std::string& path : CuptiCandidates({}, ld ? ld : "")) {
-    if (IsRegularFile(path)) {
-      char resolved[PATH_MAX];
-      if (::realpath(path.c_str(), resolved) != nullptr) return std::string(resolved);
-      return path;
-    }
-  }
-  return std::nullopt;
+  std::string found = FindCuptiFile(ProcessSearch(override_path));
+  if (found.empty()) return std::nullopt;
+  return found;
 }
 
 namespace {
@@ -320,8 +311,12 @@ StatusOr<std::unique_ptr<CuptiApi>> LoadCupti(std::string_view override_path,
   void* handle = ::dlopen(what.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* err = ::dlerror();
+    // Where the search looked, so the fix is plain (a wheel or toolkit
+    // where none of these is).
+    const std::string looked =
+        path ? std::string() : "; looked in " + DescribeCuptiSearch(ProcessSearch(override_path));
     return Status::Error("cannot load libcupti (" + what + "): " + (err ? err : "unknown error") +
-                         "; set CUTRACE_CUPTI_PATH to libcupti.so.13 of CUDA 13");
+                         looked + "; set CUTRACE_CUPTI_PATH to libcupti.so.13 of CUDA 13");
   }
   if (!path) {
     // Found through the loader's cache: ask where it came from.

@@ -2,9 +2,10 @@
 // dlopen() at InitializeInjection time (never at load time, so a program that
 // never touches the GPU never loads CUPTI).
 //
-// Search order (FindCuptiLibrary): CUTRACE_CUPTI_PATH, libcupti.so.13 in each
-// LD_LIBRARY_PATH directory, /usr/local/cuda/targets/x86_64-linux/lib,
-// /usr/local/cuda/extras/CUPTI/lib64; then dlopen("libcupti.so.13") lets the
+// Search order (FindCuptiLibrary): collector/cupti_search.h's, shared with
+// `cutrace run` (CUTRACE_CUPTI_PATH, LD_LIBRARY_PATH, $CUDA_HOME, the toolkit
+// at /usr/local/cuda, NVIDIA's Python wheels nvidia-cuda-cupti in the
+// program's Python environment); then dlopen("libcupti.so.13") lets the
 // dynamic loader's cache have a say. The same search names the library for
 // NVTX_INJECTION64_PATH, so NVTX and cutrace share one libcupti.
 //
@@ -25,7 +26,9 @@ namespace cutrace::injection {
 
 inline constexpr const char* kCuptiSoname = "libcupti.so.13";
 
-// Candidate files, in search order (pure: for tests).
+// Candidate files from the override, LD_LIBRARY_PATH and the toolkit, in
+// search order (pure: for tests; FindCuptiLibrary adds $CUDA_HOME and the
+// Python wheels).
 std::vector<std::string> CuptiCandidates(std::string_view override_path,
                                          std::string_view ld_library_path);
 
