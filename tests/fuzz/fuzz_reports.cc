@@ -1,10 +1,10 @@
 // libFuzzer target for everything the CLI does with a trace: the input is
 // written as a trace file and every report runs on it in every format
 // (table, CSV, JSON), then diff of the file with itself, export to Chrome
-// JSON, Perfetto and CSV, and merge of the file with itself (and a summary
-// of the merged file). It goes through the real command dispatch
-// (viewer_cli/cli_app.h) so that it keeps covering the commands through any
-// internal refactor. Each command must end with status 0 or 1 (bad input,
+// JSON, Perfetto and CSV, merge of the file with itself (and a summary of
+// the merged file), and the Python package's column stream. It goes through
+// the real command dispatch (viewer_cli/cli_app.h) so that it keeps covering
+// the commands through any internal refactor. Each command must end with status 0 or 1 (bad input,
 // one line on stderr); anything else (2 would mean this target's arguments
 // are wrong), a crash, a sanitizer report or a hang is a finding.
 //
@@ -88,6 +88,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const char* format : kFormats) Run({"diff", in, in, "--format", format});
   Run({"timeline", in, "--width", "20"});
   Run({"timeline", in, "--bins", "1000", "--format", "json"});
+  // The Python package's column stream (viewer_cli/cmd_columns.cc), over one
+  // file and over two (names shared between files).
+  Run({"columns", in});
+  Run({"columns", in, in, "--kinds", "kernels,ranges,api_calls"});
 
   const std::string chrome = (dir / "out.json").string();
   const std::string perfetto = (dir / "out.pftrace").string();
