@@ -126,6 +126,27 @@ std::vector<std::string> LdCacheFiles(const std::string& root) {
   return out;
 }
 
+// The "home = DIR" line of PREFIX/pyvenv.cfg, or "".
+std::string VenvHome(const std::string& prefix) {
+  std::FILE* f = std::fopen((prefix + "/pyvenv.cfg").c_str(), "r");
+  if (f == nullptr) return "";
+  std::string home;
+  char line[4096];
+  while (std::fgets(line, sizeof line, f) != nullptr) {
+    std::string text(line);
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+    const size_t eq = text.find('=');
+    if (eq == std::string::npos) continue;
+    std::string key = text.substr(0, eq);
+    while (!key.empty() && key.back() == ' ') key.pop_back();
+    if (key != "home") continue;
+    home = text.substr(eq + 1);
+    while (!home.empty() && home.front() == ' ') home.erase(0, 1);
+  }
+  std::fclose(f);
+  return home;
+}
+
 }  // namespace
 
 CuptiSearch CuptiSearchFromEnvironment(std::string_view self_path, std::string_view interpreter) {
@@ -149,6 +170,10 @@ CuptiSearch CuptiSearchFromEnvironment(std::string_view self_path, std::string_v
     // A venv's bin/python is a link to the base interpreter: the venv's
     // prefix is where the link is, the base's where it leads.
     AddUnique(&s.python_prefixes, Parent(Parent(base)));
+    // A venv made from another venv's python: its pyvenv.cfg's "home" is
+    // that python's bin directory.
+    if (std::string home = VenvHome(Parent(Parent(base))); !home.empty())
+      AddUnique(&s.python_prefixes, Parent(home));
     if (std::string real = Resolved(base); !real.empty())
       AddUnique(&s.python_prefixes, Parent(Parent(real)));
   }
@@ -176,6 +201,7 @@ std::vector<std::string> CuptiCandidateFiles(const CuptiSearch& s) {
       out.push_back(Join(Join(s.root + s.cuda_home, sub), kCuptiSonameForSearch));
   if (s.toolkit)
     for (const char* dir : kToolkitDirs) out.push_back(Join(s.root + dir, kCuptiSonameForSearch));
+  if (!s.chosen.empty()) out.push_back(s.root + s.chosen);
   std::vector<std::string> sites;
   for (const std::string& site : s.site_dirs) AddUnique(&sites, s.root + site);
   for (const std::string& prefix : s.python_prefixes)

@@ -16,7 +16,8 @@
 //      the environment cutrace itself is installed in (its binary or library
 //      at .../site-packages/cutrace/{bin,lib}/), $VIRTUAL_ENV, $CONDA_PREFIX,
 //      the program's interpreter (`cutrace run -- python3 ...`: python3 on
-//      PATH, as found and resolved), the running executable's prefix (inside
+//      PATH, as found and resolved, and a venv's base from its pyvenv.cfg),
+//      the running executable's prefix (inside
 //      a Python process, the interpreter's), /usr/local and /usr, and the
 //      user site ($HOME/.local);
 //   6. ldconfig's cache (/etc/ld.so.cache), so that `cutrace run` can name
@@ -40,6 +41,10 @@ struct CuptiSearch {
   std::string ld_library_path;  // LD_LIBRARY_PATH
   std::string cuda_home;        // CUDA_HOME, else CUDA_PATH
   bool toolkit = true;          // step 4
+  // Step 4b: a libcupti another part of cutrace already chose (the library
+  // takes NVTX_INJECTION64_PATH, which `cutrace run` set from this search
+  // with the program's interpreter in view), when it names a libcupti.
+  std::string chosen;
   // Step 5: site-packages directories known outright, then environment
   // prefixes whose lib/python3*/{site,dist}-packages and lib/python3/dist-packages
   // are listed (and local/lib/python3*/dist-packages, Debian's pip layout).

@@ -28,6 +28,14 @@ std::string SelfPath() {
 CuptiSearch ProcessSearch(std::string_view override_path) {
   CuptiSearch search = CuptiSearchFromEnvironment(SelfPath(), "");
   search.override_path = std::string(override_path);
+  // What `cutrace run` chose, knowing the program's interpreter (a venv's
+  // python resolves to the base interpreter in /proc/self/exe).
+  if (const char* nvtx = ::getenv("NVTX_INJECTION64_PATH"); nvtx != nullptr) {
+    const std::string_view path = nvtx;
+    const size_t slash = path.rfind('/');
+    if (slash != std::string_view::npos && path.substr(slash + 1, 11) == "libcupti.so")
+      search.chosen = std::string(path);
+  }
   return search;
 }
 

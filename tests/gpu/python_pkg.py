@@ -141,10 +141,24 @@ def install(args, work):
             continue
         r = subprocess.run(pip + ["install", "--no-deps", "--no-index", args.wheel],
                            capture_output=True, text=True)
-        if r.returncode == 0:
-            return (str(venv / "bin" / "python3"), str(venv / "bin" / "cutrace"),
-                    " ".join(pip[:3]) + " install --no-deps --no-index")
-        log.append(" ".join(pip) + ": " + (r.stdout + r.stderr).strip()[-300:])
+        if r.returncode != 0:
+            log.append(" ".join(pip) + ": " + (r.stdout + r.stderr).strip()[-300:])
+            continue
+        py = str(venv / "bin" / "python3")
+        if subprocess.run([py, "-c", "import torch"], capture_output=True).returncode == 0:
+            return py, str(venv / "bin" / "cutrace"), " ".join(pip[:3]) + " install --no-deps --no-index"
+        log.append("the venv does not see the machine's torch (python3 is itself a venv's?)")
+        break
+    # PyTorch lives where a venv over python3 cannot see it: install into a
+    # folder on PYTHONPATH of the machine's own python3 instead.
+    site = work / "site"
+    r = subprocess.run([args.python, "-m", "pip", "install", "--no-deps", "--no-index",
+                        "--target", str(site), args.wheel], capture_output=True, text=True)
+    if r.returncode == 0:
+        os.environ["PYTHONPATH"] = str(site) + ":" + os.environ.get("PYTHONPATH", "")
+        return (shutil.which(args.python) or args.python, str(site / "bin" / "cutrace"),
+                "pip install --no-deps --no-index --target (" + " | ".join(log) + ")")
+    log.append("--target: " + (r.stdout + r.stderr).strip()[-300:])
     return None, None, " | ".join(log)
 
 
@@ -201,7 +215,7 @@ def main():
     env = v.clean_env()
     env["LD_LIBRARY_PATH"] = ":".join(d for d in env.get("LD_LIBRARY_PATH", "").split(":")
                                      if d and "/usr/local/cuda" not in d)
-    env["PATH"] = str(work / "venv" / "bin") + ":" + env.get("PATH", "")
+    env["PATH"] = str(Path(cutrace_cmd).parent) + ":" + env.get("PATH", "")
     me = os.path.abspath(__file__)
 
     # 3. A plain run with the toolkit hidden.
@@ -225,7 +239,8 @@ def main():
     full_traces = sorted(full.glob("*.trace"))
     if not check("one trace written", len(full_traces) == 1, str(full_traces)):
         return finish(args)
-    sys.path.insert(0, str(next((work / "venv" / "lib").glob("python3*/site-packages"))))
+    sites = list((work / "venv" / "lib").glob("python3*/site-packages")) + [work / "site"]
+    sys.path[:0] = [str(p) for p in sites if (p / "cutrace").is_dir()]
     steps, outside, t = per_step_kernels(full_traces)
     names = sorted(s for s in steps if s != "step_warmup")
     check("NVTX ranges recorded through the wheel's libcupti: step_0 .. step_29",

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -104,6 +105,31 @@ TEST_F(CuptiSearchTest, LdLibraryPathAndCudaHomeComeFirst) {
   EXPECT_EQ(FindCuptiFile(s), fs::canonical(ld).string());
   s.override_path = "/my/own/libcupti.so.13";  // taken as is, even where absent
   EXPECT_EQ(FindCuptiFile(s), "/my/own/libcupti.so.13");
+}
+
+TEST_F(CuptiSearchTest, ChosenFileAfterTheToolkitBeforeTheWheels) {
+  const std::string chosen = Touch("/opt/venv/lib/python3.12/site-packages/nvidia/cu13/lib/libcupti.so.13");
+  const std::string other = Touch("/usr/lib/python3/dist-packages/nvidia/cu13/lib/libcupti.so.13");
+  CuptiSearch s = Search();
+  s.python_prefixes = {"/usr"};
+  EXPECT_EQ(FindCuptiFile(s), fs::canonical(other).string());
+  s.chosen = "/opt/venv/lib/python3.12/site-packages/nvidia/cu13/lib/libcupti.so.13";
+  EXPECT_EQ(FindCuptiFile(s), fs::canonical(chosen).string());
+}
+
+TEST_F(CuptiSearchTest, VenvOfAVenvFindsTheBaseVenvsWheels) {
+  // /work/venv made by /opt/venv/bin/python3: its pyvenv.cfg says home = /opt/venv/bin.
+  const fs::path cfg = fs::path(root_) / "work/venv/pyvenv.cfg";
+  fs::create_directories(cfg.parent_path() / "bin");
+  std::ofstream(cfg) << "home = " << root_ << "/opt/venv/bin\ninclude-system-site-packages = true\n";
+  const std::string python = (cfg.parent_path() / "bin/python3").string();
+  std::ofstream(python) << "#!/bin/sh\n";
+  fs::permissions(python, fs::perms::owner_all);
+  const CuptiSearch s = CuptiSearchFromEnvironment("", python);
+  EXPECT_NE(std::find(s.python_prefixes.begin(), s.python_prefixes.end(), root_ + "/opt/venv"),
+            s.python_prefixes.end());
+  EXPECT_NE(std::find(s.python_prefixes.begin(), s.python_prefixes.end(), root_ + "/work/venv"),
+            s.python_prefixes.end());
 }
 
 TEST_F(CuptiSearchTest, LoaderCacheIsTheLastResort) {
