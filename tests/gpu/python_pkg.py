@@ -89,7 +89,10 @@ def workload(steps, profile):
 def per_step_kernels(trace_paths):
     """({step name: Counter(kernel name)}, kernels outside every step, the
     kernels table) from traces: a kernel belongs to the NVTX range step_N
-    on whose thread its launch call began inside the range. numpy only
+    on whose thread its launch call began inside the range; where the trace
+    has no launch call for it (a captured chunk held no API records on the
+    H200 on 2026-12-03), to the last step that began before the kernel did
+    (the steps run one after another on one stream). numpy only
     (backend="numpy"): the machine's Python may have no pandas."""
     import cutrace
 
@@ -105,7 +108,7 @@ def per_step_kernels(trace_paths):
     kernel_names = k["name_categories"][k["name"]] if len(k["name"]) else []
     out = {name: Counter() for _, _, _, _, name in steps}
     outside = 0
-    for f, c, name in zip(k["file"], k["correlation_id"], kernel_names):
+    for f, c, start, name in zip(k["file"], k["correlation_id"], k["start_ns"], kernel_names):
         at = call.get((int(f), int(c)))
         owner = None
         if at is not None:
@@ -113,6 +116,9 @@ def per_step_kernels(trace_paths):
                 if sf == int(f) and th == at[1] and s <= at[0] <= e:
                     owner = step
                     break
+        elif not call:
+            begun = [(s, step) for sf, s, _, _, step in steps if sf == int(f) and s <= int(start)]
+            owner = max(begun)[1] if begun else None
         if owner is None:
             outside += 1
         else:
@@ -231,6 +237,7 @@ def main():
             mapped = json.loads(line[len("MAPPED-CUPTI "):])
     check("cutrace run -- python3 train.py exits 0", r.returncode == 0, f"exit {r.returncode}")
     check("toolkit hidden (private mount over /usr/local/cuda)", hide is not None,
+          "ls /usr/local/cuda: empty" if hide else
           "unshare -m refused: run as root in a machine that allows mount namespaces")
     from_wheel = [m for m in mapped if "/nvidia/" in m and "/lib/libcupti.so" in m]
     check("the libcupti loaded is the wheel's, and only it", bool(mapped) and
@@ -273,6 +280,14 @@ def main():
               all(got.get(f"step_{i}") == steps.get(f"step_{i}") for i in range(10, 20)),
               f"step_10: {dict(got.get('step_10', {}))}")
         check("no kernel outside those steps", outside_cap == 0, f"{outside_cap} outside")
+        want = Counter()
+        for i in range(10, 20):
+            want.update(steps.get(f"step_{i}", Counter()))
+        have = Counter()
+        for c in got.values():
+            have.update(c)
+        check("the chunk's kernels are steps 10-19's, name by name", have == want and
+              sum(want.values()) > 0, f"{sum(have.values())} kernels, want {sum(want.values())}")
         print(f"FIGURE profile(): {len(got)} steps, "
               f"{sum(sum(c.values()) for c in got.values())} kernels in the chunk")
 
