@@ -249,3 +249,12 @@ def test_console_entry_point():
     # Exit statuses pass through: 1 for bad input.
     assert subprocess.run([exe, "kernels", "/nonexistent.trace"],
                           stderr=subprocess.DEVNULL).returncode == 1
+
+
+def test_without_pandas_a_clear_error_and_numpy_still_works(monkeypatch):
+    # The GPU machine's Python may have numpy (PyTorch needs it) but no pandas.
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    t = cutrace.load(DEMO)
+    with pytest.raises(ImportError, match=r"needs pandas \(pip install pandas\).*backend='numpy'"):
+        t.kernels
+    assert len(cutrace.load(DEMO, backend="numpy").kernels["start_ns"]) == 30
