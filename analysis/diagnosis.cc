@@ -34,13 +34,10 @@ struct Timeline {
 };
 
 // Per file: the correlation ids of counted launches.
-std::vector<std::unordered_set<uint64_t>> CountedLaunches(TraceSet traces) {
+std::vector<std::unordered_set<uint64_t>> CountedCorrelations(TraceSet traces) {
   std::vector<std::unordered_set<uint64_t>> counted(traces.size());
   for (size_t f = 0; f < traces.size(); ++f)
-    for (const proto::CounterBatch& b : traces[f]->counters)
-      if (b.scope() != "nvtx")
-        for (const proto::CounterSample& s : b.samples())
-          if (s.correlation_id()) counted[f].insert(s.correlation_id());
+    counted[f] = CountedLaunchesOf(*traces[f]).by_correlation;
   return counted;
 }
 
@@ -241,19 +238,19 @@ DiagnosisReport Diagnose(TraceSet traces, const DiagnosisOptions& options) {
       options.window ? options.window : std::make_shared<const Window>();
   std::unique_ptr<ReportEngine> engine =
       EngineOver(traces, {.kernels = true, .timeline = true, .occupancy = true}, {}, window);
-  KernelReport totals = engine->Kernels(KernelOptions{KernelSort::kTotal, 0});
+  // With the kernels only counters timed (every launch counted: no timeline).
+  KernelReport totals = engine->Kernels(KernelOptions{KernelSort::kTotal, options.top});
   TimelineReport timeline_report = engine->Timeline();
   report.program = JudgeProgram(timeline_report);
   MetricsReport metrics = ComputeMetrics(traces, window.get());
   OccupancyReport occupancy = OccupancyFromLaunches(traces, engine->launches());
-  AppendCountedOnlyKernels(metrics, options.top, &totals);  // every launch counted: no timeline
   report.has_counters = metrics.kernel_samples > 0;
   if (!report.has_counters)
     report.counters_note =
         "This trace has no hardware counters, so only the timeline speaks. Counters "
         "(`cutrace run --metrics speed-of-light` or `--metrics memory`) would tell compute-, "
         "memory- and latency-bound kernels apart.";
-  auto counted = CountedLaunches(traces);
+  auto counted = CountedCorrelations(traces);
   std::map<std::string, Timeline> timeline =
       CollectTimeline(traces, counted, timeline_report, *window);
   uint64_t all_ns = 0;
@@ -299,6 +296,11 @@ DiagnosisReport Diagnose(TraceSet traces, const DiagnosisOptions& options) {
     if (const KernelOccupancy* occ = occupancy.Kernel(k.name)) {
       d.theoretical_occupancy_pct = occ->avg_pct;
       d.occupancy_limiter = OccupancyLimiterName(occ->common.occupancy.limiter);
+    }
+    if (k.timed_by_counters) {
+      d.timed_by_counters = true;
+      d.total_ns = k.total_ns;
+      d.avg_ns = k.avg_ns;
     }
     if (d.count == 0 && d.counted > 0)
       d.why.push_back("every launch was counted: its timings are the profiler's, so the timeline "

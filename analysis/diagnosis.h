@@ -76,6 +76,9 @@ struct KernelDiagnosis {
 
   // Counters, averaged over counted launches.
   uint64_t counted = 0;
+  // Every launch was counted (no timeline): total_ns and avg_ns are then
+  // gpu__time_duration's, the profiler's serialised replay time.
+  bool timed_by_counters = false;
   std::optional<double> sm_pct;
   std::optional<double> memory_pct;
   std::optional<double> dram_pct;

@@ -41,7 +41,7 @@ std::unordered_set<uint64_t> SampledCorrelations(const TraceData& trace) {
 }
 
 MetricsReport ComputeMetrics(TraceSet traces, std::span<const CorrelationNames> names,
-                             const Window* window) {
+                             const Window* window, bool named_only) {
   MetricsReport report;
   for (size_t file = 0; file < traces.size(); ++file) {
     const TraceData* trace = traces[file];
@@ -71,6 +71,8 @@ MetricsReport ComputeMetrics(TraceSet traces, std::span<const CorrelationNames> 
                                       : by_correlation.end();
           if (k != by_correlation.end()) {
             group_name = trace->strings.Display(k->second);
+          } else if (named_only && s.kernel_name_id() == 0) {
+            continue;  // a timed kernel's sample that only a join would name
           } else {
             ++report.unmatched;
             group_name = trace->strings.Display(s.kernel_name_id());
@@ -133,6 +135,7 @@ void AppendCountedOnlyKernels(const MetricsReport& metrics, size_t top, KernelRe
   });
   for (KernelStats& k : added) {
     SatAccumulate(&report->kernel_count, k.count);
+    SatAccumulate(&report->counted_only, k.count);
     SatAccumulate(&report->total_ns, k.total_ns);
     ++report->distinct;
     report->kernels.push_back(std::move(k));
@@ -142,6 +145,35 @@ void AppendCountedOnlyKernels(const MetricsReport& metrics, size_t top, KernelRe
                                    static_cast<double>(report->total_ns)
                              : 0;
   cut();
+}
+
+CountedLaunches CountedLaunchesOf(const TraceData& t) {
+  CountedLaunches out;
+  if (t.counters.empty()) return out;
+  std::unordered_set<uint64_t> timed;
+  for (const KernelRecord& k : t.records.kernels)
+    if (k.correlation_id) timed.insert(k.correlation_id);
+  for (const proto::CounterBatch& batch : t.counters) {
+    if (batch.scope() == "nvtx") continue;
+    int duration = -1;
+    for (int m = 0; m < batch.metric_name_ids_size(); ++m) {
+      const uint32_t id = batch.metric_name_ids(m);
+      std::string metric(t.strings.Raw(id));
+      if (metric.empty()) metric = t.strings.Display(id);
+      if (metric == metric_names::kGpuTimeDuration) duration = m;
+    }
+    for (const proto::CounterSample& s : batch.samples()) {
+      if (s.correlation_id()) out.by_correlation.insert(s.correlation_id());
+      if (s.correlation_id() && timed.count(s.correlation_id())) continue;
+      CountedLaunch c{s.device_id(), s.correlation_id(), s.kernel_name_id(), std::nullopt};
+      // Counter values are doubles from the file: any size, any sign.
+      if (duration >= 0 && duration < s.values_size() && s.values(duration) >= 0 &&
+          s.values(duration) < 1.8e19)
+        c.duration_ns = static_cast<uint64_t>(s.values(duration));
+      out.untimed.push_back(c);
+    }
+  }
+  return out;
 }
 
 std::optional<double> SectorsPerRequest(const CounterGroup& group) {

@@ -78,8 +78,11 @@ using CorrelationNames = std::unordered_map<uint64_t, uint32_t>;
 // The correlation ids the kernel-scope samples of `trace` name.
 std::unordered_set<uint64_t> SampledCorrelations(const TraceData& trace);
 // ComputeMetrics() with each file's names given (names[i] for traces[i]).
+// `named_only` leaves out kernel-scope samples that neither join a name nor
+// name their kernel (older traces' samples of timed launches): what the
+// report engine does, which streams files and so has no names to join.
 MetricsReport ComputeMetrics(TraceSet traces, std::span<const CorrelationNames> names,
-                             const Window* window = nullptr);
+                             const Window* window = nullptr, bool named_only = false);
 
 // Kernels known only from their counter samples: every launch of them was
 // counted, and CUPTI does not time counted launches (Statistics.
@@ -90,6 +93,22 @@ MetricsReport ComputeMetrics(TraceSet traces, std::span<const CorrelationNames> 
 // recomputed over all rows. *report must hold every timed kernel (computed
 // with top = 0); `top` (0: all) then cuts the list, timed rows first.
 void AppendCountedOnlyKernels(const MetricsReport& metrics, size_t top, KernelReport* report);
+
+// The kernel-scope counter samples of a trace: the correlation ids counted
+// (a kernel record with one of them ran while counted: replayed), and the
+// counted launches no kernel record of the trace shows (CUPTI does not time
+// them), with gpu__time_duration where it was recorded.
+struct CountedLaunch {
+  uint32_t device = 0;
+  uint64_t correlation = 0;
+  uint32_t name_id = 0;  // the sample's kernel name, in the trace's strings
+  std::optional<uint64_t> duration_ns;
+};
+struct CountedLaunches {
+  std::unordered_set<uint64_t> by_correlation;
+  std::vector<CountedLaunch> untimed;
+};
+CountedLaunches CountedLaunchesOf(const TraceData& trace);
 
 // Global-load sectors per request (32-bit coalesced loads: 4), from the
 // `memory` preset's two counters; nullopt without them or without requests.

@@ -47,6 +47,9 @@ struct KernelReport {
   uint64_t kernel_count = 0;         // every kernel instance, before --top
   uint64_t total_ns = 0;             // sum of every kernel's duration
   size_t distinct = 0;               // distinct names, before --top
+  // Of kernel_count, the launches of kernels only counters timed (every
+  // launch counted: timed_by_counters rows, before --top).
+  uint64_t counted_only = 0;
 };
 
 KernelReport ComputeKernelStats(TraceSet traces, const KernelOptions& options = {});

@@ -70,7 +70,9 @@ void NvtxProjector::ExpireEnded(Thread& t, uint64_t now) {
 
 void NvtxProjector::Range(const TimedItem& range) {
   if (range.end <= range.start) return;  // holds no call
-  Thread& t = ThreadFor(FileFor(range.file), range.a);
+  File& f = FileFor(range.file);
+  f.latest_end = std::max(f.latest_end, range.end);
+  Thread& t = ThreadFor(f, process_ ? 0 : range.a);
   Expire(t, range.start);
   uint32_t id;
   if (!free_instances_.empty()) {

@@ -54,6 +54,20 @@ class NvtxProjector {
   using Done = std::function<void(const TimedItem& range, const GpuProjection& projection)>;
   explicit NvtxProjector(Done done) : done_(std::move(done)) {}
 
+  // Which launches a range's projection takes (issue 19 point 7):
+  //  - kThread (nsys's rule, the default): those of the thread that pushed
+  //    the range, while it is open;
+  //  - kProcess: those of any thread of the range's file (one process),
+  //    while it is open; for work that other threads launch, as PyTorch's
+  //    autograd thread does for `loss.backward()`.
+  // Set before the first event.
+  enum class Scope : uint8_t { kThread, kProcess };
+  void set_scope(Scope scope) { process_ = scope == Scope::kProcess; }
+  // With kThread: launch calls made outside every range of their own thread
+  // while a range of another thread of the file was open, which kProcess
+  // would have given to it; the reports then point at kProcess.
+  uint64_t other_thread_launches() const { return other_thread_launches_; }
+
   // Events in time order. Range: a = thread slot, b = row; only push/pop and
   // start/end ranges. API call: a = thread slot, b = ApiRole. GPU operation:
   // type carries kOpGraph (timeline_sweep.h).
@@ -96,6 +110,7 @@ class NvtxProjector {
   };
   struct File {
     std::vector<Thread> threads;
+    uint64_t latest_end = 0;  // the latest end of the ranges so far (any thread)
     uint32_t thread_count = 0;  // threads.size(), see FileFor()
     std::vector<Entry> ring;  // allocated at the first call inside a range
     uint64_t mask = 0;        // ring.size() - 1
@@ -160,6 +175,8 @@ class NvtxProjector {
   }
 
   Done done_;
+  bool process_ = false;  // Scope::kProcess: every thread is thread slot 0
+  uint64_t other_thread_launches_ = 0;
   std::vector<File> files_;
   size_t file_count_ = 0;  // files_.size()
   std::vector<Instance> instances_;
@@ -171,9 +188,15 @@ class NvtxProjector {
 [[gnu::always_inline]] inline void NvtxProjector::Api(const TimedItem& call) {
   if (call.correlation == 0) return;
   File& f = FileFor(call.file);
-  Thread& t = ThreadFor(f, call.a);
+  Thread& t = ThreadFor(f, process_ ? 0 : call.a);
   Expire(t, call.start);
-  if (t.open.empty()) return;  // in no range: its work is nobody's
+  if (t.open.empty()) {  // in no range: its work is nobody's
+    // Ranges come in start order: one that started before this call and
+    // ends after it is open now, and is another thread's.
+    if (call.start < f.latest_end && LaunchesWork(static_cast<ApiRole>(call.b)))
+      ++other_thread_launches_;
+    return;
+  }
   if (t.snapshot == kNone) TakeSnapshot(t);
   if (f.ring.empty()) {
     f.ring.resize(kRingFirst);

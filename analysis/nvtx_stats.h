@@ -37,6 +37,12 @@ struct NvtxRow {
 
 struct NvtxReport {
   std::vector<NvtxRow> ranges;  // by cpu_total_ns descending (GPU rows: gpu_total_ns)
+  // The projection's rule (analysis/nvtx_projector.h Scope): launches of the
+  // range's own thread (false) or of any thread of its process (true).
+  bool process_projection = false;
+  // With the thread rule: launch calls outside their own thread's ranges
+  // while another thread's range was open (the process rule would count them).
+  uint64_t other_thread_launches = 0;
 };
 
 // `top` > 0 keeps only the first `top` rows.

@@ -5,10 +5,10 @@
 #include <tuple>
 
 #include "analysis/gap_causes.h"
+#include "analysis/kernel_metrics.h"
 #include "collector/sat_math.h"
 
 namespace cutrace::analysis {
-
 
 namespace {
 
@@ -32,6 +32,7 @@ ReportEngine::ReportEngine(const ReportParts& parts, const GapOptions& gaps,
         if (projection_hook_) projection_hook_(range, p);
       }) {
   if (clip_) sweep_.SetWindow(clip_->parts);
+  if (parts.nvtx_process) projector_.set_scope(NvtxProjector::Scope::kProcess);
 }
 
 ReportEngine::~ReportEngine() = default;
@@ -51,6 +52,7 @@ void ReportEngine::Begin(size_t file, const TraceData& trace) {
   cur_ = &StateFor(file);
   cur_file_ = file;
   cur_trace_ = &trace;
+  cur_->trace = &trace;
   cur_ordered_ = ordered_ && file < UINT16_MAX;
   kernel_slots_.UseFile(file);
   api_slots_.UseFile(file);
@@ -175,7 +177,21 @@ KernelReport ReportEngine::Kernels(const KernelOptions& options) const {
               if (ka != kb) return ka > kb;
               return a.name < b.name;
             });
-  if (options.top > 0 && report.kernels.size() > options.top) report.kernels.resize(options.top);
+  // Kernels whose every launch was counted have no CUPTI timestamps: their
+  // rows come from the counters (gpu__time_duration), after the timed ones,
+  // so that every report lists them (issue 19 point 5).
+  static const TraceData kNoTrace;  // a file no batch named
+  bool any_counters = false;
+  std::vector<const TraceData*> traces;
+  for (const auto& f : files_) {
+    traces.push_back(f->trace != nullptr ? f->trace : &kNoTrace);
+    any_counters |= f->trace != nullptr && !f->trace->counters.empty();
+  }
+  if (any_counters)
+    AppendCountedOnlyKernels(ComputeMetrics(traces, {}, window_.get(), /*named_only=*/true),
+                             options.top, &report);
+  else if (options.top > 0 && report.kernels.size() > options.top)
+    report.kernels.resize(options.top);
   return report;
 }
 
@@ -238,7 +254,10 @@ NvtxReport ReportEngine::Nvtx(size_t top) const {
            std::tie(b.domain, b.name, b.depth, b.gpu_range);
   });
   if (top > 0 && rows.size() > top) rows.resize(top);
-  return NvtxReport{std::move(rows)};
+  NvtxReport report{std::move(rows)};
+  report.process_projection = parts_.nvtx_process;
+  report.other_thread_launches = projector_.other_thread_launches();
+  return report;
 }
 
 void ReportEngine::AddSweep(std::shared_ptr<const Window> window) {

@@ -58,6 +58,9 @@ struct ReportParts {
   bool nvtx = false;      // rows and GPU projection
   bool timeline = false;  // overlap, gaps, causes
   bool occupancy = false;  // launches per configuration (kernel_occupancy.h)
+  // The NVTX projection takes launches of any thread of the range's process,
+  // not only of its own thread (NvtxProjector::Scope::kProcess).
+  bool nvtx_process = false;
 };
 
 // Per-file counts for the overview (summary.h).
@@ -108,6 +111,9 @@ class ReportEngine {
   // Called for each NVTX range with GPU work, as its projection is final.
   void OnProjection(NvtxProjector::Done hook) { projection_hook_ = std::move(hook); }
 
+  // Kernel totals, and after the timed rows one row per kernel known only
+  // from its counter samples (every launch counted: timed_by_counters, with
+  // gpu__time_duration's times, analysis/kernel_metrics.h).
   KernelReport Kernels(const KernelOptions& options) const;
   // Kernel names (demangled) and each one's total per file: [name][file].
   const SlotIndex& kernel_names() const { return kernel_slots_; }
@@ -133,6 +139,7 @@ class ReportEngine {
   // Per file: counts, record indexes, thread slots, and the name slots
   // of its ids (in front of SlotIndex::Slot(): one array read per record).
   struct FileState {
+    const TraceData* trace = nullptr;  // the last Begin()'s or AddSummaries()'
     EventCounts counts;
     // Records of each kind seen so far: the next record's index (OpRef).
     uint32_t kernels = 0, memcpys = 0, memsets = 0, ranges = 0;

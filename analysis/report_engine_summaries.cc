@@ -27,6 +27,7 @@ DurationTotals TotalsOf(const DurationAggregate& d) {
 }  // namespace
 
 void ReportEngine::AddSummaries(size_t file, const TraceData& trace) {
+  StateFor(file).trace = &trace;  // for its counter samples (Kernels())
   // Aggregates have no times: a window (region.h) cannot hold them.
   if (trace.summaries.empty() || clip_) return;
   Begin(file, trace);

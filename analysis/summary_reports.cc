@@ -3,7 +3,10 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
+#include <string>
 
+#include "analysis/kernel_metrics.h"
 #include "collector/summary_aggregator.h"
 #include "collector/sat_math.h"
 
@@ -111,7 +114,23 @@ SummaryTotals MergeSummaries(TraceSet traces) {
       totals.Add(agg.Close(0), name, domain);
     }
   }
+  AddCountedOnlyKernels(traces, &totals);
   return totals;
+}
+
+void AddCountedOnlyKernels(TraceSet traces, SummaryTotals* totals) {
+  // Names timed by CUPTI, on any device: their counted launches are the
+  // `Counted` column of `cutrace kernels`, not rows of their own.
+  std::set<std::string> timed;
+  for (const auto& entry : totals->kernels) timed.insert(entry.first.first);
+  for (const TraceData* t : traces) {
+    for (const CountedLaunch& c : CountedLaunchesOf(*t).untimed) {
+      std::string kernel = t->strings.Display(c.name_id);
+      if (timed.count(kernel)) continue;
+      totals->kernels[{std::move(kernel), c.device}].Add(c.duration_ns.value_or(0),
+                                                          /*keep_histogram=*/true);
+    }
+  }
 }
 
 }  // namespace cutrace::analysis

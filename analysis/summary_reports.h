@@ -26,7 +26,13 @@ namespace cutrace::analysis {
 // One packet as the native struct the collector writes.
 SummaryInfo SummaryFromProto(const proto::SummaryPacket& packet);
 
-// Every file's summaries, and its records aggregated, merged by name.
+// Every file's summaries, and its records aggregated, merged by name; with
+// AddCountedOnlyKernels().
 SummaryTotals MergeSummaries(TraceSet traces);
+// Kernels CUPTI never timed because every launch was counted (no kernel
+// record of that name): one entry per counted launch, its duration
+// gpu__time_duration's (0 when not recorded), so that counted launches are
+// launches in these totals too (analysis/kernel_metrics.h).
+void AddCountedOnlyKernels(TraceSet traces, SummaryTotals* totals);
 
 }  // namespace cutrace::analysis

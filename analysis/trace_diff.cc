@@ -43,11 +43,13 @@ DiffReport DiffReports(const KernelReport& ka, const KernelReport& kb, const Tim
     KernelDiff& d = by_name[k.name];
     d.count_a = k.count;
     d.total_ns_a = k.total_ns;
+    d.timed_by_counters |= k.timed_by_counters;
   }
   for (const KernelStats& k : kb.kernels) {
     KernelDiff& d = by_name[k.name];
     d.count_b = k.count;
     d.total_ns_b = k.total_ns;
+    d.timed_by_counters |= k.timed_by_counters;
   }
   for (auto& [name, d] : by_name) {
     d.name = name;

@@ -38,6 +38,9 @@ struct KernelDiff {
   uint64_t total_ns_b = 0;
   int64_t delta_ns = 0;
   double ratio = 0;
+  // On either side every launch was counted: that side's times are
+  // gpu__time_duration's (analysis/kernel_metrics.h), not CUPTI's.
+  bool timed_by_counters = false;
 };
 
 struct DeviceDiff {

@@ -72,11 +72,17 @@ int Run(const Options& options) {
                        Cells c(format);
                        int n = 0;
                        for (const analysis::KernelDiagnosis& d : report.kernels) {
-                         r.lines.push_back(fmt::format(
-                             "{}. {}  [{}]  {} of kernel time, {} launches, avg {}{}", ++n,
-                             ShownName(d.name), analysis::BoundName(d.bound), c.Percent(d.pct), d.count,
-                             c.Duration(d.avg_ns),
-                             d.counted ? fmt::format(", {} counted", d.counted) : ""));
+                         if (d.timed_by_counters)  // no timeline: the profiler's times
+                           r.lines.push_back(fmt::format(
+                               "{}. {}  [{}]  {} counted launches, avg {} (gpu__time_duration, "
+                               "replayed)", ++n, ShownName(d.name), analysis::BoundName(d.bound),
+                               d.counted, d.total_ns ? c.Duration(d.avg_ns) : std::string("-")));
+                         else
+                           r.lines.push_back(fmt::format(
+                               "{}. {}  [{}]  {} of kernel time, {} launches, avg {}{}", ++n,
+                               ShownName(d.name), analysis::BoundName(d.bound), c.Percent(d.pct),
+                               d.count, c.Duration(d.avg_ns),
+                               d.counted ? fmt::format(", {} counted", d.counted) : ""));
                          for (const std::string& w : d.why) r.lines.push_back("   - " + w);
                          r.lines.push_back("   next: " + d.advice);
                        }

@@ -6,6 +6,7 @@
 //
 // Shares are "5%" or "0.05" (a bare number is a fraction, at most 1), so
 // neither option can be read two ways.
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -16,6 +17,7 @@
 
 #include "analysis/trace_diff.h"
 #include "collector/sat_math.h"
+
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/region_options.h"
 #include "viewer_cli/display.h"
@@ -89,6 +91,8 @@ nlohmann::json Json(const analysis::DiffReport& d) {
                        {"total_ns_b", k.total_ns_b},
                        {"delta_ns", k.delta_ns},
                        {"ratio", k.total_ns_a ? nlohmann::json(k.ratio) : nlohmann::json()}});
+  for (size_t i = 0; i < d.kernels.size(); ++i)
+    if (d.kernels[i].timed_by_counters) kernels[i]["timed_by"] = "counters";
   AddShortNames(kernels);
   for (const analysis::DeviceDiff& v : d.devices)
     devices.push_back({{"device", v.device},
@@ -116,7 +120,11 @@ std::vector<TableSection> Tables(const analysis::DiffReport& d, Format format) {
     k.rows.push_back({analysis::DiffStatusName(x.status), Signed(x.delta_ns, c),
                       x.total_ns_a ? c.Real(x.ratio, c.human() ? 2 : 6) : "",
                       c.Duration(x.total_ns_a), c.Duration(x.total_ns_b), c.Count(x.count_a),
-                      c.Count(x.count_b), x.name});
+                      c.Count(x.count_b),
+                      x.name + (x.timed_by_counters && c.human() ? " [counted]" : "")});
+  if (c.human() && std::any_of(d.kernels.begin(), d.kernels.end(),
+                               [](const analysis::KernelDiff& x) { return x.timed_by_counters; }))
+    k.title += "; [counted]: every launch counted, times are gpu__time_duration's (replayed)";
   TableSection v;
   v.title = "devices (A -> B)";
   v.headers = {c.Header("Device", "device"),   c.Header("Busy A", "busy_ns_a"),

@@ -15,6 +15,7 @@
 #include "interop/export/export_sink.h"
 #include "interop/export/perfetto_export.h"
 #include "interop/merge/trace_placement.h"
+#include "analysis/kernel_metrics.h"
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/region_options.h"
 #include "viewer_cli/option_words.h"
@@ -98,6 +99,20 @@ int Run(const Options& o) {
                         c.events(), c.kernels, c.memcpys, c.memsets, c.ranges, c.api_calls,
                         c.syncs, c.flows, loaded.all.size(), loaded.all.size() == 1 ? "" : "s",
                         o.output.ToStdout() ? "stdout" : o.output.path, FormatBytes(c.bytes)));
+  // Launches every one of which was counted have no timestamps (issue 19
+  // point 5): CSV lists them, a timeline cannot place them.
+  uint64_t untimed = c.counted_launches;
+  if (o.format != ExportFormat::kCsv)
+    for (const TraceData* t : traces) untimed += analysis::CountedLaunchesOf(*t).untimed.size();
+  if (untimed > 0)
+    PrintLine(o.output.Messages(),
+              o.format == ExportFormat::kCsv
+                  ? fmt::format("kernels.csv also lists {} counted launches CUPTI did not time "
+                                "(counted=1, no start or end; duration_ns is gpu__time_duration)",
+                                untimed)
+                  : fmt::format("{} counted launches CUPTI did not time are not on the timeline "
+                                "(no timestamps); --format csv lists them",
+                                untimed));
   return 0;
 }
 

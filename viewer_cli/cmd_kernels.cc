@@ -53,8 +53,8 @@ StatusOr<analysis::MetricsReport> Metrics(analysis::TraceSet traces,
 }
 
 int Run(const Options& options) {
-  // --top is applied after kernels timed only by their counters join the list.
-  analysis::KernelOptions kernel_options{options.sort, 0};
+  // The engine lists kernels timed only by their counters too, --top after.
+  analysis::KernelOptions kernel_options{options.sort, options.top};
   int status = 0;
   const int read = RunStreamedReport(
       options.files, options.format, {.kernels = true, .occupancy = true}, {},
@@ -70,8 +70,6 @@ int Run(const Options& options) {
         const analysis::MetricsReport& metrics = *found;
         analysis::OccupancyReport occupancy =
             analysis::OccupancyFromLaunches(traces, engine.launches());
-        // Kernels whose every launch was counted have no CUPTI timestamps.
-        analysis::AppendCountedOnlyKernels(metrics, options.top, &report);
         Rendered r;
         // Over several files: how unevenly each kernel's time is spread over
         // them (JSON and table; CSV stays one table).

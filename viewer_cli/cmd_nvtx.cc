@@ -1,6 +1,7 @@
 // `cutrace nvtx FILE...`: NVTX ranges per (domain, name, depth): CPU time and
 // the GPU projection via correlation ids (analysis/nvtx_stats.h).
 #include "analysis/nvtx_stats.h"
+#include "viewer_cli/nvtx_projection.h"
 #include "viewer_cli/report_views.h"
 #include "viewer_cli/simple_report.h"
 
@@ -22,8 +23,13 @@ const CommandRegistration kRegistration(
                         Format format) { return RangesTable(report, format); },
          .notes = [](const analysis::NvtxReport& report,
                      analysis::TraceSet traces) -> std::vector<std::string> {
-           if (report.ranges.empty() || !RangesWithoutProjection(traces)) return {};
-           return {kNoProjectionNote};
+           std::vector<std::string> notes = NvtxProjectionNotes(report);
+           if (!report.ranges.empty() && RangesWithoutProjection(traces))
+             notes.push_back(kNoProjectionNote);
+           return notes;
+         },
+         .add_options = [](CLI::App* cmd, analysis::ReportParts* parts) {
+           AddNvtxProjectionOption(cmd, &parts->nvtx_process);
          }}));
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "analysis/stream_summary.h"
 #include "analysis/summary.h"
 #include "viewer_cli/command_registry.h"
+#include "viewer_cli/nvtx_projection.h"
 #include "viewer_cli/openmetrics_report.h"
 #include "viewer_cli/region_options.h"
 #include "viewer_cli/report_common.h"
@@ -30,6 +31,7 @@ struct Options {
   Format format = Format::kTable;
   bool openmetrics = false;  // --format openmetrics (viewer_cli/openmetrics_report.h)
   analysis::RegionSpec region;
+  bool nvtx_process = false;  // --nvtx-projection process
 };
 
 // The steady state (analysis/region.h) when the user chose no region: the
@@ -134,10 +136,15 @@ Rendered RenderSummary(const analysis::SummaryReport& s, analysis::TraceSet trac
     r.json["kernels"] = KernelsJson(s.kernels);
     r.json["kernel_count"] = s.kernels.kernel_count;
     r.json["kernel_total_ns"] = s.kernels.total_ns;
+    r.json["kernel_counted_only"] = s.kernels.counted_only;
+    AddUntimedCountedNote(traces, format, &r);
     r.json["copies"] = CopiesJson(s.copies);
     r.json["devices"] = OverlapJson(s.timeline);
     r.json["gaps"] = GapsJson(s.timeline, traces);
     r.json["ranges"] = RangesJson(s.nvtx);
+    r.json["nvtx_projection"] = s.nvtx.process_projection ? "process" : "thread";
+    if (s.nvtx.other_thread_launches > 0)
+      r.json["nvtx_other_thread_launches"] = s.nvtx.other_thread_launches;
     r.json["api_calls"] = ApiJson(s.api);
     if (s.ranks >= 2) r.json["imbalance"] = ImbalanceJson(s.imbalance);
     return r;
@@ -174,6 +181,7 @@ Rendered RenderSummary(const analysis::SummaryReport& s, analysis::TraceSet trac
       r.lines.push_back(fmt::format("warning: {} warnings in the files above", warnings));
   }
 
+  AddUntimedCountedNote(traces, format, &r);
   if (format == Format::kTable) {
     r.tables.push_back(DevicesTable(s.timeline, traces));
     r.tables.push_back(IdleByCauseTable(s.timeline, format));
@@ -182,9 +190,11 @@ Rendered RenderSummary(const analysis::SummaryReport& s, analysis::TraceSet trac
     r.tables.back().title = "devices";
   }
   r.tables.push_back(KernelsTable(s.kernels, format));
-  r.tables.back().title = fmt::format("top kernels ({} of {} names, {} instances, {} total)",
-                                      s.kernels.kernels.size(), s.kernels.distinct,
-                                      s.kernels.kernel_count, FormatDuration(s.kernels.total_ns));
+  r.tables.back().title = fmt::format(
+      "top kernels ({} of {} names, {} instances{}, {} total)", s.kernels.kernels.size(),
+      s.kernels.distinct, s.kernels.kernel_count,
+      s.kernels.counted_only ? fmt::format(" ({} [counted])", s.kernels.counted_only) : "",
+      FormatDuration(s.kernels.total_ns));
   r.tables.push_back(CopiesTable(s.copies, format));
   r.tables.back().title = "copies and memsets";
   r.tables.push_back(GapsTable(s.timeline, traces, format));
@@ -193,6 +203,8 @@ Rendered RenderSummary(const analysis::SummaryReport& s, analysis::TraceSet trac
   r.tables.back().title = "top NVTX ranges";
   if (!s.nvtx.ranges.empty() && RangesWithoutProjection(traces))
     r.tables.back().title += std::string(" (") + kNoProjectionNote + ")";
+  for (const std::string& note : NvtxProjectionNotes(s.nvtx))
+    r.tables.back().title += " (" + note + ")";
   r.tables.push_back(ApiTable(s.api, format));
   r.tables.back().title = fmt::format("top API calls ({} calls, {} total)", s.api.call_count,
                                       FormatDuration(s.api.total_ns));
@@ -212,8 +224,10 @@ Rendered RenderSummary(const analysis::SummaryReport& s, analysis::TraceSet trac
 int Run(const Options& o) {
   analysis::SummaryOptions options;
   options.top_imbalance = kTopImbalance;
+  analysis::ReportParts parts = analysis::SummaryParts();
+  parts.nvtx_process = o.nvtx_process;
   return RunStreamedReport(
-      o.files, o.format, analysis::SummaryParts(), analysis::GapOptions{0, options.top_gaps},
+      o.files, o.format, parts, analysis::GapOptions{0, options.top_gaps},
       [&](analysis::ReportEngine& engine, analysis::TraceSet traces,
           std::span<analysis::StreamedTrace* const>, Format format) {
         analysis::SummaryReport s = analysis::SummaryFromEngine(engine, traces, options);
@@ -228,6 +242,7 @@ void Register(CLI::App& app, int* exit_code) {
   cmd->add_option("files", options->files, "Trace files")->required();
   AddSummaryFormatOption(cmd, &options->format, &options->openmetrics);
   AddRegionOptions(cmd, &options->region);
+  AddNvtxProjectionOption(cmd, &options->nvtx_process);
   cmd->callback([options, exit_code] {
     if (options->format == Format::kCsv) {
       // Several tables of different columns are no one CSV a reader such as

@@ -77,6 +77,7 @@ Rendered Render(analysis::TraceSet traces, Format format, size_t bins,
                          {"idle", d.idle}});
     r.json["devices"] = std::move(devices);
     if (t.capped) r.json["bins_capped"] = true;
+    AddUntimedCountedNote(traces, format, &r);
     return r;
   }
   if (format == Format::kCsv) {
@@ -93,6 +94,7 @@ Rendered Render(analysis::TraceSet traces, Format format, size_t bins,
     r.tables.push_back(std::move(s));
     return r;
   }
+  AddUntimedCountedNote(traces, format, &r);
   if (t.devices.empty()) {
     r.lines.push_back("no GPU activity");
     return r;

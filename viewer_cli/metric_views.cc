@@ -189,6 +189,7 @@ json DiagnosisJson(const analysis::DiagnosisReport& report) {
               {"gaps_after", d.gaps_after},
               {"gap_causes", d.gap_causes},
               {"counted", d.counted}};
+    if (d.timed_by_counters) e["timed_by"] = "counters";  // times: gpu__time_duration's
     PutOptional(e, "launch_api_avg_ns", d.launch_api_avg_ns);
     PutOptional(e, "sm_throughput_pct", d.sm_pct);
     PutOptional(e, "memory_throughput_pct", d.memory_pct);

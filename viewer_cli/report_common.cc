@@ -7,6 +7,7 @@
 
 #include <fmt/core.h>
 
+#include "analysis/kernel_metrics.h"
 #include "collector/sat_math.h"
 #include "collector/trace_loader.h"
 
@@ -210,6 +211,18 @@ bool RangesWithoutProjection(analysis::TraceSet traces) {
     if (has("nvtx") && !has("runtime") && !has("driver") && !has("api")) return true;
   }
   return false;
+}
+
+void AddUntimedCountedNote(analysis::TraceSet traces, Format format, Rendered* r) {
+  uint64_t untimed = 0;
+  for (const TraceData* t : traces) untimed += analysis::CountedLaunchesOf(*t).untimed.size();
+  if (untimed == 0) return;
+  if (format == Format::kJson) r->json["counted_untimed"] = untimed;
+  if (format == Format::kTable)
+    r->lines.push_back(fmt::format("note: {} kernel launches were counted with hardware counters, "
+                                   "which CUPTI does not time: device time leaves them out "
+                                   "(`cutrace kernels` lists them)",
+                                   untimed));
 }
 
 std::string Shorten(const std::string& text, size_t max_chars) {

@@ -97,6 +97,12 @@ inline constexpr const char* kNoProjectionNote =
     "no GPU projection: the trace has no API records (continuous mode leaves them out unless "
     "CUTRACE_KINDS names them)";
 
+// Kernel launches CUPTI did not time because they were counted (every
+// launch counted, analysis/kernel_metrics.h CountedLaunchesOf()): device
+// busy, idle, gaps and timelines leave them out. Adds a line saying so
+// (table) or "counted_untimed" (JSON) when the set has any.
+void AddUntimedCountedNote(analysis::TraceSet traces, Format format, Rendered* r);
+
 // Shortens a long name for table form only, keeping its start and its end
 // around a "...": the end of a template name tells as much as its start.
 std::string Shorten(const std::string& text, size_t max_chars);

@@ -45,6 +45,8 @@ struct SimpleReport {
   // array in JSON) about what the report could not show for these traces.
   std::function<std::vector<std::string>(const Report& report, analysis::TraceSet traces)> notes =
       nullptr;
+  // Optional: options of this command that change what the engine computes.
+  std::function<void(CLI::App* cmd, analysis::ReportParts* parts)> add_options = nullptr;
 };
 
 template <typename Report>
@@ -56,18 +58,21 @@ RegisterFn RegisterSimpleReport(SimpleReport<Report> spec) {
       Format format = Format::kTable;
       size_t top = 0;
       analysis::RegionSpec region;
+      analysis::ReportParts parts;
     };
     auto options = std::make_shared<Options>();
     const SimpleReport<Report>& s = *shared;
+    options->parts = s.parts;
     CLI::App* cmd = app.add_subcommand(s.name, s.help);
     cmd->add_option("files", options->files, "Trace files")->required();
     AddFormatOption(cmd, &options->format);
     if (!s.top_help.empty()) cmd->add_option("--top", options->top, s.top_help);
     AddRegionOptions(cmd, &options->region);
+    if (s.add_options) s.add_options(cmd, &options->parts);
     cmd->callback([shared, options, exit_code] {
       const SimpleReport<Report>& s = *shared;
       *exit_code = RunStreamedReport(
-          options->files, options->format, s.parts, s.gaps,
+          options->files, options->format, options->parts, s.gaps,
           [&](analysis::ReportEngine& engine, analysis::TraceSet traces,
               std::span<analysis::StreamedTrace* const>, Format format) {
             Report report = s.from_engine(engine, options->top);

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "collector/csv_field.h"
+#include "analysis/kernel_metrics.h"
 
 namespace cutrace::interop {
 namespace {
@@ -64,6 +65,7 @@ void Row(std::string& out, fmt::format_string<Args...> format, Args&&... args) {
   fmt::format_to(std::back_inserter(out), format, std::forward<Args>(args)...);
 }
 
+
 }  // namespace
 
 const char* CsvFileName(CsvTable table) {
@@ -96,8 +98,10 @@ StatusOr<ExportCounts> ExportCsv(TraceSet traces,
       CsvTable::kKernels,
       "file,device,stream,context,correlation,start_ns,end_ns,duration_ns,name,mangled_name,"
       "grid_x,grid_y,grid_z,block_x,block_y,block_z,registers_per_thread,static_shared_bytes,"
-      "dynamic_shared_bytes,local_bytes_per_thread,launch_type,graph_id,graph_node_id,queued_ns",
+      "dynamic_shared_bytes,local_bytes_per_thread,launch_type,graph_id,graph_node_id,queued_ns,"
+      "counted",
       [&](const TraceData& t, BufferedSink& out) -> Status {
+        const analysis::CountedLaunches counted = analysis::CountedLaunchesOf(t);
         for (const KernelRecord& k : t.records.kernels) {
           std::string& o = out.buffer();
           AppendField(o, t.path);
@@ -108,11 +112,29 @@ StatusOr<ExportCounts> ExportCsv(TraceSet traces,
           AppendField(o, name);
           o += ',';
           if (raw != name) AppendField(o, raw);
-          Row(o, ",{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", k.grid[0], k.grid[1], k.grid[2],
-              k.block[0], k.block[1], k.block[2], k.registers_per_thread, k.static_shared_bytes,
-              k.dynamic_shared_bytes, k.local_bytes_per_thread, k.launch_type, k.graph_id,
-              k.graph_node_id, k.queued_ns);
+          Row(o, ",{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", k.grid[0], k.grid[1],
+              k.grid[2], k.block[0], k.block[1], k.block[2], k.registers_per_thread,
+              k.static_shared_bytes, k.dynamic_shared_bytes, k.local_bytes_per_thread,
+              k.launch_type, k.graph_id, k.graph_node_id, k.queued_ns,
+              k.correlation_id != 0 && counted.by_correlation.count(k.correlation_id) ? 1 : 0);
           ++counts.kernels;
+          if (Status st = out.MaybeFlush(); !st.ok()) return st;
+        }
+        // Launches CUPTI did not time because they were counted: no times
+        // but gpu__time_duration's, no launch configuration.
+        for (const analysis::CountedLaunch& c : counted.untimed) {
+          std::string& o = out.buffer();
+          AppendField(o, t.path);
+          Row(o, ",{},,,{},,,", c.device, c.correlation);
+          if (c.duration_ns) Row(o, "{}", *c.duration_ns);
+          o += ',';
+          std::string name = t.strings.Display(c.name_id);
+          std::string_view raw = t.strings.Raw(c.name_id);
+          AppendField(o, name);
+          o += ',';
+          if (raw != name) AppendField(o, raw);
+          o += ",,,,,,,,,,,,,,,1\n";
+          ++counts.counted_launches;
           if (Status st = out.MaybeFlush(); !st.ok()) return st;
         }
         return Status::Ok();

@@ -5,7 +5,7 @@
 //                duration_ns,name,mangled_name,grid_x,grid_y,grid_z,block_x,
 //                block_y,block_z,registers_per_thread,static_shared_bytes,
 //                dynamic_shared_bytes,local_bytes_per_thread,launch_type,
-//                graph_id,graph_node_id,queued_ns
+//                graph_id,graph_node_id,queued_ns,counted
 //   memcpy.csv   file,device,stream,context,correlation,start_ns,end_ns,
 //                duration_ns,kind,bytes,src_kind,dst_kind,src_device,
 //                dst_device,async,graph_id,graph_node_id
@@ -18,6 +18,11 @@
 //   sync.csv     file,device,stream,context,correlation,start_ns,end_ns,
 //                duration_ns,kind,event_id
 //
+// `counted` is 1 for a launch measured with hardware counters: a kernel
+// record with it was replayed under the profiler; a counted launch CUPTI did
+// not time at all (every launch counted) is a row with no start, end or
+// launch configuration, its duration_ns gpu__time_duration's (empty when
+// that counter was not recorded).
 // `file` is the input's path, so the files of several ranks concatenate.
 // Copy kinds are "HtoD", ... (as in `cutrace memcpy`), memory kinds
 // "pageable", "pinned", "device", ..., NVTX kinds "push_pop", "start_end",

@@ -28,6 +28,9 @@ struct ExportCounts {
   uint64_t syncs = 0;
   uint64_t flows = 0;            // launch -> GPU work links
   uint64_t counter_samples = 0;  // hardware counter values
+  // Counted launches CUPTI did not time (kernel-scope samples without a
+  // kernel record): rows of CSV's kernels.csv, not placed on a timeline.
+  uint64_t counted_launches = 0;
   uint64_t bytes = 0;
 
   uint64_t events() const { return kernels + memcpys + memsets + ranges + api_calls + syncs; }

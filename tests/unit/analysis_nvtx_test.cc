@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/nvtx_stats.h"
+#include "analysis/report_engine.h"
 #include "tests/unit/analysis_trace_builder.h"
 
 namespace cutrace::analysis {
@@ -118,6 +119,43 @@ TEST(NvtxTest, TopCutsRows) {
   TraceBuilder t = Nested();
   const TraceData* one[] = {t.get()};
   EXPECT_EQ(ComputeNvtxStats(TraceSet(one), 2).ranges.size(), 2u);
+}
+
+}  // namespace
+}  // namespace cutrace::analysis
+
+namespace cutrace::analysis {
+namespace {
+
+// Issue 19 point 7. In Nested(), thread 2 launches `other_thread` (650-5000,
+// correlation 3) at 620, while thread 1's step [0,1000) and bwd [500,900)
+// are open. The default rule leaves it out and counts it as left out; the
+// process rule gives it to both ranges.
+TEST(NvtxTest, ProcessProjectionTakesEveryThreadsLaunches) {
+  TraceBuilder t = Nested();
+  const TraceData* one[] = {t.get()};
+  NvtxReport same = EngineOver(TraceSet(one), {.nvtx = true})->Nvtx(0);
+  EXPECT_FALSE(same.process_projection);
+  EXPECT_EQ(same.other_thread_launches, 1u);  // not the call at 3000: no range open then
+  EXPECT_EQ(Find(same, "default", "step", 0)->gpu_ops, 4u);
+
+  NvtxReport process = EngineOver(TraceSet(one), {.nvtx = true, .nvtx_process = true})->Nvtx(0);
+  EXPECT_TRUE(process.process_projection);
+  EXPECT_EQ(process.other_thread_launches, 0u);
+  const NvtxRow* step = Find(process, "default", "step", 0);
+  ASSERT_NE(step, nullptr);
+  EXPECT_EQ(step->gpu_ops, 5u);           // correlations 1, 2 (kernel and copy), 3, 4
+  EXPECT_EQ(step->gpu_total_ns, 4800u);   // [200, 5000)
+  const NvtxRow* bwd = Find(process, "default", "bwd", 1);
+  ASSERT_NE(bwd, nullptr);
+  EXPECT_EQ(bwd->gpu_ops, 3u);            // correlation 2's kernel and copy, and 3
+  EXPECT_EQ(bwd->gpu_total_ns, 4350u);    // [650, 5000)
+  const NvtxRow* fwd0 = Find(process, "default", "fwd", 0);  // thread 2's, at 10000
+  ASSERT_NE(fwd0, nullptr);
+  EXPECT_EQ(fwd0->gpu_ops, 0u);
+  const NvtxRow* fwd1 = Find(process, "default", "fwd", 1);  // thread 1's: correlation 1 only
+  ASSERT_NE(fwd1, nullptr);
+  EXPECT_EQ(fwd1->gpu_ops, 1u);
 }
 
 }  // namespace

@@ -96,6 +96,46 @@ class CliMetricsTest : public testing::CliTest {
     return json::parse(r.out, nullptr, false);
   }
 
+  // The trace of KernelsCountedEveryLaunchAreTimedByTheirCounters (below).
+  std::string WriteUntimedTrace() {
+  std::string path = dir_ + "/untimed.trace";
+  {
+    auto writer = TraceWriter::Create(path);
+    EXPECT_TRUE(writer.ok());
+    if (!writer.ok()) return path;
+    StringInterner strings;
+    HeaderInfo header;
+    header.producer = "cli_metrics_test";
+    EXPECT_TRUE((*writer)->WriteHeader(header).ok());
+    RecordBatch batch;
+    KernelRecord k;
+    k.name_id = strings.Intern("_Z4gemmv");
+    k.start_ns = 200000;
+    k.end_ns = 300000;
+    k.correlation_id = 2;
+    batch.kernels.push_back(k);
+    EXPECT_TRUE((*writer)->WriteBatch(batch, strings).ok());
+    CounterBatchInfo c;
+    c.scope = "kernel";
+    for (const char* name : {m::kSmThroughputPct, m::kMemoryThroughputPct, m::kGpuTimeDuration})
+      c.metric_name_ids.push_back(strings.Intern(name));
+    auto sample = [&](const char* kernel, uint64_t corr, std::vector<double> values) {
+      CounterSampleInfo s;
+      s.correlation_id = corr;
+      s.kernel_name_id = strings.Intern(kernel);
+      s.passes = 1;
+      s.values = std::move(values);
+      c.samples.push_back(s);
+    };
+    sample("_Z4gemmv", 1, {80, 30, 100000});
+    sample("_Z4copyv", 3, {10, 70, 40000});
+    sample("_Z4copyv", 4, {12, 72, 60000});
+    EXPECT_TRUE((*writer)->WriteCounters(c, strings).ok());
+    EXPECT_TRUE((*writer)->WriteEnd(EndInfo{}).ok());
+    EXPECT_TRUE((*writer)->Close().ok());
+  }
+    return path;
+  }
 };
 
 TEST_F(CliMetricsTest, ListNamesEveryPresetAndItsMetrics) {
@@ -160,41 +200,7 @@ TEST_F(CliMetricsTest, DiagnoseNamesBoundEvidenceAndAdvice) {
 // no kernel records. "_Z4gemmv": one timed launch [200000,300000) and one
 // counted; "_Z4copyv": two launches, both counted, 40 us and 60 us.
 TEST_F(CliMetricsTest, KernelsCountedEveryLaunchAreTimedByTheirCounters) {
-  std::string path = dir_ + "/untimed.trace";
-  {
-    auto writer = TraceWriter::Create(path);
-    ASSERT_TRUE(writer.ok());
-    StringInterner strings;
-    HeaderInfo header;
-    header.producer = "cli_metrics_test";
-    ASSERT_TRUE((*writer)->WriteHeader(header).ok());
-    RecordBatch batch;
-    KernelRecord k;
-    k.name_id = strings.Intern("_Z4gemmv");
-    k.start_ns = 200000;
-    k.end_ns = 300000;
-    k.correlation_id = 2;
-    batch.kernels.push_back(k);
-    ASSERT_TRUE((*writer)->WriteBatch(batch, strings).ok());
-    CounterBatchInfo c;
-    c.scope = "kernel";
-    for (const char* name : {m::kSmThroughputPct, m::kMemoryThroughputPct, m::kGpuTimeDuration})
-      c.metric_name_ids.push_back(strings.Intern(name));
-    auto sample = [&](const char* kernel, uint64_t corr, std::vector<double> values) {
-      CounterSampleInfo s;
-      s.correlation_id = corr;
-      s.kernel_name_id = strings.Intern(kernel);
-      s.passes = 1;
-      s.values = std::move(values);
-      c.samples.push_back(s);
-    };
-    sample("_Z4gemmv", 1, {80, 30, 100000});
-    sample("_Z4copyv", 3, {10, 70, 40000});
-    sample("_Z4copyv", 4, {12, 72, 60000});
-    ASSERT_TRUE((*writer)->WriteCounters(c, strings).ok());
-    ASSERT_TRUE((*writer)->WriteEnd(EndInfo{}).ok());
-    ASSERT_TRUE((*writer)->Close().ok());
-  }
+  std::string path = WriteUntimedTrace();
   json j = RunJson({"kernels", path, "--format", "json"});
   ASSERT_EQ(j["kernels"].size(), 2u) << j.dump();
   // The timed row comes first, as it is; the counted-only row after it.
@@ -218,6 +224,67 @@ TEST_F(CliMetricsTest, KernelsCountedEveryLaunchAreTimedByTheirCounters) {
   EXPECT_EQ(d["kernels"][1]["name"], "copy()");
   EXPECT_EQ(d["kernels"][1]["bound"], "memory-bound");
   EXPECT_EQ(d["kernels"][1]["evidence"]["counted"], 2);
+}
+
+// Counted launches are launches in every report (issue 19 point 5): the
+// same trace through summary, diff, export csv, OpenMetrics and overlap.
+// Known: gemm() 1 timed launch (100 us) + 1 counted; copy() 2 counted
+// launches of 40 and 60 us (gpu__time_duration), none timed.
+TEST_F(CliMetricsTest, CountedLaunchesAreInEveryReport) {
+  const std::string path = WriteUntimedTrace();
+  json s = RunJson({"summary", path, "--format", "json"});
+  EXPECT_EQ(s["kernel_count"], 3);  // gemm's timed launch and copy's two
+  EXPECT_EQ(s["kernel_counted_only"], 2);
+  EXPECT_EQ(s["kernel_total_ns"], 200000);
+  EXPECT_EQ(s["counted_untimed"], 3);  // gemm's counted launch too: not on the timeline
+  ASSERT_EQ(s["kernels"].size(), 2u) << s.dump();
+  EXPECT_EQ(s["kernels"][1]["name"], "copy()");
+  EXPECT_EQ(s["kernels"][1]["count"], 2);
+  EXPECT_EQ(s["kernels"][1]["timed_by"], "counters");
+  // The device's busy time is gemm's timed launch only.
+  EXPECT_EQ(s["devices"][0]["busy_ns"], 100000);
+
+  testing::CliResult table = RunCli({"summary", path});
+  EXPECT_NE(table.out.find("3 instances (2 [counted])"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("note: 3 kernel launches were counted"), std::string::npos);
+
+  json d = RunJson({"diff", path, path, "--format", "json"});
+  ASSERT_EQ(d["kernels"].size(), 2u) << d.dump();
+  for (const json& k : d["kernels"]) {
+    if (k["name"] != "copy()") continue;
+    EXPECT_EQ(k["count_a"], 2);
+    EXPECT_EQ(k["total_ns_b"], 100000);
+    EXPECT_EQ(k["timed_by"], "counters");
+  }
+
+  const std::string csv_dir = dir_ + "/csv";
+  testing::CliResult e = RunCli({"export", "--format", "csv", "-o", csv_dir, path});
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  EXPECT_NE(e.out.find("3 counted launches"), std::string::npos) << e.out;
+  std::istringstream rows(Slurp(csv_dir + "/kernels.csv"));
+  std::string line;
+  std::getline(rows, line);
+  EXPECT_EQ(line.substr(line.rfind(',') + 1), "counted");
+  std::map<std::string, std::vector<std::string>> durations;  // name -> duration_ns, counted
+  while (std::getline(rows, line)) {
+    std::vector<std::string> f;
+    std::stringstream cells(line);
+    for (std::string cell; std::getline(cells, cell, ',');) f.push_back(cell);
+    ASSERT_EQ(f.size(), 25u) << line;
+    durations[f[8]].push_back(f[7] + "/" + f[24]);
+  }
+  EXPECT_EQ(durations["gemm()"], (std::vector<std::string>{"100000/0", "100000/1"}));
+  EXPECT_EQ(durations["copy()"], (std::vector<std::string>{"40000/1", "60000/1"}));
+
+  testing::CliResult om = RunCli({"summary", "--format", "openmetrics", path});
+  ASSERT_EQ(om.exit_code, 0) << om.err;
+  EXPECT_NE(om.out.find("cutrace_kernel_calls_total{name=\"copy()\",device=\"0\"} 2"),
+            std::string::npos) << om.out;
+  EXPECT_NE(om.out.find("cutrace_kernel_seconds_total{name=\"copy()\",device=\"0\"} 0.0001\n"),
+            std::string::npos) << om.out;
+
+  json o = RunJson({"overlap", path, "--format", "json"});
+  EXPECT_EQ(o["counted_untimed"], 3);
 }
 
 // examples/known_work-counters.trace: recorded on the H200 by tests/gpu/counters.py,
