@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/duration_stats.h"
 #include "analysis/trace_set.h"
 
 namespace cutrace::analysis {
@@ -20,6 +21,7 @@ struct ApiStats {
   uint64_t min_ns = 0;
   uint64_t max_ns = 0;
   uint64_t errors = 0;
+  Spread spread;  // with ReportParts::spread
 };
 
 struct ApiReport {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/duration_stats.h"
 #include "analysis/trace_set.h"
 
 namespace cutrace::analysis {
@@ -19,6 +20,7 @@ struct CopyStats {
   uint64_t total_ns = 0;
   double gbps = 0;
   uint64_t pageable_count = 0;  // copies with a pageable end (always 0 for memset)
+  Spread spread;  // of the durations, with ReportParts::spread
 };
 
 struct CopyReport {

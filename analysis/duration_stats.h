@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <span>
 
 #include "collector/sat_math.h"
@@ -44,6 +45,14 @@ struct DurationTotals {
     if (total_ns == kSaturated) return std::numeric_limits<double>::infinity();
     return count ? static_cast<double>(total_ns) / static_cast<double>(count) : 0.0;
   }
+};
+
+// The median and the spread of a group, where they are known: the reports
+// that ask for them (ReportParts::spread) fill them; a group that summary-mode
+// aggregates without a histogram fed has none.
+struct Spread {
+  std::optional<uint64_t> p50_ns;
+  std::optional<double> stddev_ns;
 };
 
 // Nearest-rank percentile (see above); reorders `values` (nth_element).

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/duration_stats.h"
 #include "analysis/trace_set.h"
 
 namespace cutrace::analysis {
@@ -33,6 +34,7 @@ struct NvtxRow {
   uint64_t gpu_total_ns = 0;   // sum of the ranges' projections
   uint64_t gpu_ops = 0;        // GPU operations launched inside the ranges
   uint64_t gpu_ranges = 0;     // ranges that launched any GPU work
+  Spread cpu_spread;           // of the CPU durations, with ReportParts::spread
 };
 
 struct NvtxReport {

@@ -14,6 +14,13 @@ namespace {
 
 constexpr size_t kMemsetRow = kCopyKindCount;
 
+// A row's median and spread, when its distribution saw every instance the
+// row counts (summary-mode copies carry no durations to see).
+Spread SpreadOf(const DurationDistribution& d, uint64_t count) {
+  if (count == 0 || d.totals().count != count) return {};
+  return Spread{d.Percentile(50), d.Stddev()};
+}
+
 }  // namespace
 
 ReportEngine::ReportEngine(const ReportParts& parts, const GapOptions& gaps,
@@ -23,6 +30,7 @@ ReportEngine::ReportEngine(const ReportParts& parts, const GapOptions& gaps,
       clip_(window_->active ? window_.get() : nullptr),
       ordered_(parts.timeline || parts.nvtx),
       copy_rows_(kCopyKindCount + 1),
+      copy_spread_(parts.spread ? kCopyKindCount + 1 : 0),
       sweep_(gaps),
       projector_([this](const TimedItem& range, const GpuProjection& p) {
         NvtxRow& row = nvtx_rows_[range.b];
@@ -201,6 +209,7 @@ CopyReport ReportEngine::Copies() const {
     CopyStats s = copy_rows_[row];
     if (s.count == 0) continue;
     s.kind = row == kMemsetRow ? "memset" : CopyKindName(static_cast<CopyKind>(row));
+    if (parts_.spread) s.spread = SpreadOf(copy_spread_[row], s.count);
     s.gbps = s.total_ns ? static_cast<double>(s.bytes) / static_cast<double>(s.total_ns) : 0.0;
     report.copies.push_back(std::move(s));
   }
@@ -223,6 +232,7 @@ ApiReport ReportEngine::Api(size_t top) const {
     s.avg_ns = t.avg();
     s.min_ns = t.min();
     s.max_ns = t.max_ns;
+    if (parts_.spread) s.spread = SpreadOf(api_spread_[slot], t.count);
     SatAccumulate(&report.call_count, t.count);
     SatAccumulate(&report.total_ns, t.total_ns);
   }
@@ -246,6 +256,7 @@ NvtxReport ReportEngine::Nvtx(size_t top) const {
     rows[slot].cpu_avg_ns = cpu.avg();
     rows[slot].cpu_min_ns = cpu.min();
     rows[slot].cpu_max_ns = cpu.max_ns;
+    if (parts_.spread) rows[slot].cpu_spread = SpreadOf(nvtx_spread_[slot], cpu.count);
   }
   auto key = [](const NvtxRow& row) { return row.gpu_range ? row.gpu_total_ns : row.cpu_total_ns; };
   std::sort(rows.begin(), rows.end(), [&](const NvtxRow& a, const NvtxRow& b) {

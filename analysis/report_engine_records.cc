@@ -177,6 +177,7 @@ void ReportEngine::OnKernels(std::span<const KernelRecord> r) {
     SatAccumulate(&s.bytes, m.bytes);
     SatAccumulate(&s.total_ns, end - m.start_ns);
     if (m.pageable()) ++s.pageable_count;
+    if (parts_.spread) copy_spread_[row].Add(end - m.start_ns);
   }
   if (cur_ordered_) {
     if (copy_label_[row] == UINT32_MAX)
@@ -200,6 +201,7 @@ void ReportEngine::OnKernels(std::span<const KernelRecord> r) {
     ++s.count;
     SatAccumulate(&s.bytes, m.bytes);
     SatAccumulate(&s.total_ns, end - m.start_ns);
+    if (parts_.spread) copy_spread_[kMemsetRow].Add(end - m.start_ns);
   }
   if (cur_ordered_) {
     if (memset_label_ == UINT32_MAX)
@@ -226,6 +228,7 @@ void ReportEngine::OnKernels(std::span<const KernelRecord> r) {
     SatAccumulate(&nvtx_rows_[slot].gpu_total_ns, end - range.start_ns);
   } else {
     nvtx_cpu_[slot].Add(end - range.start_ns);
+    if (parts_.spread) nvtx_spread_[slot].Add(end - range.start_ns);
     if (cur_file_ < UINT16_MAX && range.kind != RangeKind::kMark)
       order_.Stage(TimedItem{range.start_ns, end, 0, ThreadSlot(f, range.thread_id), slot,
                              f.ranges, static_cast<uint16_t>(cur_file_), TimedItem::kRange, 0});
@@ -245,6 +248,7 @@ uint32_t ReportEngine::NvtxSlot(uint32_t name_id, uint32_t domain_id, uint32_t d
   if (slot >= nvtx_rows_.size()) {
     nvtx_rows_.resize(slot + 1);
     nvtx_cpu_.resize(slot + 1);
+    if (parts_.spread) nvtx_spread_.resize(slot + 1);
     NvtxRow& row = nvtx_rows_[slot];
     row.domain = DomainName(t, domain_id);
     row.name = t.strings.Display(name_id);
@@ -270,6 +274,7 @@ uint32_t ReportEngine::NewApiSlot(FileState& f, uint32_t name_id, ApiDomain doma
   if (slot >= api_rows_.size()) {
     api_rows_.resize(slot + 1);
     api_totals_.resize(slot + 1);
+    if (parts_.spread) api_spread_.resize(slot + 1);
     ApiStats& row = api_rows_[slot];
     row.name = t.strings.Display(name_id);
     row.domain = ApiDomainName(domain);
@@ -292,7 +297,7 @@ void ReportEngine::OnApiCalls(std::span<const ApiRecord> r) {
   uint64_t first = f.counts.first_ns, last = f.counts.last_ns;
   // Which calls the sweeps need: all of them for the timeline, those
   // with a correlation id for the NVTX projection.
-  const bool timeline = parts_.timeline, nvtx = parts_.nvtx;
+  const bool timeline = parts_.timeline, nvtx = parts_.nvtx, spread = parts_.spread;
   const uint16_t file = static_cast<uint16_t>(cur_file_);
   TimedItem* out = ordered ? order_.Reserve(r.size()) : nullptr;
   // After Reserve(), which may move the staged events (RunBegin() is valid
@@ -323,6 +328,7 @@ void ReportEngine::OnApiCalls(std::span<const ApiRecord> r) {
     last = std::max(last, end);
     if (api && (clip_ == nullptr || clip_->Contains(call.start_ns))) {
       totals[slot].Add(end - call.start_ns);
+      if (spread) api_spread_[slot].Add(end - call.start_ns);
       if (call.return_code != 0) ++rows[slot].errors;
     }
     if (ordered) {

@@ -72,7 +72,9 @@ void ReportEngine::AddSummary(const SummaryInfo& s) {
         SatAccumulate(&row.count, r.durations.count);
         SatAccumulate(&row.gpu_total_ns, r.durations.total_ns);
       } else {
-        nvtx_cpu_[&row - nvtx_rows_.data()].Add(TotalsOf(r.durations));
+        const size_t slot = static_cast<size_t>(&row - nvtx_rows_.data());
+        nvtx_cpu_[slot].Add(TotalsOf(r.durations));
+        if (parts_.spread) nvtx_spread_[slot].Merge(r.durations);
       }
     }
   }
@@ -80,6 +82,7 @@ void ReportEngine::AddSummary(const SummaryInfo& s) {
     for (const ApiSummaryInfo& a : s.api_calls) {
       const uint32_t slot = NewApiSlot(f, a.name_id, a.domain);
       api_totals_[slot].Add(TotalsOf(a.durations));
+      if (parts_.spread) api_spread_[slot].Merge(a.durations);
       api_rows_[slot].errors += a.errors;
     }
   }

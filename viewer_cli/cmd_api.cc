@@ -14,7 +14,7 @@ const CommandRegistration kRegistration(
          .help = "CUDA API calls: count, time, errors",
          .json_key = "api_calls",
          .top_help = "Show only the first N calls (0: all)",
-         .parts = {.api = true},
+         .parts = {.api = true, .spread = true},
          .gaps = {},
          .from_engine = [](analysis::ReportEngine& engine, size_t top) { return engine.Api(top); },
          .to_json = [](const analysis::ApiReport& report) { return ApiJson(report); },

@@ -14,7 +14,7 @@ const CommandRegistration kRegistration(
          .help = "Copies by kind: count, bytes, time, throughput",
          .json_key = "copies",
          .top_help = "",
-         .parts = {.copies = true},
+         .parts = {.copies = true, .spread = true},
          .gaps = {},
          .from_engine = [](analysis::ReportEngine& engine, size_t) { return engine.Copies(); },
          .to_json = [](const analysis::CopyReport& report) { return CopiesJson(report); },

@@ -15,7 +15,7 @@ const CommandRegistration kRegistration(
          .help = "NVTX ranges: CPU time and GPU projection",
          .json_key = "ranges",
          .top_help = "Show only the first N rows (0: all)",
-         .parts = {.nvtx = true},
+         .parts = {.nvtx = true, .spread = true},
          .gaps = {},
          .from_engine = [](analysis::ReportEngine& engine, size_t top) { return engine.Nvtx(top); },
          .to_json = [](const analysis::NvtxReport& report) { return RangesJson(report); },

@@ -71,6 +71,35 @@ double Share(uint64_t part, uint64_t whole) {
   return whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
 }
 
+// Med and StdDev (nsys's columns) for the rows that have them: a report
+// computed with ReportParts::spread; others leave the columns out.
+template <typename Rows, typename Get>
+bool AnySpread(const Rows& rows, Get get) {
+  for (const auto& r : rows)
+    if (get(r).p50_ns) return true;
+  return false;
+}
+// The two columns at `at`, headed `med`/`stddev` (CSV: `key`p50_ns,
+// `key`stddev_ns), and a row's two cells there ("-" where unknown).
+void InsertSpreadColumns(TableSection& t, const Cells& c, size_t at, const char* med,
+                         const char* stddev, const std::string& key) {
+  t.headers.insert(t.headers.begin() + static_cast<long>(at),
+                   {c.Header(med, (key + "p50_ns").c_str()), c.Header(stddev, (key + "stddev_ns").c_str())});
+  t.right.insert(t.right.begin() + static_cast<long>(at), {true, true});
+}
+void InsertSpreadCells(std::vector<std::string>& row, size_t at, const analysis::Spread& s,
+                       const Cells& c) {
+  const std::string none = c.human() ? "-" : "";
+  row.insert(row.begin() + static_cast<long>(at),
+             {s.p50_ns ? c.Duration(*s.p50_ns) : none,
+              s.stddev_ns ? c.Duration(*s.stddev_ns) : none});
+}
+void PutSpread(json& row, const analysis::Spread& s, const char* prefix) {
+  if (!s.p50_ns) return;
+  row[std::string(prefix) + "p50_ns"] = *s.p50_ns;
+  row[std::string(prefix) + "stddev_ns"] = RoundNs(*s.stddev_ns);
+}
+
 uint64_t CopyTime(const analysis::CopyReport& report) {
   uint64_t total = 0;
   for (const analysis::CopyStats& s : report.copies) total = SatAdd(total, s.total_ns);
@@ -90,6 +119,7 @@ json CopiesJson(const analysis::CopyReport& report) {
                       {"total_ns", s.total_ns},
                       {"gbps", s.gbps},
                       {"pageable_count", s.pageable_count}});
+  for (size_t i = 0; i < report.copies.size(); ++i) PutSpread(copies[i], report.copies[i].spread, "");
   return copies;
 }
 
@@ -103,11 +133,17 @@ TableSection CopiesTable(const analysis::CopyReport& report, Format format) {
   t.right = {true, false, true, true, true, true, true};
   t.empty_note = "no copies or memsets";
   const uint64_t whole = CopyTime(report);
-  for (const analysis::CopyStats& s : report.copies)
-    t.rows.push_back({c.Percent(Share(s.total_ns, whole)), s.kind, c.Count(s.count),
-                      c.Bytes(s.bytes), c.Duration(s.total_ns),
-                      c.human() ? c.Real(s.gbps, 2) + " GB/s" : c.Real(s.gbps, 6),
-                      c.Count(s.pageable_count)});
+  const bool spread =
+      AnySpread(report.copies, [](const analysis::CopyStats& s) { return s.spread; });
+  if (spread) InsertSpreadColumns(t, c, 6, "Med", "StdDev", "");  // before Pageable
+  for (const analysis::CopyStats& s : report.copies) {
+    std::vector<std::string> row = {c.Percent(Share(s.total_ns, whole)), s.kind, c.Count(s.count),
+                                    c.Bytes(s.bytes), c.Duration(s.total_ns),
+                                    c.human() ? c.Real(s.gbps, 2) + " GB/s" : c.Real(s.gbps, 6),
+                                    c.Count(s.pageable_count)};
+    if (spread) InsertSpreadCells(row, 6, s.spread, c);
+    t.rows.push_back(std::move(row));
+  }
   return t;
 }
 
@@ -259,18 +295,34 @@ json RangesJson(const analysis::NvtxReport& report) {
                       {"gpu_total_ns", r.gpu_total_ns},
                       {"gpu_ops", r.gpu_ops},
                       {"gpu_ranges", r.gpu_ranges}});
+  // Time(%): each CPU row's share of all CPU rows' time, as nsys's nvtx_sum.
+  uint64_t cpu_all = 0;
+  for (const analysis::NvtxRow& r : report.ranges)
+    if (!r.gpu_range) SatAccumulate(&cpu_all, r.cpu_total_ns);
+  for (size_t i = 0; i < report.ranges.size(); ++i) {
+    const analysis::NvtxRow& r = report.ranges[i];
+    if (!r.gpu_range) ranges[i]["cpu_pct"] = Share(r.cpu_total_ns, cpu_all);
+    PutSpread(ranges[i], r.cpu_spread, "cpu_");
+  }
   return ranges;
 }
 
 TableSection RangesTable(const analysis::NvtxReport& report, Format format) {
   Cells c(format);
   TableSection t;
-  t.headers = {c.Header("CPU total", "cpu_total_ns"), c.Header("Count", "count"),
+  t.headers = {c.Header("Time(%)", "cpu_pct"),
+               c.Header("CPU total", "cpu_total_ns"), c.Header("Count", "count"),
                c.Header("CPU avg", "cpu_avg_ns"),     c.Header("CPU min", "cpu_min_ns"),
                c.Header("CPU max", "cpu_max_ns"),     c.Header("GPU total", "gpu_total_ns"),
                c.Header("GPU ops", "gpu_ops"),        c.Header("Depth", "depth"),
                c.Header("Domain", "domain"),          c.Header("Name", "name")};
-  t.right = {true, true, true, true, true, true, true, true, false, false};
+  t.right = {true, true, true, true, true, true, true, true, true, false, false};
+  const bool spread =
+      AnySpread(report.ranges, [](const analysis::NvtxRow& r) { return r.cpu_spread; });
+  if (spread) InsertSpreadColumns(t, c, 6, "CPU med", "CPU stddev", "cpu_");  // after CPU max
+  uint64_t cpu_all = 0;
+  for (const analysis::NvtxRow& r : report.ranges)
+    if (!r.gpu_range) SatAccumulate(&cpu_all, r.cpu_total_ns);
   if (!c.human()) {
     t.headers.push_back("gpu_range");
     t.right.push_back(false);
@@ -281,11 +333,14 @@ TableSection RangesTable(const analysis::NvtxReport& report, Format format) {
     auto cpu = [&](uint64_t ns) { return r.gpu_range && c.human() ? "-" : c.Duration(ns); };
     std::string name = r.name;
     if (r.gpu_range && c.human()) name += " [gpu]";
-    std::vector<std::string> row = {cpu(r.cpu_total_ns),  c.Count(r.count),
+    const std::string none = c.human() ? "-" : "";
+    std::vector<std::string> row = {r.gpu_range ? none : c.Percent(Share(r.cpu_total_ns, cpu_all)),
+                                    cpu(r.cpu_total_ns),  c.Count(r.count),
                                     r.gpu_range && c.human() ? "-" : c.Duration(r.cpu_avg_ns),
                                     cpu(r.cpu_min_ns),    cpu(r.cpu_max_ns),
                                     c.Duration(r.gpu_total_ns), c.Count(r.gpu_ops),
                                     c.Count(r.depth),     r.domain, name};
+    if (spread) InsertSpreadCells(row, 6, r.cpu_spread, c);
     if (!c.human()) row.push_back(r.gpu_range ? "true" : "false");
     t.rows.push_back(std::move(row));
   }
@@ -304,6 +359,7 @@ json ApiJson(const analysis::ApiReport& report) {
                      {"min_ns", a.min_ns},
                      {"max_ns", a.max_ns},
                      {"errors", a.errors}});
+  for (size_t i = 0; i < report.api_calls.size(); ++i) PutSpread(calls[i], report.api_calls[i].spread, "");
   return calls;
 }
 
@@ -317,11 +373,17 @@ TableSection ApiTable(const analysis::ApiReport& report, Format format) {
                c.Header("Name", "name")};
   t.right = {true, true, true, true, true, true, true, false, false};
   t.empty_note = "no API calls";
-  for (const analysis::ApiStats& a : report.api_calls)
-    t.rows.push_back({c.Percent(Share(a.total_ns, report.total_ns)), c.Duration(a.total_ns),
-                      c.Count(a.count), c.Duration(a.avg_ns),
-                      c.Duration(a.min_ns), c.Duration(a.max_ns), c.Count(a.errors), a.domain,
-                      a.name});
+  const bool spread =
+      AnySpread(report.api_calls, [](const analysis::ApiStats& a) { return a.spread; });
+  if (spread) InsertSpreadColumns(t, c, 4, "Med", "StdDev", "");  // after Avg, as nsys
+  for (const analysis::ApiStats& a : report.api_calls) {
+    std::vector<std::string> row = {c.Percent(Share(a.total_ns, report.total_ns)),
+                                    c.Duration(a.total_ns), c.Count(a.count), c.Duration(a.avg_ns),
+                                    c.Duration(a.min_ns), c.Duration(a.max_ns), c.Count(a.errors),
+                                    a.domain, a.name};
+    if (spread) InsertSpreadCells(row, 4, a.spread, c);
+    t.rows.push_back(std::move(row));
+  }
   return t;
 }
 

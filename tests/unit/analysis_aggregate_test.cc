@@ -1,11 +1,15 @@
 // Reports over two files: same device ids share one timeline; kernels pool
 // by name although each file interned it under another id.
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include "analysis/api_stats.h"
 #include "analysis/copy_stats.h"
 #include "analysis/device_timeline.h"
 #include "analysis/kernel_stats.h"
+#include "analysis/nvtx_stats.h"
+#include "analysis/report_engine.h"
 #include "analysis/summary.h"
 #include "tests/unit/analysis_trace_builder.h"
 
@@ -112,6 +116,46 @@ TEST(AggregateTest, DroppedAndInvalidRecordsAreWarnings) {
   ASSERT_EQ(o.warnings.size(), 2u);
   EXPECT_NE(o.warnings[0].find("5 records dropped"), std::string::npos);
   EXPECT_NE(o.warnings[1].find("kernel/inverted: 4"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cutrace::analysis
+
+namespace cutrace::analysis {
+namespace {
+
+// Issue 23: Med and StdDev (nsys's columns) for API calls, copies and NVTX
+// CPU rows when a report asks for them (ReportParts::spread), nearest-rank
+// median and population standard deviation, computed here by hand.
+TEST(AggregateTest, SpreadOfApiCopiesAndRanges) {
+  cutrace::testing::TraceBuilder t;
+  t.Api("cudaMalloc", 0, 10, 1, 0);     // 10 ns
+  t.Api("cudaMalloc", 100, 120, 1, 0);  // 20
+  t.Api("cudaMalloc", 200, 260, 1, 0);  // 60: mean 30, deviations -20 -10 30
+  t.Copy(CopyKind::kHtoD, 1000, 1100, 8);  // 100 ns
+  t.Copy(CopyKind::kHtoD, 2000, 2300, 8);  // 300: median (rank 1 of 2) 100, stddev 100
+  for (uint64_t d : {5, 7, 9, 11}) t.Range("step", 10 * d, 10 * d + d, 1, 0);
+  const TraceData* one[] = {t.get()};
+  auto engine = EngineOver(TraceSet(one), {.copies = true, .api = true, .nvtx = true,
+                                           .spread = true});
+  ApiReport api = engine->Api(0);
+  ASSERT_EQ(api.api_calls.size(), 1u);
+  EXPECT_EQ(api.api_calls[0].spread.p50_ns, 20u);
+  EXPECT_NEAR(*api.api_calls[0].spread.stddev_ns, std::sqrt((400.0 + 100 + 900) / 3), 1e-9);
+  CopyReport copies = engine->Copies();
+  ASSERT_EQ(copies.copies.size(), 1u);
+  EXPECT_EQ(copies.copies[0].spread.p50_ns, 100u);
+  EXPECT_NEAR(*copies.copies[0].spread.stddev_ns, 100.0, 1e-9);
+  NvtxReport nvtx = engine->Nvtx(0);
+  ASSERT_EQ(nvtx.ranges.size(), 1u);
+  EXPECT_EQ(nvtx.ranges[0].cpu_spread.p50_ns, 7u);  // rank 2 of {5, 7, 9, 11}
+  EXPECT_NEAR(*nvtx.ranges[0].cpu_spread.stddev_ns, std::sqrt(5.0), 1e-9);
+
+  // Without the part (summary), nothing is kept or shown.
+  auto plain = EngineOver(TraceSet(one), {.copies = true, .api = true, .nvtx = true});
+  EXPECT_FALSE(plain->Api(0).api_calls[0].spread.p50_ns.has_value());
+  EXPECT_FALSE(plain->Copies().copies[0].spread.stddev_ns.has_value());
+  EXPECT_FALSE(plain->Nvtx(0).ranges[0].cpu_spread.p50_ns.has_value());
 }
 
 }  // namespace

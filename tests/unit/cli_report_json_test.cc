@@ -201,7 +201,10 @@ TEST_F(CliReportTest, MemcpyJsonShape) {
   ASSERT_EQ(j["copies"].size(), 2u);
   const json& c = j["copies"][0];
   EXPECT_EQ(Keys(c),
-            (Keyset{"kind", "pct", "count", "bytes", "total_ns", "gbps", "pageable_count"}));
+            (Keyset{"kind", "pct", "count", "bytes", "total_ns", "gbps", "pageable_count", "p50_ns",
+                    "stddev_ns"}));
+  EXPECT_EQ(c["p50_ns"], 100);  // one HtoD copy of 100 ns
+  EXPECT_EQ(c["stddev_ns"], 0);
   // 100 ns of HtoD and 10 ns of memset: 100/110 and 10/110 of the copy time.
   EXPECT_DOUBLE_EQ(c["pct"].get<double>(), 100.0 * 100 / 110);
   EXPECT_DOUBLE_EQ(j["copies"][1]["pct"].get<double>(), 100.0 * 10 / 110);
@@ -291,7 +294,9 @@ TEST_F(CliReportTest, SeveralFilesGiveAggregateAndFiles) {
   EXPECT_NE(table.out.find("== all 2 files =="), std::string::npos);
   Result csv = Run({"memcpy", "--format", "csv", a, b});
   EXPECT_EQ(csv.exit_code, 0);
-  EXPECT_EQ(csv.out.rfind("file,pct,kind,count,bytes,total_ns,gbps,pageable_count\n", 0), 0u)
+  EXPECT_EQ(csv.out.rfind("file,pct,kind,count,bytes,total_ns,gbps,p50_ns,stddev_ns,pageable_count\n",
+                          0),
+            0u)
       << csv.out;
   EXPECT_NE(csv.out.find("\nall,90.909,HtoD,2,8000,200,"), std::string::npos) << csv.out;
 }
