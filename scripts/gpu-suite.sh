@@ -262,7 +262,10 @@ idle_causes() {
 # tests/gpu/capture.py: capture ranges (issue 20): a PyTorch loop's
 # cudaProfilerStart/Stop range holds exactly steps 10-19's kernels, nvtx:step
 # repeat:3 gives 3 chunks of one step each, --delay 2s --duration 1s a 1 s
-# window, a range never reached no trace. Opt-in (~60 s): SUITE_STEPS="capture".
+# window, a range never reached no trace; the captured chunks and continuous
+# mode's windows with CUTRACE_KINDS=kernel,runtime hold every kernel's launch
+# call (issue 20's bug: none) and no idle time of unknown cause.
+# Opt-in (~70 s): SUITE_STEPS="capture".
 capture() {
   section "capture ranges (profiler API, NVTX, delay and duration)"
   local t rc

@@ -216,7 +216,9 @@ CUptiResult Session::HandoverHost::RegisterBufferCallbacks() {
 
 void Session::HandoverHost::KindsBackOn() {
   // Continuous mode turns kinds on at its next window; elsewhere they go on now.
-  if (!s.production_ || s.production_->config().mode != Mode::kContinuous) s.EnableKinds();
+  if (!s.production_ || s.production_->config().mode != Mode::kContinuous) {
+    s.EnableKinds(ApiSwitch::kWholeDomain);
+  }
 }
 
 void Session::HandoverHost::PostWarning(std::string text, std::optional<uint64_t> at) {

@@ -111,7 +111,7 @@ Status Session::Start(std::unique_ptr<CuptiApi> api) {
     EnableProcessKinds();
     window_kinds_on_ = false;
   } else {
-    EnableKinds();
+    EnableKinds(ApiSwitch::kPerCall);  // inside cuInit: CUDA does not run yet
   }
   // --- hardware counters (injection/counters/range_profiler.h): only when
   // CUTRACE_METRICS asks; failures are one line and leave tracing as is.

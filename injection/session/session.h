@@ -143,10 +143,15 @@ class Session {
   // The activity settings of the config (thread ids, per-thread buffers, flush
   // period, latency timestamps): at Start and after every re-attach.
   void ApplyActivitySettings();
-  void EnableKinds();
+  // How API records go on: kPerCall (only the traced calls) works only
+  // before CUDA runs, i.e. at Start; every later switch is kWholeDomain
+  // (activity_kinds.cc says why).
+  enum class ApiSwitch { kPerCall, kWholeDomain };
+  void EnableKinds(ApiSwitch api);
   // DEVICE and CONTEXT only: what describes the process, not its work.
   void EnableProcessKinds();
-  void EnableApiRecords(bool runtime);
+  void EnableApiRecords(bool runtime, ApiSwitch api);
+  void EnableApiDomain(bool runtime);
   void DisableKinds(bool all);
   // Continuous mode's windows turn the kinds on and off (control thread).
   void SetActivity(bool on);

@@ -16,6 +16,12 @@ against truth the program knows or that bare runs establish.
      chunk whose kernels span 1 s +- 50 ms.
   5. `--capture-range nvtx:nosuch`: exit status the program's, no trace
      file, one `cutrace:` line saying the range never opened.
+  6. API records (issue 20's bug: captured chunks held none, so idle-by-cause
+     was all `unknown`): in the cudaProfilerApi chunk and in each nvtx chunk,
+     every kernel has its launch call (an API record of the same correlation
+     id) and no idle time is `unknown`; continuous mode with
+     CUTRACE_KINDS=kernel,runtime on ct_launch_storm: every window's chunk
+     has launch calls for at least 99% of its kernels.
 
   capture.py --cutrace BIN/cutrace --bin-dir BIN --work DIR [--json-out F]
   capture.py --workload plain|profiler|nvtx --steps N   (the PyTorch loop)
@@ -23,6 +29,7 @@ against truth the program knows or that bare runs establish.
 Exit 0 pass, 1 fail, 77 skipped (no GPU or no PyTorch).
 """
 import argparse
+import csv
 import json
 import os
 import subprocess
@@ -105,6 +112,38 @@ def traces(d):
     return sorted(Path(d).glob("*.trace"))
 
 
+def launch_calls(cutrace, trace, work):
+    """(kernels, of them with an API record of their correlation id, API records)."""
+    out = work / (trace.stem + "-csv")
+    subprocess.run(["rm", "-rf", str(out)])
+    r = subprocess.run([cutrace, "export", "--format", "csv", "-o", str(out), str(trace)],
+                       capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        raise RuntimeError(f"cutrace export {trace.name}: {r.stderr.strip()[-300:]}")
+
+    def rows(name):
+        p = out / name
+        return list(csv.DictReader(open(p))) if p.exists() else []
+
+    api = rows("api.csv")
+    calls = {row["correlation"] for row in api}
+    kernels = [row["correlation"] for row in rows("kernels.csv")]
+    return len(kernels), sum(1 for c in kernels if c in calls), len(api)
+
+
+def check_launch_calls(cutrace, trace, work, what, figures):
+    """Issue 20: every kernel of a captured chunk has its launch call, and no
+    idle time of the chunk is `unknown` (the cause needs the launch calls)."""
+    n, matched, api = launch_calls(cutrace, trace, work)
+    figures.setdefault("api_records", {})[trace.name] = api
+    check(f"{what}: API records, every kernel's launch call among them",
+          n > 0 and matched == n, f"{api} API records; {matched} of {n} kernels have their launch call")
+    dev = cli_json(cutrace, "overlap", str(trace))["devices"][0]
+    unknown = dev.get("idle_by_cause_ns", {}).get("unknown", -1)
+    causes = {c: t for c, t in dev.get("idle_by_cause_ns", {}).items() if t}
+    check(f"{what}: no idle time of unknown cause", unknown == 0, f"idle by cause (ns) {causes}")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--cutrace", default=str(HERE.parents[1] / "build" / "bin" / "cutrace"))
@@ -167,6 +206,9 @@ def main():
         check("cudaProfilerApi: info says what opened and closed the chunk",
               "cudaProfilerStart" in opened and "cudaProfilerStop" in info.get("end_reason", ""),
               f"started by {opened!r}, ended by {info.get('end_reason')!r}")
+        check_launch_calls(cutrace, files[0], work, "cudaProfilerApi", figures)
+        print(f"FIGURE capture: cudaProfilerApi chunk {figures['api_records'][files[0].name]} API records",
+              flush=True)
 
     # 3. nvtx:step, repeat:3.
     d = work / "nvtx"
@@ -182,6 +224,7 @@ def main():
               f"{sum(got.values())} kernels; extra {dict(got - per_step)}, missing {dict(per_step - got)}")
         opened = info_of(cutrace, f)["header"].get("chunk_reason", "")
         check(f"nvtx:step repeat:3: {f.name} opened by the step's push", "nvtx push 'step'" in opened, opened)
+        check_launch_calls(cutrace, f, work, f"nvtx:step repeat:3: {f.name}", figures)
 
     # 4. --delay 2s --duration 1s on a launch storm of 4 s.
     d = work / "timed"
@@ -208,6 +251,29 @@ def main():
     check("never opened: exit 0, no trace, one line saying so",
           r.returncode == 0 and not traces(d) and len(lines) == 1 and "'nosuch'" in lines[0],
           f"exit {r.returncode}, files {[f.name for f in traces(d)]}, stderr {r.stderr.strip()[-300:]!r}")
+
+    # 6. Continuous mode's windows with API records asked for: the same
+    # switching (Session::SetActivity) as a capture range's.
+    d = work / "continuous-api"
+    d.mkdir(parents=True, exist_ok=True)
+    env = v.clean_env()
+    env.update({"CUTRACE_MODE": "continuous", "CUTRACE_WINDOW": "200ms", "CUTRACE_PERIOD": "700ms",
+                "CUTRACE_KINDS": "kernel,runtime"})
+    r = subprocess.run([cutrace, "run", "--output", str(d) + "/", "--no-summary", "--", storm, "--n", "1000",
+                        "--min-ms", "2500"], capture_output=True, text=True, timeout=120, env=env)
+    windows = []
+    for f in traces(d):
+        n, matched, api = launch_calls(cutrace, f, work)
+        if n > 0:
+            windows.append((f.name, n, matched, api))
+    figures["continuous_api_windows"] = [list(w) for w in windows]
+    print(f"FIGURE capture: continuous CUTRACE_KINDS=kernel,runtime windows (file, kernels, with launch "
+          f"call, API records) {windows}", flush=True)
+    check("continuous, CUTRACE_KINDS=kernel,runtime: exit 0, at least 2 windows with kernels",
+          r.returncode == 0 and len(windows) >= 2, f"exit {r.returncode}, {windows}; {r.stderr.strip()[-300:]}")
+    for name, n, matched, api in windows:
+        check(f"continuous, CUTRACE_KINDS=kernel,runtime: {name} has launch calls for >= 99% of its kernels",
+              matched >= 0.99 * n, f"{matched} of {n} kernels, {api} API records")
     return finish(figures, args.json_out)
 
 

@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "collector/trace_loader.h"
@@ -78,6 +79,8 @@ class CaptureSessionTest : public InjectionSessionTest {
   struct Chunk {
     std::string file;
     std::vector<std::string> kernels;
+    std::vector<uint32_t> kernel_correlations;
+    std::vector<std::pair<std::string, uint32_t>> api_calls;  // name, correlation id
     std::string opened_by;
     std::string closed_by;
   };
@@ -89,7 +92,11 @@ class CaptureSessionTest : public InjectionSessionTest {
       if (!t.ok()) continue;
       Chunk c;
       c.file = f;
-      for (const auto& k : t->records.kernels) c.kernels.push_back(t->strings.Display(k.name_id));
+      for (const auto& k : t->records.kernels) {
+        c.kernels.push_back(t->strings.Display(k.name_id));
+        c.kernel_correlations.push_back(k.correlation_id);
+      }
+      for (const auto& a : t->records.api_calls) c.api_calls.emplace_back(t->strings.Display(a.name_id), a.correlation_id);
       c.opened_by = t->header.chunk_reason();
       c.closed_by = t->end ? t->end->reason() : "(cut short)";
       chunks.push_back(std::move(c));
@@ -127,6 +134,42 @@ TEST_F(CaptureSessionTest, ProfilerApiRangeIsItsOwnChunk) {
   EXPECT_TRUE(Has(chunks[0].closed_by, "capture-range: cudaProfilerStop on thread")) << chunks[0].closed_by;
 }
 
+// Issue 20: a captured chunk held its kernels and no API record. The range
+// opens once CUDA runs, where CUPTI 13 takes per-call API enables and
+// records nothing (FakeCupti::cuda_running): the API calls must go on so
+// that they record, and off again at the range's end.
+TEST_F(CaptureSessionTest, ProfilerApiRangeRecordsTheLaunchCalls) {
+  ASSERT_TRUE(StartCapturing({{"CUTRACE_CAPTURE_RANGE", "cudaProfilerApi"}}).ok());
+  const uint32_t launch = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
+  const uint32_t get_device = CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020;
+  EXPECT_FALSE(fake_->RecordsApi(CUPTI_ACTIVITY_KIND_RUNTIME, launch));
+  EXPECT_FALSE(fake_->RecordsApi(CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel));
+  ProfilerStart();
+  EXPECT_TRUE(fake_->RecordsApi(CUPTI_ACTIVITY_KIND_RUNTIME, launch));
+  EXPECT_TRUE(fake_->RecordsApi(CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel));
+  // What CUPTI hands over at the range's end: the launch call and its
+  // kernel (correlation 7), and a call cutrace does not record (8).
+  auto delivered = std::make_shared<bool>(false);
+  fake_->on_flush = [this, launch, get_device, delivered] {
+    if (std::exchange(*delivered, true)) return;
+    DeliverBuffer([&](BufferWriter& w) {
+      w.Add(Api(CUPTI_ACTIVITY_KIND_RUNTIME, launch, 4000, 4100, 7));
+      w.Add(Api(CUPTI_ACTIVITY_KIND_RUNTIME, get_device, 4200, 4210, 8));
+      w.Add(Kernel("inside", 5000, 5100, 7));
+    });
+  };
+  ProfilerStop();
+  EXPECT_FALSE(fake_->RecordsApi(CUPTI_ACTIVITY_KIND_RUNTIME, launch));
+  EXPECT_FALSE(fake_->RecordsApi(CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel));
+  session_->Finalize("exit");
+  std::vector<Chunk> chunks = Chunks();
+  ASSERT_EQ(chunks.size(), 1u);
+  EXPECT_EQ(chunks[0].kernel_correlations, std::vector<uint32_t>{7});
+  ASSERT_EQ(chunks[0].api_calls.size(), 1u);
+  EXPECT_EQ(chunks[0].api_calls[0].second, 7u);
+  EXPECT_TRUE(Has(chunks[0].api_calls[0].first, "cudaLaunchKernel")) << chunks[0].api_calls[0].first;
+}
+
 TEST_F(CaptureSessionTest, NvtxRepeatGivesOneChunkPerOutermostRangeUpToTheLimit) {
   ASSERT_TRUE(StartCapturing({{"CUTRACE_CAPTURE_RANGE", "nvtx:step"}, {"CUTRACE_CAPTURE_RANGE_END", "repeat:3"}}).ok());
   Pop();  // unmatched
@@ -143,6 +186,9 @@ TEST_F(CaptureSessionTest, NvtxRepeatGivesOneChunkPerOutermostRangeUpToTheLimit)
     if (step < 3) {
       EXPECT_TRUE(KernelsOn());
       static const char* const kNames[] = {"k0", "k1", "k2"};
+      // Every range's API calls record, not the first one's only.
+      EXPECT_TRUE(fake_->RecordsApi(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000))
+          << step;
       KernelAtNextFlush(kNames[step], 1000 * (step + 1));
     }
     Pop();

@@ -62,6 +62,12 @@ class FakeCupti : public CuptiApi {
   CUpti_CallbackFunc callback = nullptr;  // the subscriber's
   bool unsubscribed = false;
   bool program_client = false;  // ProgramHasOwnClient()
+  // CUPTI 13.0 as measured on the H200 (issue 20): a per-call API enable
+  // (cuptiActivityEnableRuntimeApi/DriverApi(cbid, 1)) made once CUDA runs
+  // returns CUPTI_SUCCESS and records nothing; one made before (the
+  // session's Start, inside cuInit) records. The fixture sets this after
+  // Start. RecordsApi() says whether a call would give a record.
+  std::atomic<bool> cuda_running{false};
 
   CUptiResult GetVersion(uint32_t* v) override {
     Note("cuptiGetVersion");
@@ -96,6 +102,8 @@ class FakeCupti : public CuptiApi {
     kinds_on_.clear();
     enabled_runtime_cbids.clear();
     enabled_driver_cbids.clear();
+    recording_runtime_cbids_.clear();
+    recording_driver_cbids_.clear();
     requested = nullptr;
     completed = nullptr;
     timestamp_fn = nullptr;
@@ -171,12 +179,14 @@ class FakeCupti : public CuptiApi {
     std::lock_guard<std::mutex> lock(mu_);
     enabled_kinds.push_back(kind);
     kinds_on_.insert(kind);
+    ForgetPerCall(kind);
     return CUPTI_SUCCESS;
   }
   CUptiResult ActivityDisable(CUpti_ActivityKind kind) override {
     Note("cuptiActivityDisable:" + std::to_string(static_cast<int>(kind)));
     std::lock_guard<std::mutex> lock(mu_);
     kinds_on_.erase(kind);
+    ForgetPerCall(kind);
     return CUPTI_SUCCESS;
   }
   CUptiResult ActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable) override {
@@ -185,8 +195,10 @@ class FakeCupti : public CuptiApi {
     std::lock_guard<std::mutex> lock(mu_);
     if (enable) {
       enabled_runtime_cbids.insert(cbid);
+      if (!cuda_running.load()) recording_runtime_cbids_.insert(cbid);
     } else {
       enabled_runtime_cbids.erase(cbid);
+      recording_runtime_cbids_.erase(cbid);
     }
     return CUPTI_SUCCESS;
   }
@@ -196,8 +208,10 @@ class FakeCupti : public CuptiApi {
     std::lock_guard<std::mutex> lock(mu_);
     if (enable) {
       enabled_driver_cbids.insert(cbid);
+      if (!cuda_running.load()) recording_driver_cbids_.insert(cbid);
     } else {
       enabled_driver_cbids.erase(cbid);
+      recording_driver_cbids_.erase(cbid);
     }
     return CUPTI_SUCCESS;
   }
@@ -206,6 +220,14 @@ class FakeCupti : public CuptiApi {
   std::set<CUpti_ActivityKind> KindsOn() {
     std::lock_guard<std::mutex> lock(mu_);
     return kinds_on_;
+  }
+  // Whether a call of `kind` (RUNTIME or DRIVER) with this id gives an
+  // activity record now: its whole kind is on, or its per-call enable took.
+  bool RecordsApi(CUpti_ActivityKind kind, uint32_t cbid) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (kinds_on_.count(kind)) return true;
+    const auto& per_call = kind == CUPTI_ACTIVITY_KIND_RUNTIME ? recording_runtime_cbids_ : recording_driver_cbids_;
+    return per_call.count(cbid) == 1;
   }
   size_t ApiCallsOn() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -291,7 +313,15 @@ class FakeCupti : public CuptiApi {
     }
     calls.push_back(std::move(call));
   }
+  // The kind switched on or off after per-call enables overrides them
+  // (cupti_activity.h); the caller holds mu_.
+  void ForgetPerCall(CUpti_ActivityKind kind) {
+    if (kind == CUPTI_ACTIVITY_KIND_RUNTIME) recording_runtime_cbids_.clear();
+    if (kind == CUPTI_ACTIVITY_KIND_DRIVER) recording_driver_cbids_.clear();
+  }
   mutable std::mutex mu_;
+  std::set<uint32_t> recording_runtime_cbids_;  // per-call enables that record
+  std::set<uint32_t> recording_driver_cbids_;
   bool detached_ = false;
   std::vector<std::string> calls_while_detached_;
   std::set<CUpti_ActivityKind> kinds_on_;

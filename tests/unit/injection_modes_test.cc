@@ -228,6 +228,38 @@ TEST_F(ModesSessionTest, BetweenWindowsOnlyDeviceAndContextRecordsStayOn) {
   session_->Finalize("exit");
 }
 
+// Issue 20: continuous mode with API records asked for (CUTRACE_KINDS with
+// runtime) recorded none in its windows on the H200: every window after
+// the start switched them on per call once CUDA ran, which CUPTI 13 takes
+// and ignores (FakeCupti::cuda_running). Every window must record them.
+TEST_F(ModesSessionTest, ApiCallsRecordInEveryWindow) {
+  ScopedEnv env({{"CUTRACE_MODE", "continuous"}, {"CUTRACE_WINDOW", "150ms"},
+                 {"CUTRACE_PERIOD", "300ms"}});
+  Config config = MakeConfig();
+  config.detach_between_windows = false;
+  config.kinds_given = true;
+  std::string error;
+  config.kinds = *ParseKinds("kernel,runtime,driver", &error);
+  ASSERT_TRUE(StartSession(std::move(config)).ok());
+  const uint32_t launch = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
+  auto wait = [&](bool open) {
+    for (int i = 0; i < 1000; ++i) {
+      if (fake_->KindsOn().count(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) == (open ? 1u : 0u)) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    return false;
+  };
+  for (int window = 2; window <= 3; ++window) {
+    ASSERT_TRUE(wait(/*open=*/false)) << window;
+    EXPECT_FALSE(fake_->RecordsApi(CUPTI_ACTIVITY_KIND_RUNTIME, launch)) << window;
+    ASSERT_TRUE(wait(/*open=*/true)) << window;
+    EXPECT_TRUE(fake_->RecordsApi(CUPTI_ACTIVITY_KIND_RUNTIME, launch)) << "window " << window;
+    EXPECT_TRUE(fake_->RecordsApi(CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel))
+        << "window " << window;
+  }
+  session_->Finalize("exit");
+}
+
 TEST_F(ModesSessionTest, FlightRecorderDumpsOnAbnormalEnd) {
   ScopedEnv env({{"CUTRACE_FLIGHT_RECORDER", "4M"}, {"CUTRACE_MAX_MEMORY", "64M"}});
   ASSERT_TRUE(StartSession(MakeConfig()).ok());

@@ -116,7 +116,10 @@ class InjectionSessionTest : public ::testing::Test {
     session_ = std::make_unique<Session>(std::move(c), [](const char* name) {
       return GetProcessEnv(name);
     });
-    return session_->Start(std::move(fake_owner_));
+    Status started = session_->Start(std::move(fake_owner_));
+    // Start runs inside cuInit; from here on CUDA runs (FakeCupti::cuda_running).
+    if (started.ok() && fake_ != nullptr) fake_->cuda_running = true;
+    return started;
   }
   // A session recording `list` (CUTRACE_KINDS words), started.
   Status StartWithKinds(const char* list) {
