@@ -3,32 +3,6 @@
 
 namespace cutrace::analysis {
 
-const char* CopyKindName(CopyKind kind) {
-  switch (kind) {
-    case CopyKind::kHtoD: return "HtoD";
-    case CopyKind::kDtoH: return "DtoH";
-    case CopyKind::kHtoA: return "HtoA";
-    case CopyKind::kAtoH: return "AtoH";
-    case CopyKind::kAtoA: return "AtoA";
-    case CopyKind::kAtoD: return "AtoD";
-    case CopyKind::kDtoA: return "DtoA";
-    case CopyKind::kDtoD: return "DtoD";
-    case CopyKind::kHtoH: return "HtoH";
-    case CopyKind::kPtoP: return "PtoP";
-    case CopyKind::kUnknown: break;
-  }
-  return "unknown";
-}
-
-const char* ApiDomainName(ApiDomain domain) {
-  switch (domain) {
-    case ApiDomain::kRuntime: return "runtime";
-    case ApiDomain::kDriver: return "driver";
-    case ApiDomain::kOther: break;
-  }
-  return "other";
-}
-
 std::string DomainName(const TraceData& trace, uint32_t domain_id) {
   if (domain_id == 0) return "default";
   return trace.strings.Display(domain_id);

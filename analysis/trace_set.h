@@ -12,6 +12,7 @@
 #include <string>
 
 #include "collector/records.h"
+#include "collector/summary_totals.h"
 #include "collector/trace_data.h"
 
 namespace cutrace::analysis {
@@ -29,14 +30,15 @@ struct OpRef {
 // "kernel:NAME" (demangled), "memcpy:HtoD", or "memset".
 std::string DescribeOp(TraceSet traces, OpRef op);
 
-// "HtoD", "DtoH", ... "unknown": the names docs/json-reports.md lists.
-const char* CopyKindName(CopyKind kind);
+// "HtoD", "DtoH", ... "unknown": the names docs/json-reports.md lists (the
+// collector's, collector/summary_totals.h, which its OpenMetrics uses too).
+inline const char* CopyKindName(CopyKind kind) { return CopyKindLabel(kind); }
 
 // The display name of an NVTX domain: "default" for domain 0.
 std::string DomainName(const TraceData& trace, uint32_t domain_id);
 
 // "runtime", "driver", "other".
-const char* ApiDomainName(ApiDomain domain);
+inline const char* ApiDomainName(ApiDomain domain) { return ApiDomainLabel(domain); }
 
 // Records can come from hostile or imported files; an inverted interval is
 // treated as an instant at its start rather than as a huge unsigned length.

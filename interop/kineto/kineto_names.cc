@@ -3,6 +3,8 @@
 
 #include <utility>
 
+#include "collector/summary_totals.h"
+
 namespace cutrace::interop {
 
 // Kineto spells CUPTI's enums as memcpyKindString()/memoryKindString() do.
@@ -60,21 +62,9 @@ SyncKind ParseSyncName(std::string_view name) {
   return SyncKind::kUnknown;
 }
 
+// Kineto's spelling: the reports' names, "Unknown" capitalised.
 const char* CopyKindText(CopyKind kind) {
-  switch (kind) {
-    case CopyKind::kHtoD: return "HtoD";
-    case CopyKind::kDtoH: return "DtoH";
-    case CopyKind::kHtoA: return "HtoA";
-    case CopyKind::kAtoH: return "AtoH";
-    case CopyKind::kAtoA: return "AtoA";
-    case CopyKind::kAtoD: return "AtoD";
-    case CopyKind::kDtoA: return "DtoA";
-    case CopyKind::kDtoD: return "DtoD";
-    case CopyKind::kHtoH: return "HtoH";
-    case CopyKind::kPtoP: return "PtoP";
-    case CopyKind::kUnknown: break;
-  }
-  return "Unknown";
+  return kind == CopyKind::kUnknown ? "Unknown" : CopyKindLabel(kind);
 }
 
 const char* MemoryKindText(MemoryKind kind) {

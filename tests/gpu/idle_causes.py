@@ -59,7 +59,9 @@ def workload(kind, steps, json_out):
         time.sleep(0.003)  # the host's share: data loading, Python
         loss = torch.nn.functional.cross_entropy(model(x), y)
         opt.zero_grad()
+        torch.cuda.nvtx.range_push("backward")  # its kernels: the autograd thread's
         loss.backward()
+        torch.cuda.nvtx.range_pop()
         opt.step()
         loss.item()  # a host sync each step, as logging the loss does
         torch.cuda.nvtx.range_pop()
@@ -175,6 +177,22 @@ def check_regions(args, failures):
         failures.append(f"mlp: diagnose says {program['bound']}")
     if program["largest_cause"] not in ("host_busy", "host_sync"):
         failures.append(f"mlp: diagnose's largest cause is {program['largest_cause']}")
+    # Point 7: loss.backward()'s kernels are launched by PyTorch's autograd
+    # thread, so the training thread's "backward" range sees few of them
+    # under the default (same-thread) rule, which says so, and all of them
+    # with --nvtx-projection process.
+    def backward_ops(*extra):
+        j = report_json(args.cutrace, "nvtx", *mlp, *extra)
+        rows = [r for r in j["ranges"] if r["name"] == "backward"]
+        return (rows[0]["gpu_ops"] if rows else 0), " ".join(j.get("notes", []))
+    same, notes = backward_ops()
+    process, _ = backward_ops("--nvtx-projection", "process")
+    print(f"FIGURE mlp backward range: {same} GPU ops (own thread), {process} (process)")
+    if process < max(2 * same, args.steps):
+        failures.append(f"mlp: backward range has {process} ops with --nvtx-projection process, "
+                        f"{same} without")
+    if same < process and "--nvtx-projection process" not in notes:
+        failures.append(f"mlp: nvtx does not point at --nvtx-projection process: {notes!r}")
     program = report_json(args.cutrace, "diagnose", *trace_files(out, "gemm"))["program"]
     print(f"FIGURE gemm diagnose: {program['bound']}, busy {program['busy_pct']:.1f}%")
     if program["bound"] != "gpu-bound":
