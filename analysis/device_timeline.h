@@ -5,9 +5,18 @@
 //   span    = last end - first start        busy    = |union of all|
 //   idle    = span - busy                   compute = |union of kernels|
 //   copy    = |union of memcpys and memsets|
-//   overlap = |compute ∩ copy| = compute + copy - busy (inclusion-exclusion,
-//             so no intersection list is built)
+//   overlap = |compute ∩ copy| = compute + copy - |compute ∪ copy|
+//             (inclusion-exclusion, so no intersection list is built)
 //   compute_only = compute - overlap        copy_only = copy - overlap
+//
+// Communication kernels (NCCL/RCCL/NVSHMEM, analysis/comm_kernels.h) are a
+// class of their own, left out of compute:
+//   comm    = |union of communication kernels|
+//   comm_compute_overlap = |comm ∩ compute| (hidden: compute ran meanwhile)
+//   comm_only = comm - comm_compute_overlap (exposed communication)
+//   comm_hidden_pct = 100 * comm_compute_overlap / comm
+// so busy = |compute ∪ copy ∪ comm|, and a device without communication
+// kernels has the figures it always had (comm = 0, |compute ∪ copy| = busy).
 //
 // A gap is a maximal sub-interval of the span covered by no operation; gaps
 // are never sums of per-stream gaps. Over a window (analysis/region.h) the
@@ -39,6 +48,16 @@ struct DeviceOverlap {
   uint64_t compute_only_ns = 0;
   uint64_t copy_only_ns = 0;
   uint64_t ops = 0;  // kernels + memcpys + memsets
+  uint64_t comm_ns = 0;
+  uint64_t comm_only_ns = 0;
+  uint64_t comm_compute_overlap_ns = 0;
+
+  // comm_compute_overlap / comm in percent; 0 without communication.
+  double comm_hidden_pct() const {
+    return comm_ns ? 100.0 * static_cast<double>(comm_compute_overlap_ns) /
+                         static_cast<double>(comm_ns)
+                   : 0.0;
+  }
 };
 
 struct Gap {

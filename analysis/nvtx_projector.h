@@ -122,12 +122,15 @@ class NvtxProjector {
   // Inline, once or twice per event. The sizes are kept beside the vectors:
   // size() divides by the element's size, which costs three instructions
   // more than reading a count.
-  File& FileFor(uint16_t file) {
-    if (file >= file_count_) {
-      files_.resize(file + 1u);
-      file_count_ = files_.size();
-    }
+  // Always inlined, the growth apart: GCC otherwise leaves it out of line
+  // once the release loop it sits in grows (a call per event).
+  [[gnu::always_inline]] File& FileFor(uint16_t file) {
+    if (__builtin_expect(file >= file_count_, 0)) GrowFiles(file);
     return files_[file];
+  }
+  [[gnu::noinline]] void GrowFiles(uint16_t file) {
+    files_.resize(file + 1u);
+    file_count_ = files_.size();
   }
   Thread& ThreadFor(File& f, uint32_t slot) {
     if (slot >= f.thread_count) {

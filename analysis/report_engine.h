@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "analysis/api_stats.h"
+#include "analysis/comm_kernels.h"
 #include "analysis/copy_stats.h"
 #include "analysis/device_timeline.h"
 #include "analysis/duration_sketch.h"
@@ -65,6 +66,9 @@ struct ReportParts {
   // rows (a duration distribution per row, as kernels have: the same
   // 0.4% bound past 1024 instances, analysis/duration_sketch.h).
   bool spread = false;
+  // Which kernels are communication (comm_kernels.h) for the device sweep;
+  // null: the built-in markers.
+  std::shared_ptr<const CommClassifier> comm = nullptr;
 };
 
 // Per-file counts for the overview (summary.h).
@@ -213,7 +217,9 @@ class ReportEngine {
   std::vector<DurationTotals> nvtx_cpu_;
   std::vector<uint8_t> api_roles_;  // ApiRole by API slot
   SlotIndex labels_;  // GPU operation labels for gaps
-  std::vector<uint32_t> kernel_label_;  // by kernel slot; UINT32_MAX: not yet
+  // By kernel slot: its label, and its TimedItem type (OpType::kKernel,
+  // kOpComm) << 32, read at once for each kernel; UINT64_MAX: not yet.
+  std::vector<uint64_t> kernel_item_;
   uint32_t copy_label_[kCopyKindCount] = {UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX,
                                           UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX,
                                           UINT32_MAX, UINT32_MAX, UINT32_MAX};

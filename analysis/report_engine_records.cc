@@ -74,10 +74,20 @@ uint32_t ReportEngine::NewKernelSlot(FileState& f, uint32_t name_id) {
   }
   if (cur_ordered_) {
     // Labels name kernels as DescribeOp() does; one lookup per name.
-    if (slot >= kernel_label_.size()) kernel_label_.resize(slot + 1, UINT32_MAX);
-    if (kernel_label_[slot] == UINT32_MAX)
-      kernel_label_[slot] =
+    if (slot >= kernel_item_.size()) kernel_item_.resize(slot + 1, UINT64_MAX);
+    if (kernel_item_[slot] == UINT64_MAX) {
+      const uint32_t label =
           labels_.Slot(SlotKey{slot, 1}, [&] { return "kernel:" + kernel_slots_.text(slot); });
+      // The one classification of the name for every sweep (comm_kernels.h).
+      const CommClassifier& comm = parts_.comm ? *parts_.comm : *BuiltinComm();
+      const bool is_comm = comm.IsComm(kernel_slots_.text(slot));
+      const uint8_t type = static_cast<uint8_t>(OpType::kKernel) | (is_comm ? kOpComm : 0);
+      if (is_comm) {
+        sweep_.NoteComm();
+        if (second_) second_->NoteComm();
+      }
+      kernel_item_[slot] = label | (uint64_t{type} << 32);
+    }
   }
   return slot;
 }
@@ -109,7 +119,7 @@ void ReportEngine::OnKernels(std::span<const KernelRecord> r) {
   size_t cached = f.kernel_slot.size();
   DurationDistribution* durations = kernel_durations_.data();
   std::vector<uint64_t>* totals = file_totals_.data();
-  const uint32_t* labels = kernel_label_.data();
+  const uint64_t* items = kernel_item_.data();
   constexpr size_t kAhead = 8;
   for (size_t i = 0; i < r.size(); ++i) {
     const KernelRecord& k = r[i];
@@ -128,7 +138,7 @@ void ReportEngine::OnKernels(std::span<const KernelRecord> r) {
       cached = f.kernel_slot.size();
       durations = kernel_durations_.data();
       totals = file_totals_.data();
-      labels = kernel_label_.data();
+      items = kernel_item_.data();
     }
     const uint64_t end = SafeEnd(k.start_ns, k.end_ns);
     const uint64_t duration = end - k.start_ns;
@@ -139,11 +149,11 @@ void ReportEngine::OnKernels(std::span<const KernelRecord> r) {
       totals[slot][file] = SatAdd(totals[slot][file], duration);
     }
     if (ordered) {
-      const uint8_t type =
-          static_cast<uint8_t>(OpType::kKernel) | (k.graph_id != 0 ? kOpGraph : 0);
+      const uint64_t known = items[slot];
+      const uint8_t type = static_cast<uint8_t>(known >> 32) | (k.graph_id != 0 ? kOpGraph : 0);
       const TimedItem item{k.start_ns, end,   k.correlation_id,           k.device_id,
-                           labels[slot], index, static_cast<uint16_t>(file), TimedItem::kGpu,
-                           type};
+                           static_cast<uint32_t>(known), index, static_cast<uint16_t>(file),
+                           TimedItem::kGpu, type};
       TimedItem* p = out++;
       if (sorted && p != run && ItemBefore(item, p[-1])) {
         do {

@@ -142,6 +142,52 @@ void TimelineSweep::List(Device& d, const Gap& gap) {
   }
 }
 
+void TimelineSweep::AddClassed(Device& d, uint64_t s, uint64_t e, uint8_t type) {
+  const bool kernel = (type & kOpTypeMask) == static_cast<uint8_t>(OpType::kKernel);
+  if (!d.comm_seen) {
+    if (!(type & kOpComm)) {
+      d.all.Add(s, e);
+      (kernel ? &d.compute : &d.copy)->Add(s, e);
+      return;
+    }
+    // Every operation so far was compute or copy: the unions that keep
+    // communication apart start as the ones kept until now.
+    d.comm_seen = true;
+    d.compute_copy = d.all;
+    d.compute_comm = d.compute;
+  }
+  d.all.Add(s, e);
+  if (type & kOpComm) {
+    d.comm.Add(s, e);
+    d.compute_comm.Add(s, e);
+  } else if (kernel) {
+    d.compute.Add(s, e);
+    d.compute_copy.Add(s, e);
+    d.compute_comm.Add(s, e);
+  } else {
+    d.copy.Add(s, e);
+    d.compute_copy.Add(s, e);
+  }
+}
+
+void TimelineSweep::OpClassed(const TimedItem& op) { OpAt<true>(op); }
+
+void TimelineSweep::MeasureDevice(const Device& d, DeviceOverlap* o) {
+  o->busy_ns = d.all.Finish();
+  o->idle_ns = o->span_ns - o->busy_ns;
+  o->compute_ns = d.compute.Finish();
+  o->copy_ns = d.copy.Finish();
+  const uint64_t compute_or_copy = d.comm_seen ? d.compute_copy.Finish() : o->busy_ns;
+  o->overlap_ns = o->compute_ns + o->copy_ns - compute_or_copy;
+  o->compute_only_ns = o->compute_ns - o->overlap_ns;
+  o->copy_only_ns = o->copy_ns - o->overlap_ns;
+  if (d.comm_seen) {
+    o->comm_ns = d.comm.Finish();
+    o->comm_compute_overlap_ns = o->compute_ns + o->comm_ns - d.compute_comm.Finish();
+    o->comm_only_ns = o->comm_ns - o->comm_compute_overlap_ns;
+  }
+}
+
 void TimelineSweep::FirstOp(Device& d, const TimedItem& op) {
   d.first = op.start;
   d.reach = op.end;
@@ -184,13 +230,7 @@ TimelineReport TimelineSweep::Finish(std::vector<std::string> labels) {
     o.first_ns = d.first;
     o.last_ns = d.reach;
     o.span_ns = d.reach - d.first;
-    o.busy_ns = d.all.Finish();
-    o.idle_ns = o.span_ns - o.busy_ns;
-    o.compute_ns = d.compute.Finish();
-    o.copy_ns = d.copy.Finish();
-    o.overlap_ns = o.compute_ns + o.copy_ns - o.busy_ns;
-    o.compute_only_ns = o.compute_ns - o.overlap_ns;
-    o.copy_only_ns = o.copy_ns - o.overlap_ns;
+    MeasureDevice(d, &o);
     if (options_.longest > 0) {
       std::sort(d.heap.begin(), d.heap.end(), Longer);
       d.gaps.gaps = std::move(d.heap);

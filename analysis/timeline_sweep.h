@@ -35,6 +35,7 @@ namespace cutrace::analysis {
 inline constexpr uint8_t kOpTypeMask = 3;
 inline constexpr uint8_t kOpPageable = 4;  // a memcpy with a pageable end
 inline constexpr uint8_t kOpGraph = 8;     // launched as part of a CUDA graph
+inline constexpr uint8_t kOpComm = 16;     // a communication kernel (comm_kernels.h)
 
 class TimelineSweep {
  public:
@@ -56,6 +57,12 @@ class TimelineSweep {
   // A GPU operation (a = device, b = label, type = OpType | flags). Inline
   // (below): once per operation, from ReportEngine::Release()'s loop.
   [[gnu::always_inline]] inline void Op(const TimedItem& op);
+  // Some operation still to come is a communication kernel (kOpComm; the
+  // report engine says so as it classifies the name, before the operation
+  // is released): from now on operations take the path that keeps
+  // communication apart. Until then they take the one without it, so a
+  // trace without communication pays one test per operation.
+  void NoteComm() { comm_ = true; }
 
   // The report, devices by id. `labels` are the texts of the items' label
   // ids ("kernel:NAME", "memcpy:HtoD", "memset").
@@ -112,6 +119,11 @@ class TimelineSweep {
     OpRef reach_op;
     uint32_t reach_label = 0;
     UnionMeter all, compute, copy;
+    // From the device's first communication kernel on (comm_seen): comm and
+    // the unions that inclusion-exclusion needs once busy is no longer
+    // |compute ∪ copy| (device_timeline.h), kept by AddClassed().
+    bool comm_seen = false;
+    UnionMeter comm, compute_copy, compute_comm;
     Latest event_syncs;  // this device's event-wait sync records
     DeviceGaps gaps;
     std::vector<Gap> heap;  // the N longest (options_.longest > 0)
@@ -163,6 +175,15 @@ class TimelineSweep {
   static OpRef RefOf(const TimedItem& op) {
     return OpRef{op.index, op.file, static_cast<OpType>(op.type & kOpTypeMask)};
   }
+  // [s, e) of an operation of `type` into the device's unions, keeping
+  // communication apart once the device has had a communication kernel.
+  void AddClassed(Device& d, uint64_t s, uint64_t e, uint8_t type);
+  // Op() after the window test, with or without communication kept apart.
+  template <bool kClassed>
+  [[gnu::always_inline]] inline void OpAt(const TimedItem& op);
+  void OpClassed(const TimedItem& op);  // OpAt<true>, out of line
+  // The device's busy, compute, copy, overlap and comm figures into `o`.
+  static void MeasureDevice(const Device& d, DeviceOverlap* o);
   // The first operation on `d` (out of line: once per device).
   void FirstOp(Device& d, const TimedItem& op);
   // The gap before `op` on `d` (out of line: gaps are few).
@@ -172,12 +193,15 @@ class TimelineSweep {
   void List(Device& d, const Gap& gap);
   // The windowed sweep (analysis/timeline_window.cc).
   void OpWindowed(const TimedItem& op);
+  template <bool kClassed>
+  void OpWindowedAt(const TimedItem& op);
   // The gaps of [from, to) within the window, closed by `op` (null: none).
   void WindowGaps(Device& d, const TimedItem* op, uint64_t from, uint64_t to);
   void FinishWindowed(TimelineReport* report);
 
   GapOptions options_;
   bool windowed_ = false;
+  bool comm_ = false;  // NoteComm()
   std::vector<TimeSpan> window_;
   size_t cursor_ = 0;  // first window part ending after the latest operation start
   std::vector<Device> devices_;
@@ -209,6 +233,15 @@ class TimelineSweep {
     OpWindowed(op);
     return;
   }
+  if (__builtin_expect(comm_, 0)) {
+    OpClassed(op);
+    return;
+  }
+  OpAt<false>(op);
+}
+
+template <bool kClassed>
+[[gnu::always_inline]] inline void TimelineSweep::OpAt(const TimedItem& op) {
   Device& d = DeviceFor(op.a);
   if (d.ops == 0)
     FirstOp(d, op);
@@ -223,9 +256,13 @@ class TimelineSweep {
     d.reach_op = RefOf(op);
     d.reach_label = op.b;
   }
-  d.all.Add(op.start, op.end);
-  const bool kernel = (op.type & kOpTypeMask) == static_cast<uint8_t>(OpType::kKernel);
-  (kernel ? &d.compute : &d.copy)->Add(op.start, op.end);
+  if constexpr (kClassed) {
+    AddClassed(d, op.start, op.end, op.type);
+  } else {
+    d.all.Add(op.start, op.end);
+    const bool kernel = (op.type & kOpTypeMask) == static_cast<uint8_t>(OpType::kKernel);
+    (kernel ? &d.compute : &d.copy)->Add(op.start, op.end);
+  }
 }
 
 }  // namespace cutrace::analysis

@@ -4,7 +4,7 @@
 // Operations still arrive in start order and still close the gaps before
 // them, but only the parts of each interval inside the window count: an
 // operation adds its pieces inside the window to the unions (busy, compute,
-// copy), and the time before it that no operation covered becomes gaps
+// copy, comm), and the time before it that no operation covered becomes gaps
 // where it lies inside the window, one per window part it crosses. The
 // cause of such a piece is that of the whole gap it belongs to, restricted
 // to the piece (Attribute()'s g0). Gaps at the window's edges have no
@@ -33,6 +33,23 @@ size_t PartAfter(const std::vector<TimeSpan>& parts, uint64_t t) {
       parts.begin());
 }
 
+// Calls add(s, e) for each non-empty piece of `op` inside the window's parts
+// from `cursor` on; true if `op` lies in the window at all (an instant on a
+// part's edge included).
+template <typename Add>
+[[gnu::always_inline]] inline bool ForEachPiece(const std::vector<TimeSpan>& window, size_t cursor,
+                                                const TimedItem& op, Add add) {
+  bool inside = false;
+  for (size_t j = cursor; j < window.size() && window[j].start <= op.end; ++j) {
+    const uint64_t s = std::max(op.start, window[j].start), e = std::min(op.end, window[j].end);
+    if (s > e || (s == e && op.start != op.end)) continue;
+    inside = true;
+    if (s == e) continue;
+    add(s, e);
+  }
+  return inside;
+}
+
 }  // namespace
 
 void TimelineSweep::WindowGaps(Device& d, const TimedItem* op, uint64_t from, uint64_t to) {
@@ -59,6 +76,14 @@ void TimelineSweep::WindowGaps(Device& d, const TimedItem* op, uint64_t from, ui
 }
 
 void TimelineSweep::OpWindowed(const TimedItem& op) {
+  if (comm_)
+    OpWindowedAt<true>(op);
+  else
+    OpWindowedAt<false>(op);
+}
+
+template <bool kClassed>
+void TimelineSweep::OpWindowedAt(const TimedItem& op) {
   Device& d = DeviceFor(op.a);
   const uint64_t from = d.seen ? d.reach : 0;
   if (op.start > from) WindowGaps(d, &op, from, op.start);
@@ -70,16 +95,17 @@ void TimelineSweep::OpWindowed(const TimedItem& op) {
   d.seen = true;
   // Starts come in order: the parts before this one are done with.
   while (cursor_ < window_.size() && window_[cursor_].end <= op.start) ++cursor_;
-  const bool kernel = (op.type & kOpTypeMask) == static_cast<uint8_t>(OpType::kKernel);
-  UnionMeter& kind = kernel ? d.compute : d.copy;
-  bool inside = false;
-  for (size_t j = cursor_; j < window_.size() && window_[j].start <= op.end; ++j) {
-    const uint64_t s = std::max(op.start, window_[j].start), e = std::min(op.end, window_[j].end);
-    if (s > e || (s == e && op.start != op.end)) continue;
-    inside = true;
-    if (s == e) continue;
-    d.all.Add(s, e);
-    kind.Add(s, e);
+  bool inside;
+  if constexpr (kClassed) {
+    inside = ForEachPiece(window_, cursor_, op,
+                          [&](uint64_t s, uint64_t e) { AddClassed(d, s, e, op.type); });
+  } else {
+    const bool kernel = (op.type & kOpTypeMask) == static_cast<uint8_t>(OpType::kKernel);
+    UnionMeter& kind = kernel ? d.compute : d.copy;
+    inside = ForEachPiece(window_, cursor_, op, [&](uint64_t s, uint64_t e) {
+      d.all.Add(s, e);
+      kind.Add(s, e);
+    });
   }
   if (inside) ++d.ops;
 }
@@ -96,13 +122,7 @@ void TimelineSweep::FinishWindowed(TimelineReport* report) {
     o.first_ns = window_.front().start;
     o.last_ns = window_.back().end;
     o.span_ns = length;
-    o.busy_ns = d.all.Finish();
-    o.idle_ns = o.span_ns - o.busy_ns;
-    o.compute_ns = d.compute.Finish();
-    o.copy_ns = d.copy.Finish();
-    o.overlap_ns = o.compute_ns + o.copy_ns - o.busy_ns;
-    o.compute_only_ns = o.compute_ns - o.overlap_ns;
-    o.copy_only_ns = o.copy_ns - o.overlap_ns;
+    MeasureDevice(d, &o);
     if (options_.longest > 0) {
       std::sort(d.heap.begin(), d.heap.end(), [](const Gap& a, const Gap& b) {
         if (a.duration_ns() != b.duration_ns()) return a.duration_ns() > b.duration_ns();
