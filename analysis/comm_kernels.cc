@@ -16,7 +16,7 @@ StatusOr<std::shared_ptr<const CommClassifier>> CommClassifier::WithPattern(
   try {
     out->regex_ = std::make_shared<const std::regex>(regex, std::regex::ECMAScript);
   } catch (const std::regex_error& e) {
-    return Status::Error("--comm-pattern: not a regex: " + regex + " (" + e.what() + ")");
+    return Status::Error("not a regex: " + regex + " (" + e.what() + ")");
   }
   out->pattern_ = regex;
   return std::shared_ptr<const CommClassifier>(out);

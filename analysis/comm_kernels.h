@@ -40,8 +40,8 @@ class CommClassifier {
 
   // The built-in markers only.
   CommClassifier() = default;
-  // The built-ins plus `regex` (empty: none). Error: "--comm-pattern: not a
-  // regex: ...", one line.
+  // The built-ins plus `regex` (empty: none). Error: "not a regex: ...",
+  // one line.
   static StatusOr<std::shared_ptr<const CommClassifier>> WithPattern(const std::string& regex);
 
   bool IsComm(std::string_view kernel_name) const;

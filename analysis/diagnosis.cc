@@ -236,8 +236,9 @@ DiagnosisReport Diagnose(TraceSet traces, const DiagnosisOptions& options) {
   DiagnosisReport report;
   std::shared_ptr<const Window> window =
       options.window ? options.window : std::make_shared<const Window>();
-  std::unique_ptr<ReportEngine> engine =
-      EngineOver(traces, {.kernels = true, .timeline = true, .occupancy = true}, {}, window);
+  ReportParts parts{.kernels = true, .timeline = true, .occupancy = true};
+  parts.comm = options.comm;
+  std::unique_ptr<ReportEngine> engine = EngineOver(traces, parts, {}, window);
   // With the kernels only counters timed (every launch counted: no timeline).
   KernelReport totals = engine->Kernels(KernelOptions{KernelSort::kTotal, options.top});
   TimelineReport timeline_report = engine->Timeline();

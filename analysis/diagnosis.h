@@ -46,6 +46,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/comm_kernels.h"
 #include "analysis/program_verdict.h"
 #include "analysis/region.h"
 #include "analysis/trace_set.h"
@@ -105,6 +106,9 @@ struct DiagnosisOptions {
   double sectors_per_request_ideal = 4.0;
   // The region (analysis/region.h); null or inactive: the whole trace.
   std::shared_ptr<const Window> window;
+  // Which kernels are communication (comm_kernels.h); null: the built-ins.
+  // The program verdict says when a rank's communication is mostly exposed.
+  std::shared_ptr<const CommClassifier> comm;
 };
 
 struct DiagnosisReport {

@@ -30,6 +30,26 @@ const char* IdleAdvice(GapCause cause) {
   return "record API calls (cutrace's default kinds) so the idle time can be attributed";
 }
 
+namespace {
+
+void JudgeComm(ProgramVerdict& v) {
+  if (v.comm_ns == 0) return;
+  const double comm = static_cast<double>(v.comm_ns);
+  v.comm_hidden_pct = 100.0 * static_cast<double>(v.comm_hidden_ns) / comm;
+  v.comm_span_pct =
+      v.span_ns ? 100.0 * static_cast<double>(v.comm_exposed_ns) / static_cast<double>(v.span_ns)
+                : 0.0;
+  v.comm_exposed = 100.0 * static_cast<double>(v.comm_exposed_ns) / comm > kCommExposedPct;
+  v.comm_advice =
+      v.comm_exposed
+          ? "communication is mostly exposed (no compute beside it): overlap it with compute "
+            "(gradient buckets all-reduced during the backward pass, FSDP prefetch, "
+            "collectives on their own stream)"
+          : "communication is mostly hidden behind compute";
+}
+
+}  // namespace
+
 ProgramVerdict JudgeProgram(const TimelineReport& timeline) {
   ProgramVerdict v;
   for (size_t d = 0; d < timeline.devices.size(); ++d) {
@@ -38,10 +58,14 @@ ProgramVerdict JudgeProgram(const TimelineReport& timeline) {
     SatAccumulate(&v.span_ns, o.span_ns);
     SatAccumulate(&v.busy_ns, o.busy_ns);
     SatAccumulate(&v.idle_ns, o.idle_ns);
+    SatAccumulate(&v.comm_ns, o.comm_ns);
+    SatAccumulate(&v.comm_hidden_ns, o.comm_compute_overlap_ns);
+    SatAccumulate(&v.comm_exposed_ns, o.comm_only_ns);
     if (d < timeline.gaps.size())
       for (size_t c = 0; c < kGapCauses; ++c)
         SatAccumulate(&v.idle_by_cause_ns[c], timeline.gaps[d].idle_by_cause[c]);
   }
+  JudgeComm(v);
   if (!v.known || v.span_ns == 0) {
     v.bound = "unknown";
     v.advice = v.known ? "the GPU work has no length" : "no GPU work in the region";

@@ -8,6 +8,11 @@
 // Over several devices the times add up: busy % = sum of busy / sum of
 // spans (each device's span is the window's length when there is a window,
 // analysis/region.h). Pure.
+//
+// Communication (NCCL/RCCL/NVSHMEM kernels, comm_kernels.h) is judged on its
+// own: comm_exposed when more than kCommExposedPct of its time ran with no
+// compute kernel beside it (comm_only / comm, device_timeline.h), which the
+// rank then waits for; the comm advice says how to hide it.
 #pragma once
 
 #include <cstdint>
@@ -27,9 +32,16 @@ struct ProgramVerdict {
   GapCause largest = GapCause::kUnknown;  // of the idle time
   std::string bound;   // "host-bound", "gpu-bound", "unknown"
   std::string advice;  // the next step, in a sentence
+  // Communication summed over devices: comm, comm ∩ compute, comm only.
+  uint64_t comm_ns = 0, comm_hidden_ns = 0, comm_exposed_ns = 0;
+  double comm_hidden_pct = 0;  // of comm_ns
+  double comm_span_pct = 0;    // comm_exposed_ns of span_ns
+  bool comm_exposed = false;   // comm_exposed_ns > kCommExposedPct of comm_ns
+  std::string comm_advice;     // "" without communication
 };
 
 inline constexpr double kHostBoundIdlePct = 20.0;
+inline constexpr double kCommExposedPct = 50.0;
 
 ProgramVerdict JudgeProgram(const TimelineReport& timeline);
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <unordered_map>
 
 #include "analysis/intervals.h"
 #include "collector/sat_math.h"
@@ -33,10 +34,12 @@ void Spread(const std::vector<Interval>& merged, uint64_t start, uint64_t bin_ns
 
 }  // namespace
 
-TimelineBins ComputeTimelineBins(TraceSet traces, size_t bins, const Window* window) {
+TimelineBins ComputeTimelineBins(TraceSet traces, size_t bins, const Window* window,
+                                 const CommClassifier* comm) {
   struct Ops {
-    std::vector<Interval> kernels, copies;
+    std::vector<Interval> kernels, copies, comm;
   };
+  const CommClassifier& classes = comm ? *comm : *BuiltinComm();
   std::map<uint32_t, Ops> devices;
   TimelineBins out;
   uint64_t first = std::numeric_limits<uint64_t>::max(), last = 0;
@@ -47,8 +50,13 @@ TimelineBins ComputeTimelineBins(TraceSet traces, size_t bins, const Window* win
     last = std::max(last, e);
   };
   for (const TraceData* t : traces) {
-    for (const KernelRecord& k : t->records.kernels)
-      add(devices[k.device_id].kernels, k.start_ns, k.end_ns);
+    std::unordered_map<uint32_t, bool> is_comm;  // by name id: one match per name
+    for (const KernelRecord& k : t->records.kernels) {
+      auto [it, fresh] = is_comm.try_emplace(k.name_id, false);
+      if (fresh) it->second = classes.IsComm(t->strings.Display(k.name_id));
+      Ops& ops = devices[k.device_id];
+      add(it->second ? ops.comm : ops.kernels, k.start_ns, k.end_ns);
+    }
     for (const MemcpyRecord& m : t->records.memcpys)
       add(devices[m.device_id].copies, m.start_ns, m.end_ns);
     for (const MemsetRecord& m : t->records.memsets)
@@ -62,7 +70,9 @@ TimelineBins ComputeTimelineBins(TraceSet traces, size_t bins, const Window* win
       Ops& ops = it->second;
       ops.kernels = Intersect(Merge(std::move(ops.kernels)), parts);
       ops.copies = Intersect(Merge(std::move(ops.copies)), parts);
-      it = ops.kernels.empty() && ops.copies.empty() ? devices.erase(it) : std::next(it);
+      ops.comm = Intersect(Merge(std::move(ops.comm)), parts);
+      it = ops.kernels.empty() && ops.copies.empty() && ops.comm.empty() ? devices.erase(it)
+                                                                          : std::next(it);
     }
     first = window->start_ns();
     last = window->end_ns();
@@ -81,16 +91,19 @@ TimelineBins ComputeTimelineBins(TraceSet traces, size_t bins, const Window* win
   for (auto& [id, ops] : devices) {
     std::vector<Interval> compute = Merge(std::move(ops.kernels));
     std::vector<Interval> copy = Merge(std::move(ops.copies));
-    std::vector<Interval> busy = Unite(compute, copy);
-    std::vector<uint64_t> c(out.bins, 0), m(out.bins, 0), b(out.bins, 0);
+    std::vector<Interval> comm_merged = Merge(std::move(ops.comm));
+    std::vector<Interval> busy = Unite(Unite(compute, copy), comm_merged);
+    std::vector<uint64_t> c(out.bins, 0), m(out.bins, 0), b(out.bins, 0), x(out.bins, 0);
     Spread(compute, first, out.bin_ns, &c);
     Spread(copy, first, out.bin_ns, &m);
     Spread(busy, first, out.bin_ns, &b);
+    Spread(comm_merged, first, out.bin_ns, &x);
     DeviceBins d;
     d.device = id;
     d.compute_ns = Measure(compute);
     d.copy_ns = Measure(copy);
     d.busy_ns = Measure(busy);
+    d.comm_ns = Measure(comm_merged);
     for (size_t i = 0; i < out.bins; ++i) {
       uint64_t bin_start = first + i * out.bin_ns;  // i < bins: at most `last`
       uint64_t len = std::min(out.bin_ns, last - bin_start);
@@ -99,6 +112,7 @@ TimelineBins ComputeTimelineBins(TraceSet traces, size_t bins, const Window* win
       d.compute.push_back(static_cast<double>(c[i]) / denom);
       d.copy.push_back(static_cast<double>(m[i]) / denom);
       d.idle.push_back(1.0 - static_cast<double>(b[i]) / denom);
+      d.comm.push_back(static_cast<double>(x[i]) / denom);
     }
     out.devices.push_back(std::move(d));
   }

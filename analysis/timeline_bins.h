@@ -8,6 +8,8 @@
 // For bin i = [start + i*bin_ns, min(start + (i+1)*bin_ns, end)):
 //   compute[i] = |union of kernels ∩ bin| / |bin|
 //   copy[i]    = |union of memcpys and memsets ∩ bin| / |bin|
+//   comm[i]    = |union of communication kernels ∩ bin| / |bin|, those
+//                kernels being left out of compute (analysis/comm_kernels.h)
 //   idle[i]    = 1 - |union of all operations ∩ bin| / |bin|
 // with the union definitions of analysis/device_timeline.h (overlap is not
 // double-counted: compute + copy may exceed 1 - idle only by the overlap).
@@ -24,6 +26,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "analysis/comm_kernels.h"
 #include "analysis/region.h"
 #include "analysis/trace_set.h"
 
@@ -35,9 +38,11 @@ struct DeviceBins {
   uint64_t compute_ns = 0;
   uint64_t copy_ns = 0;
   uint64_t busy_ns = 0;
+  uint64_t comm_ns = 0;  // |union of communication kernels|
   std::vector<double> compute;
   std::vector<double> copy;
   std::vector<double> idle;
+  std::vector<double> comm;
 };
 
 struct TimelineBins {
@@ -49,10 +54,12 @@ struct TimelineBins {
   std::vector<DeviceBins> devices;  // by device id
 };
 
-inline constexpr size_t kMaxTimelineCells = size_t{1} << 22;  // 3 doubles each: 96 MiB
+inline constexpr size_t kMaxTimelineCells = size_t{1} << 22;  // 4 doubles each: 128 MiB
 
 // With an active `window` (analysis/region.h) the bins cover the window's
 // start to its end and every interval is cut to the window's parts.
-TimelineBins ComputeTimelineBins(TraceSet traces, size_t bins, const Window* window = nullptr);
+// `comm` says which kernels are communication (null: the built-ins).
+TimelineBins ComputeTimelineBins(TraceSet traces, size_t bins, const Window* window = nullptr,
+                                 const CommClassifier* comm = nullptr);
 
 }  // namespace cutrace::analysis

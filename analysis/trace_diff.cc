@@ -33,6 +33,12 @@ DiffReport DiffTraces(TraceSet a, TraceSet b, double threshold) {
   return DiffReports(ea->Kernels({}), eb->Kernels({}), ea->Timeline(), eb->Timeline(), threshold);
 }
 
+bool DiffHasComm(const DiffReport& report) {
+  for (const DeviceDiff& d : report.devices)
+    if (d.comm_ns_a > 0 || d.comm_ns_b > 0) return true;
+  return false;
+}
+
 DiffReport DiffReports(const KernelReport& ka, const KernelReport& kb, const TimelineReport& ta,
                        const TimelineReport& tb, double threshold) {
   DiffReport report;
@@ -83,12 +89,16 @@ DiffReport DiffReports(const KernelReport& ka, const KernelReport& kb, const Tim
     d.busy_ns_a = o.busy_ns;
     d.idle_ns_a = o.idle_ns;
     d.overlap_ns_a = o.overlap_ns;
+    d.comm_ns_a = o.comm_ns;
+    d.comm_only_ns_a = o.comm_only_ns;
   }
   for (const DeviceOverlap& o : tb.devices) {
     DeviceDiff& d = devices[o.device];
     d.busy_ns_b = o.busy_ns;
     d.idle_ns_b = o.idle_ns;
     d.overlap_ns_b = o.overlap_ns;
+    d.comm_ns_b = o.comm_ns;
+    d.comm_only_ns_b = o.comm_only_ns;
   }
   for (auto& [id, d] : devices) {
     d.device = id;

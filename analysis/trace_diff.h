@@ -8,9 +8,10 @@
 // delta_ns = total_b - total_a; ratio = total_b / total_a (0 when the kernel
 // is added: A has no time to compare with). Sorted by |delta_ns| descending,
 // ties by name.
-// Devices (by id, over each side's files): busy, idle and overlap of each
-// side, with the definitions of analysis/device_timeline.h; a device present
-// on one side only has zeros on the other.
+// Devices (by id, over each side's files): busy, idle, overlap and
+// communication (comm, and the exposed part: comm_only) of each side, with
+// the definitions of analysis/device_timeline.h; a device present on one
+// side only has zeros on the other.
 //
 // Pure function; call from any thread.
 #pragma once
@@ -48,6 +49,8 @@ struct DeviceDiff {
   uint64_t busy_ns_a = 0, busy_ns_b = 0;
   uint64_t idle_ns_a = 0, idle_ns_b = 0;
   uint64_t overlap_ns_a = 0, overlap_ns_b = 0;
+  uint64_t comm_ns_a = 0, comm_ns_b = 0;
+  uint64_t comm_only_ns_a = 0, comm_only_ns_b = 0;
 };
 
 struct DiffReport {
@@ -59,6 +62,8 @@ struct DiffReport {
 
 // `threshold` is a fraction (0.05 for 5%).
 DiffReport DiffTraces(TraceSet a, TraceSet b, double threshold);
+// Some device of either side ran communication kernels.
+bool DiffHasComm(const DiffReport& report);
 // The same from each side's kernel report (every kernel: top 0) and device
 // timeline, computed by one engine pass per side (a streamed diff).
 DiffReport DiffReports(const KernelReport& ka, const KernelReport& kb, const TimelineReport& ta,

@@ -221,22 +221,40 @@ std::string RenderOpenMetrics(const std::vector<MetricSource>& sources) {
       const char* help;
       uint64_t (*value)(const DeviceTotals&);
     };
+    // Communication kernels (DeviceTotals::comm_ns) get families of their
+    // own, and compute's help says it leaves them out, only where some
+    // device ran one.
+    const bool comm = any([](const SummaryTotals& t) {
+      for (const auto& [id, d] : t.devices)
+        if (d.comm_ns > 0) return true;
+      return false;
+    });
     const Part parts[] = {
         {"cutrace_device_busy_seconds_total", "Time with any GPU work running.",
          [](const DeviceTotals& d) { return d.busy_ns; }},
-        {"cutrace_device_compute_seconds_total", "Time with a kernel running.",
+        {"cutrace_device_compute_seconds_total",
+         comm ? "Time with a compute kernel running (communication kernels apart)."
+              : "Time with a kernel running.",
          [](const DeviceTotals& d) { return d.compute_ns; }},
         {"cutrace_device_copy_seconds_total", "Time with a copy or memset running.",
          [](const DeviceTotals& d) { return d.copy_ns; }},
         {"cutrace_device_overlap_seconds_total", "Time with a kernel and a copy running at once.",
          [](const DeviceTotals& d) {
+           if (d.comm_ns > 0) return d.compute_copy_ns;
            const uint64_t both = d.compute_ns + d.copy_ns;
            return both > d.busy_ns ? both - d.busy_ns : 0;
          }},
         {"cutrace_device_idle_seconds_total", "Time within the device's span with no GPU work.",
          [](const DeviceTotals& d) { return d.span_ns > d.busy_ns ? d.span_ns - d.busy_ns : 0; }},
+        {"cutrace_device_comm_seconds_total",
+         "Time with a communication kernel (NCCL, RCCL, NVSHMEM) running.",
+         [](const DeviceTotals& d) { return d.comm_ns; }},
+        {"cutrace_device_comm_hidden_seconds_total",
+         "Time with a communication kernel and a compute kernel running at once.",
+         [](const DeviceTotals& d) { return d.comm_hidden_ns; }},
     };
     for (const Part& p : parts) {
+      if (!comm && std::string_view(p.name).starts_with("cutrace_device_comm")) continue;
       o.Family(p.name, "counter", p.help);
       each([&](const SummaryTotals& t, const MetricLabels& c) {
         for (const auto& [id, d] : t.devices)

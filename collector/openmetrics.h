@@ -27,6 +27,9 @@
 //   cutrace_nvtx_range_seconds_total{domain,name}  counter
 //   cutrace_device_busy_ratio{device}              gauge (busy / span)
 //   cutrace_device_{busy,compute,copy,overlap,idle}_seconds_total{device}  counter
+//   cutrace_device_comm_seconds_total{device}, cutrace_device_comm_hidden_seconds_total{device}
+//                                                  counter, where some device ran a
+//                                                  communication kernel (DeviceTotals::comm_ns)
 //   cutrace_intervals_total, cutrace_tool_cpu_seconds_total,
 //   cutrace_tool_memory_bytes, cutrace_tool_records_total,
 //   cutrace_tool_records_dropped_total

@@ -49,6 +49,14 @@ struct DeviceTotals {
   uint64_t copy_ns = 0;
   uint64_t gap_count = 0;
   uint64_t ops = 0;
+  // Set by a reader that tells communication kernels from compute
+  // (analysis/comm_kernels.h; the in-process aggregator does not), when the
+  // device ran one: compute_ns then leaves them out, comm_ns is their union,
+  // comm_hidden_ns its part under compute, and compute ∩ copy is
+  // compute_copy_ns (no longer compute + copy - busy).
+  uint64_t comm_ns = 0;
+  uint64_t comm_hidden_ns = 0;
+  uint64_t compute_copy_ns = 0;
 };
 
 struct ApiTotals {

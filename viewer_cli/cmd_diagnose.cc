@@ -9,6 +9,7 @@
 #include <fmt/core.h>
 
 #include "analysis/diagnosis.h"
+#include "viewer_cli/comm_options.h"
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/display.h"
 #include "viewer_cli/metric_views.h"
@@ -23,11 +24,13 @@ struct Options {
   Format format = Format::kTable;
   size_t top = 5;
   analysis::RegionSpec region;
+  std::shared_ptr<const analysis::CommClassifier> comm;  // --comm-pattern
 };
 
 int Run(const Options& options) {
   analysis::DiagnosisOptions diagnosis_options;
   diagnosis_options.top = options.top;
+  diagnosis_options.comm = options.comm;
   return RunWindowedReport(
       options.files, options.format, options.region,
       [&](analysis::TraceSet traces, std::shared_ptr<const analysis::Window> window,
@@ -63,6 +66,10 @@ int Run(const Options& options) {
                      } else {
                        // The program first: whether the GPU was fed at all.
                        r.lines.push_back(ProgramLine(report.program));
+                       // Per rank (each file's section): whether its
+                       // communication waits in the open.
+                       if (std::string comm = CommLine(report.program); !comm.empty())
+                         r.lines.push_back(comm);
                        if (steady_program) {
                          r.lines.push_back(SteadyLine(*window->steady, *steady));
                          r.lines.push_back("  " + ProgramLine(*steady_program));
@@ -104,6 +111,7 @@ void Register(CLI::App& app, int* exit_code) {
   cmd->add_option("--top", options->top, "Kernels to diagnose, by total time (0: all)")
       ->default_str("5");
   AddRegionOptions(cmd, &options->region);
+  AddCommOption(cmd, &options->comm);
   cmd->callback([options, exit_code] { *exit_code = Run(*options); });
 }
 

@@ -17,7 +17,7 @@
 
 #include "analysis/trace_diff.h"
 #include "collector/sat_math.h"
-
+#include "viewer_cli/comm_options.h"
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/region_options.h"
 #include "viewer_cli/display.h"
@@ -34,6 +34,7 @@ struct Options {
   std::string threshold = "5%";
   analysis::RegionSpec region;  // applied to each side on its own
   std::string fail_above;  // "": no gate
+  std::shared_ptr<const analysis::CommClassifier> comm;  // --comm-pattern
 };
 
 // "5%" or "0.05": the fraction. False on junk, a negative value, or a bare
@@ -101,7 +102,11 @@ nlohmann::json Json(const analysis::DiffReport& d) {
                        {"idle_ns_a", v.idle_ns_a},
                        {"idle_ns_b", v.idle_ns_b},
                        {"overlap_ns_a", v.overlap_ns_a},
-                       {"overlap_ns_b", v.overlap_ns_b}});
+                       {"overlap_ns_b", v.overlap_ns_b},
+                       {"comm_ns_a", v.comm_ns_a},
+                       {"comm_ns_b", v.comm_ns_b},
+                       {"comm_only_ns_a", v.comm_only_ns_a},
+                       {"comm_only_ns_b", v.comm_only_ns_b}});
   return {{"kernels", kernels}, {"devices", devices}};
 }
 
@@ -131,12 +136,23 @@ std::vector<TableSection> Tables(const analysis::DiffReport& d, Format format) {
                c.Header("Busy B", "busy_ns_b"), c.Header("Idle A", "idle_ns_a"),
                c.Header("Idle B", "idle_ns_b"), c.Header("Overlap A", "overlap_ns_a"),
                c.Header("Overlap B", "overlap_ns_b")};
-  v.right = std::vector<bool>(7, true);
+  // Communication: always in CSV, in table form where either side has it.
+  const bool comm = !c.human() || analysis::DiffHasComm(d);
+  if (comm)
+    for (const std::string& h :
+         {c.Header("Comm A", "comm_ns_a"), c.Header("Comm B", "comm_ns_b"),
+          c.Header("Comm only A", "comm_only_ns_a"), c.Header("Comm only B", "comm_only_ns_b")})
+      v.headers.push_back(h);
+  v.right = std::vector<bool>(v.headers.size(), true);
   v.empty_note = "no GPU activity in either trace";
-  for (const analysis::DeviceDiff& x : d.devices)
+  for (const analysis::DeviceDiff& x : d.devices) {
     v.rows.push_back({c.Count(x.device), c.Duration(x.busy_ns_a), c.Duration(x.busy_ns_b),
                       c.Duration(x.idle_ns_a), c.Duration(x.idle_ns_b), c.Duration(x.overlap_ns_a),
                       c.Duration(x.overlap_ns_b)});
+    if (comm)
+      for (uint64_t ns : {x.comm_ns_a, x.comm_ns_b, x.comm_only_ns_a, x.comm_only_ns_b})
+        v.rows.back().push_back(c.Duration(ns));
+  }
   return {k, v};
 }
 
@@ -160,8 +176,9 @@ int Run(const Options& o) {
     // The region is each side's own: the same steps of two runs.
     windows[i] = StreamedWindow(one, o.region);
     if (windows[i] == nullptr) return 1;
-    auto engine = analysis::StreamTraces(one, analysis::DiffParts(), analysis::DiffGaps(),
-                                         nullptr, windows[i]);
+    analysis::ReportParts parts = analysis::DiffParts();
+    parts.comm = o.comm;
+    auto engine = analysis::StreamTraces(one, parts, analysis::DiffGaps(), nullptr, windows[i]);
     if (!engine.ok()) {  // the file changed since it was opened
       PrintError(engine.status().message());
       return 1;
@@ -235,6 +252,7 @@ void Register(CLI::App& app, int* exit_code) {
       ->type_name("SHARE")
       ->default_str("5%");
   AddRegionOptions(cmd, &options->region);
+  AddCommOption(cmd, &options->comm);
   cmd->add_option("--fail-above", options->fail_above,
                   "Exit 3 when any kernel's total, the total kernel time or a device's busy "
                   "time grew by more than this share (5% or 0.05)")

@@ -12,6 +12,7 @@
 #include "analysis/rank_imbalance.h"
 #include "analysis/stream_summary.h"
 #include "analysis/summary.h"
+#include "viewer_cli/comm_options.h"
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/nvtx_projection.h"
 #include "viewer_cli/openmetrics_report.h"
@@ -32,6 +33,7 @@ struct Options {
   bool openmetrics = false;  // --format openmetrics (viewer_cli/openmetrics_report.h)
   analysis::RegionSpec region;
   bool nvtx_process = false;  // --nvtx-projection process
+  std::shared_ptr<const analysis::CommClassifier> comm;  // --comm-pattern
 };
 
 // The steady state (analysis/region.h) when the user chose no region: the
@@ -104,6 +106,13 @@ TableSection DevicesTable(const analysis::TimelineReport& timeline, analysis::Tr
   t.headers = {"Device", "Name", "Span", "Busy(%)", "Idle(%)", "Compute(%)", "Copy(%)",
                "Overlap(%)", "Gaps"};
   t.right = {true, false, true, true, true, true, true, true, true};
+  // Communication only where some device ran it (analysis/comm_kernels.h):
+  // its share of the span and how much of it compute hid.
+  const bool comm = HasComm(timeline);
+  if (comm) {
+    t.headers.insert(t.headers.end() - 1, {"Comm(%)", "Hidden(%)"});
+    t.right.insert(t.right.end(), {true, true});
+  }
   t.empty_note = "no GPU activity";
   for (size_t d = 0; d < timeline.devices.size(); ++d) {
     const analysis::DeviceOverlap& o = timeline.devices[d];
@@ -113,6 +122,9 @@ TableSection DevicesTable(const analysis::TimelineReport& timeline, analysis::Tr
     t.rows.push_back({c.Count(o.device), DeviceName(traces, o.device), c.Duration(o.span_ns),
                       pct(o.busy_ns), pct(o.idle_ns), pct(o.compute_ns), pct(o.copy_ns),
                       pct(o.overlap_ns), c.Count(timeline.gaps[d].gap_count)});
+    if (comm)
+      t.rows.back().insert(t.rows.back().end() - 1,
+                           {pct(o.comm_ns), c.Percent(o.comm_hidden_pct())});
   }
   return t;
 }
@@ -151,6 +163,7 @@ Rendered RenderSummary(const analysis::SummaryReport& s, analysis::TraceSet trac
   }
   if (format == Format::kTable) {
     r.lines.push_back(ProgramLine(program));
+    if (std::string comm = CommLine(program); !comm.empty()) r.lines.push_back(comm);
     if (steady) {
       r.lines.push_back(SteadyLine(steady->range, *steady->window));
       r.lines.push_back("  " + ProgramLine(steady->program));
@@ -226,6 +239,7 @@ int Run(const Options& o) {
   options.top_imbalance = kTopImbalance;
   analysis::ReportParts parts = analysis::SummaryParts();
   parts.nvtx_process = o.nvtx_process;
+  parts.comm = o.comm;
   return RunStreamedReport(
       o.files, o.format, parts, analysis::GapOptions{0, options.top_gaps},
       [&](analysis::ReportEngine& engine, analysis::TraceSet traces,
@@ -243,6 +257,7 @@ void Register(CLI::App& app, int* exit_code) {
   AddSummaryFormatOption(cmd, &options->format, &options->openmetrics);
   AddRegionOptions(cmd, &options->region);
   AddNvtxProjectionOption(cmd, &options->nvtx_process);
+  AddCommOption(cmd, &options->comm);
   cmd->callback([options, exit_code] {
     if (options->format == Format::kCsv) {
       // Several tables of different columns are no one CSV a reader such as
@@ -254,7 +269,7 @@ void Register(CLI::App& app, int* exit_code) {
       return;
     }
     if (options->openmetrics) {
-      *exit_code = RunOpenMetrics(options->files);
+      *exit_code = RunOpenMetrics(options->files, options->comm);
       return;
     }
     *exit_code = Run(*options);

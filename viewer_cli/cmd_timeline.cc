@@ -1,6 +1,6 @@
 // `cutrace timeline FILE...`: per-device utilization over time, drawn in the
-// terminal as one row each for compute, copy and idle, with a shade per time
-// bin (" ░▒▓█": none, up to a quarter, a half, three quarters, more), and a
+// terminal as one row each for compute, copy and idle (and comm, for a
+// device that ran communication kernels), with a shade per time bin (" ░▒▓█": none, up to a quarter, a half, three quarters, more), and a
 // time axis below (analysis/timeline_bins.h). --format json gives the
 // fractions; csv one row per device and bin.
 #include <algorithm>
@@ -12,6 +12,7 @@
 
 #include "analysis/timeline_bins.h"
 #include "collector/sat_math.h"
+#include "viewer_cli/comm_options.h"
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/display.h"
 #include "viewer_cli/region_options.h"
@@ -28,6 +29,7 @@ struct Options {
   Format format = Format::kTable;
   size_t bins = 0;   // 0: as many as the width allows
   analysis::RegionSpec region;
+  std::shared_ptr<const analysis::CommClassifier> comm;  // --comm-pattern
 };
 
 // The shade of a fraction: ' ' for nothing, then one step per quarter, so
@@ -63,8 +65,8 @@ std::string Percent(uint64_t part, uint64_t whole) {
 }
 
 Rendered Render(analysis::TraceSet traces, Format format, size_t bins,
-                const analysis::Window& window) {
-  analysis::TimelineBins t = analysis::ComputeTimelineBins(traces, bins, &window);
+                const analysis::Window& window, const analysis::CommClassifier* comm) {
+  analysis::TimelineBins t = analysis::ComputeTimelineBins(traces, bins, &window, comm);
   Rendered r;
   if (format == Format::kJson) {
     nlohmann::json devices = nlohmann::json::array();
@@ -74,7 +76,8 @@ Rendered Render(analysis::TraceSet traces, Format format, size_t bins,
                          {"bin_ns", t.bin_ns},
                          {"compute", d.compute},
                          {"copy", d.copy},
-                         {"idle", d.idle}});
+                         {"idle", d.idle},
+                         {"comm", d.comm}});
     r.json["devices"] = std::move(devices);
     if (t.capped) r.json["bins_capped"] = true;
     AddUntimedCountedNote(traces, format, &r);
@@ -82,14 +85,14 @@ Rendered Render(analysis::TraceSet traces, Format format, size_t bins,
   }
   if (format == Format::kCsv) {
     TableSection s;
-    s.headers = {"device", "bin", "start_ns", "end_ns", "compute", "copy", "idle"};
+    s.headers = {"device", "bin", "start_ns", "end_ns", "compute", "copy", "idle", "comm"};
     for (const analysis::DeviceBins& d : t.devices)
       for (size_t i = 0; i < t.bins; ++i) {
         uint64_t start = t.start_ns + i * t.bin_ns;
         s.rows.push_back({std::to_string(d.device), std::to_string(i), std::to_string(start),
                           std::to_string(std::min(SatAdd(start, t.bin_ns), t.end_ns)),
                           fmt::format("{:.6f}", d.compute[i]), fmt::format("{:.6f}", d.copy[i]),
-                          fmt::format("{:.6f}", d.idle[i])});
+                          fmt::format("{:.6f}", d.idle[i]), fmt::format("{:.6f}", d.comm[i])});
       }
     r.tables.push_back(std::move(s));
     return r;
@@ -108,10 +111,13 @@ Rendered Render(analysis::TraceSet traces, Format format, size_t bins,
                                   t.devices.size(), analysis::kMaxTimelineCells));
   for (const analysis::DeviceBins& d : t.devices) {
     r.lines.push_back("");
-    r.lines.push_back(fmt::format("GPU {}: busy {}, compute {}, copy {} of {}", d.device,
+    const std::string comm =
+        d.comm_ns > 0 ? fmt::format(", comm {}", Percent(d.comm_ns, span)) : "";
+    r.lines.push_back(fmt::format("GPU {}: busy {}, compute {}, copy {}{} of {}", d.device,
                                   Percent(d.busy_ns, span), Percent(d.compute_ns, span),
-                                  Percent(d.copy_ns, span), FormatDuration(span)));
+                                  Percent(d.copy_ns, span), comm, FormatDuration(span)));
     r.lines.push_back(fmt::format("{:<{}}|{}|", "compute", kLabelWidth, Bar(d.compute)));
+    if (d.comm_ns > 0) r.lines.push_back(fmt::format("{:<{}}|{}|", "comm", kLabelWidth, Bar(d.comm)));
     r.lines.push_back(fmt::format("{:<{}}|{}|", "copy", kLabelWidth, Bar(d.copy)));
     r.lines.push_back(fmt::format("{:<{}}|{}|", "idle", kLabelWidth, Bar(d.idle)));
     r.lines.push_back(fmt::format("{:<{}} {}", "", kLabelWidth, Axis(span, t.bins)));
@@ -127,21 +133,23 @@ int Run(const Options& o) {
   size_t bins = o.bins;
   if (bins == 0) bins = width > kLabelWidth + 2 + kMinBins ? width - kLabelWidth - 2 : kMinBins;
   return RunWindowedReport(o.files, o.format, o.region,
-                           [bins](analysis::TraceSet traces,
-                                  std::shared_ptr<const analysis::Window> window, Format format) {
-                             return Render(traces, format, bins, *window);
+                           [bins, &o](analysis::TraceSet traces,
+                                      std::shared_ptr<const analysis::Window> window,
+                                      Format format) {
+                             return Render(traces, format, bins, *window, o.comm.get());
                            });
 }
 
 void Register(CLI::App& app, int* exit_code) {
   auto options = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
-      "timeline", "Per-device utilization over time (compute, copy, idle) in the terminal");
+      "timeline", "Per-device utilization over time (compute, comm, copy, idle) in the terminal");
   cmd->add_option("files", options->files, "Trace files")->required();
   AddFormatOption(cmd, &options->format);
   cmd->add_option("--bins", options->bins, "Time bins (default: as many as the width allows)")
       ->check(CLI::Range(size_t{1}, size_t{100000}));
   AddRegionOptions(cmd, &options->region);
+  AddCommOption(cmd, &options->comm);
   cmd->callback([options, exit_code] { *exit_code = Run(*options); });
 }
 

@@ -5,6 +5,7 @@
 #include <map>
 #include <tuple>
 
+#include "analysis/report_engine.h"
 #include "analysis/summary_reports.h"
 #include "collector/openmetrics.h"
 #include "viewer_cli/option_words.h"
@@ -31,6 +32,30 @@ StatsInfo FromProto(const proto::Statistics& s) {
   return out;
 }
 
+// Communication apart from compute on the devices that ran any: the
+// figures of the one device sweep (the collector's aggregate counts every
+// kernel as compute). A pass over the process's files, made only when one
+// of its kernel names is communication.
+void SplitComm(const std::vector<const TraceData*>& traces,
+               const std::shared_ptr<const analysis::CommClassifier>& comm, SummaryTotals* totals) {
+  const analysis::CommClassifier& classes = comm ? *comm : *analysis::BuiltinComm();
+  bool any = false;
+  for (const auto& [key, durations] : totals->kernels) any = any || classes.IsComm(key.first);
+  if (!any) return;
+  analysis::ReportParts parts{.timeline = true};
+  parts.comm = comm;
+  const analysis::TimelineReport timeline =
+      analysis::EngineOver(traces, parts, {UINT64_MAX, 0})->Timeline();
+  for (const analysis::DeviceOverlap& o : timeline.devices) {
+    if (o.comm_ns == 0) continue;
+    DeviceTotals& d = totals->devices[o.device];
+    d.compute_ns = o.compute_ns;
+    d.comm_ns = o.comm_ns;
+    d.comm_hidden_ns = o.comm_compute_overlap_ns;
+    d.compute_copy_ns = o.overlap_ns;
+  }
+}
+
 }  // namespace
 
 void AddSummaryFormatOption(CLI::App* cmd, Format* format, bool* openmetrics) {
@@ -51,7 +76,8 @@ void AddSummaryFormatOption(CLI::App* cmd, Format* format, bool* openmetrics) {
       ->default_str("table");
 }
 
-int RunOpenMetrics(const std::vector<std::string>& files) {
+int RunOpenMetrics(const std::vector<std::string>& files,
+                   std::shared_ptr<const analysis::CommClassifier> comm) {
   LoadedTraces loaded;
   if (!LoadTraces(files, &loaded)) return 1;
   struct Group {
@@ -84,6 +110,7 @@ int RunOpenMetrics(const std::vector<std::string>& files) {
   for (Group& g : groups) {
     if (seen[g.labels] > 1) g.labels.push_back({"file", g.traces.front()->path});
     g.totals = analysis::MergeSummaries(g.traces);
+    SplitComm(g.traces, comm, &g.totals);
     // Statistics are totals so far: the chunk that saw most is the latest.
     for (const TraceData* t : g.traces) {
       if (!t->statistics) continue;

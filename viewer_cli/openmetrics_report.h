@@ -6,10 +6,13 @@
 // pid and rank; other processes get their own series.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
+
+#include "analysis/comm_kernels.h"
 
 #include "viewer_cli/output.h"
 
@@ -19,7 +22,11 @@ namespace cutrace::cli {
 // for the last one (and leaves *format alone).
 void AddSummaryFormatOption(CLI::App* cmd, Format* format, bool* openmetrics);
 
-// Prints the metrics of `files` to stdout; the exit status.
-int RunOpenMetrics(const std::vector<std::string>& files);
+// Prints the metrics of `files` to stdout; the exit status. A process whose
+// kernels include communication (`comm`, null: the built-ins) has its
+// devices' figures from the report engine's device sweep, which keeps
+// communication apart from compute (analysis/device_timeline.h).
+int RunOpenMetrics(const std::vector<std::string>& files,
+                   std::shared_ptr<const analysis::CommClassifier> comm = nullptr);
 
 }  // namespace cutrace::cli

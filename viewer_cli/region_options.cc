@@ -126,20 +126,37 @@ std::string ProgramLine(const analysis::ProgramVerdict& v) {
                      idle.empty() ? "" : " (of it: ", idle.empty() ? "" : idle + ")", v.advice);
 }
 
+std::string CommLine(const analysis::ProgramVerdict& v) {
+  if (v.comm_ns == 0) return "";
+  return fmt::format("communication: {}, {:.1f}% hidden behind compute, {} exposed ({:.1f}% of "
+                     "the span); {}",
+                     FormatDuration(v.comm_ns), v.comm_hidden_pct, FormatDuration(v.comm_exposed_ns),
+                     v.comm_span_pct, v.comm_advice);
+}
+
 nlohmann::json ProgramJson(const analysis::ProgramVerdict& v, const analysis::Window& window) {
   nlohmann::json causes = nlohmann::json::object();
   for (size_t c = 0; c < analysis::kGapCauses; ++c)
     causes[analysis::GapCauseName(static_cast<analysis::GapCause>(c))] = v.idle_by_cause_ns[c];
-  return {{"window", WindowJson(window)},
-          {"span_ns", v.span_ns},
-          {"busy_ns", v.busy_ns},
-          {"idle_ns", v.idle_ns},
-          {"busy_pct", v.busy_pct},
-          {"idle_pct", v.idle_pct},
-          {"idle_by_cause_ns", causes},
-          {"largest_cause", analysis::GapCauseName(v.largest)},
-          {"bound", v.bound},
-          {"advice", v.advice}};
+  nlohmann::json out = {{"window", WindowJson(window)},
+                        {"span_ns", v.span_ns},
+                        {"busy_ns", v.busy_ns},
+                        {"idle_ns", v.idle_ns},
+                        {"busy_pct", v.busy_pct},
+                        {"idle_pct", v.idle_pct},
+                        {"idle_by_cause_ns", causes},
+                        {"largest_cause", analysis::GapCauseName(v.largest)},
+                        {"bound", v.bound},
+                        {"advice", v.advice}};
+  if (v.comm_ns > 0)
+    out["comm"] = {{"comm_ns", v.comm_ns},
+                   {"hidden_ns", v.comm_hidden_ns},
+                   {"exposed_ns", v.comm_exposed_ns},
+                   {"hidden_pct", v.comm_hidden_pct},
+                   {"exposed_span_pct", v.comm_span_pct},
+                   {"mostly_exposed", v.comm_exposed},
+                   {"advice", v.comm_advice}};
+  return out;
 }
 
 int RunWindowedReport(const std::vector<std::string>& paths, Format format,

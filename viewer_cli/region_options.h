@@ -43,6 +43,10 @@ std::string SteadyLine(const analysis::RangeCandidate& c, const analysis::Window
 // GPU busy X% of SPAN; idle by cause ...; advice", and its JSON object
 // (`window` included).
 std::string ProgramLine(const analysis::ProgramVerdict& v);
+// "communication: C (X% of GPU time ...), H% hidden behind compute; ADVICE",
+// or "" when no communication kernel ran; JSON puts it under "comm" in
+// ProgramJson().
+std::string CommLine(const analysis::ProgramVerdict& v);
 nlohmann::json ProgramJson(const analysis::ProgramVerdict& v, const analysis::Window& window);
 
 using WindowedRenderFn = std::function<Rendered(analysis::TraceSet traces,

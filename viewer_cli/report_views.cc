@@ -155,6 +155,12 @@ json CausesJson(const uint64_t* causes, bool skip_zero) {
   return out;
 }
 
+bool HasComm(const analysis::TimelineReport& report) {
+  for (const analysis::DeviceOverlap& d : report.devices)
+    if (d.comm_ns > 0) return true;
+  return false;
+}
+
 json OverlapJson(const analysis::TimelineReport& report) {
   json devices = json::array();
   for (size_t i = 0; i < report.devices.size(); ++i) {
@@ -167,7 +173,11 @@ json OverlapJson(const analysis::TimelineReport& report) {
                        {"copy_ns", d.copy_ns},
                        {"overlap_ns", d.overlap_ns},
                        {"compute_only_ns", d.compute_only_ns},
-                       {"copy_only_ns", d.copy_only_ns}});
+                       {"copy_only_ns", d.copy_only_ns},
+                       {"comm_ns", d.comm_ns},
+                       {"comm_only_ns", d.comm_only_ns},
+                       {"comm_compute_overlap_ns", d.comm_compute_overlap_ns},
+                       {"comm_hidden_pct", d.comm_hidden_pct()}});
     if (i < report.gaps.size())
       devices.back()["idle_by_cause_ns"] = CausesJson(report.gaps[i].idle_by_cause, false);
   }
@@ -218,6 +228,14 @@ TableSection OverlapTable(const analysis::TimelineReport& report, Format format)
       t.headers.push_back("idle_" +
                           std::string(analysis::GapCauseName(static_cast<analysis::GapCause>(k))) +
                           "_ns");
+  // Communication (analysis/comm_kernels.h): always in CSV, in table form
+  // only when some device ran a communication kernel.
+  const bool comm = !c.human() || HasComm(report);
+  if (comm)
+    for (const std::string& h :
+         {c.Header("Comm", "comm_ns"), c.Header("Comm hidden", "comm_compute_overlap_ns"),
+          c.Header("Comm only", "comm_only_ns"), c.Header("Hidden(%)", "comm_hidden_pct")})
+      t.headers.push_back(h);
   t.right = std::vector<bool>(t.headers.size(), true);
   for (size_t i = 0; i < report.devices.size(); ++i) {
     const analysis::DeviceOverlap& d = report.devices[i];
@@ -230,6 +248,10 @@ TableSection OverlapTable(const analysis::TimelineReport& report, Format format)
       for (size_t k = 0; k < analysis::kGapCauses; ++k)
         t.rows.back().push_back(
             std::to_string(i < report.gaps.size() ? report.gaps[i].idle_by_cause[k] : 0));
+    if (comm)
+      for (std::string cell : {c.Duration(d.comm_ns), c.Duration(d.comm_compute_overlap_ns),
+                               c.Duration(d.comm_only_ns), c.Percent(d.comm_hidden_pct())})
+        t.rows.back().push_back(std::move(cell));
   }
   return t;
 }

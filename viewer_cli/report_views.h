@@ -33,6 +33,9 @@ nlohmann::json ApiJson(const analysis::ApiReport& report);
 TableSection KernelsTable(const analysis::KernelReport& report, Format format);
 TableSection CopiesTable(const analysis::CopyReport& report, Format format);
 TableSection OverlapTable(const analysis::TimelineReport& report, Format format);
+// Some device ran a communication kernel (analysis/comm_kernels.h): table
+// forms show the comm columns only then.
+bool HasComm(const analysis::TimelineReport& report);
 // Each device's idle time by cause (analysis/gap_causes.h): percent of the
 // idle time in table form, ns in CSV.
 TableSection IdleByCauseTable(const analysis::TimelineReport& report, Format format);

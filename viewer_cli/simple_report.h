@@ -18,6 +18,7 @@
 
 #include "analysis/report_engine.h"
 #include "analysis/trace_set.h"
+#include "viewer_cli/comm_options.h"
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/output.h"
 #include "viewer_cli/region_options.h"
@@ -69,6 +70,8 @@ RegisterFn RegisterSimpleReport(SimpleReport<Report> spec) {
     if (!s.top_help.empty()) cmd->add_option("--top", options->top, s.top_help);
     AddRegionOptions(cmd, &options->region);
     if (s.add_options) s.add_options(cmd, &options->parts);
+    // Reports of the device sweep tell communication from compute.
+    if (s.parts.timeline) AddCommOption(cmd, &options->parts.comm);
     cmd->callback([shared, options, exit_code] {
       const SimpleReport<Report>& s = *shared;
       *exit_code = RunStreamedReport(

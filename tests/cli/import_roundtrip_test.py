@@ -75,6 +75,8 @@ def checks(tmp):
         "device": 0, "span_ns": 265001, "busy_ns": 237626, "idle_ns": 27375,
         "compute_ns": 210124, "copy_ns": 77500, "overlap_ns": 49998,
         "compute_only_ns": 160126, "copy_only_ns": 27502,
+        # No NCCL kernel in the fixture: no communication.
+        "comm_ns": 0, "comm_only_ns": 0, "comm_compute_overlap_ns": 0, "comm_hidden_pct": 0.0,
         "idle_by_cause_ns": {"unknown": 10000, "host_sync": 0, "pageable_copy": 0,
                              "api_overhead": 0, "host_busy": 0, "launch_latency": 0,
                              "event_wait": 0, "queued": 17375}}])

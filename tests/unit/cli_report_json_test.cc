@@ -146,7 +146,8 @@ TEST_F(CliReportTest, OverlapJsonShape) {
   ASSERT_EQ(j["devices"].size(), 1u);
   const json& d = j["devices"][0];
   EXPECT_EQ(Keys(d), (Keyset{"device", "span_ns", "busy_ns", "idle_ns", "compute_ns", "copy_ns",
-                             "overlap_ns", "compute_only_ns", "copy_only_ns",
+                             "overlap_ns", "compute_only_ns", "copy_only_ns", "comm_ns",
+                             "comm_only_ns", "comm_compute_overlap_ns", "comm_hidden_pct",
                              "idle_by_cause_ns"}));
   // No launch call is joined to the kernel after the gap: its 200 ns are unknown's.
   EXPECT_EQ(d["idle_by_cause_ns"]["unknown"], 200);

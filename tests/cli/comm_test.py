@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""Communication kernels apart from compute (issue 21 point 1), end to end.
+
+The test writes a Kineto JSON such as torch.profiler records for one rank of
+a data-parallel job: per step, gemm kernels on the compute stream, an NCCL
+all-reduce on its own stream that starts under the last gemms and runs on
+past them, and now and then a copy. It imports it with `cutrace import` and
+checks, against a recomputation from the JSON done here (unions of the
+intervals, no cutrace code):
+
+- `overlap --format json`: comm_ns = |union of the NCCL kernels|,
+  comm_compute_overlap_ns = |comm ∩ compute|, comm_only_ns, compute_ns =
+  |union of the other kernels|, busy_ns = |union of everything|, and
+  comm_hidden_pct; the table shows the comm columns.
+- `summary`: the program's comm figures and the "communication:" line, which
+  says "mostly exposed" exactly when the exposed part is over half.
+- `diagnose`: the same line; `diff A A`: comm on both sides.
+- `timeline`: a comm row, and the comm fractions of the bins add up to comm_ns.
+- `summary --format openmetrics`: cutrace_device_comm_seconds_total.
+- `--comm-pattern sgemm`: the gemms are communication too (compute 0).
+- a pattern that is no regex: exit 2, one line.
+
+usage: comm_test.py CUTRACE
+"""
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+
+from temp_dir import run_in_temp_dir
+
+CUTRACE = sys.argv[1]
+NCCL = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"
+failures = []
+
+
+def us(ns):  # a Kineto timestamp (us, three decimals) for an integer ns
+    return f"{ns // 1000}.{ns % 1000:03d}"
+
+
+def make_trace():
+    """The JSON text and the GPU ops as (kind, start_ns, end_ns)."""
+    rng = random.Random(21)
+    events, ops = [], []
+    t = 2_000_000_000
+    corr = 0
+    pid, tid = 4321, 4321
+    for step in range(1, 11):
+        start = t
+        cursor = t + 10_000
+        gemm_free = cursor
+        for _ in range(rng.randint(3, 5)):
+            corr += 1
+            events.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel",
+                           "pid": pid, "tid": tid, "ts": us(cursor), "dur": us(3_000),
+                           "args": {"correlation": corr}})
+            k0 = max(gemm_free, cursor + 4_000)
+            k1 = k0 + rng.randint(20_000, 60_000)
+            gemm_free = k1
+            ops.append(("sgemm", k0, k1, corr))
+            cursor += 5_000
+        # The all-reduce starts under the last gemm and runs on past it.
+        corr += 1
+        events.append({"ph": "X", "cat": "cuda_runtime", "name": "ncclAllReduce", "pid": pid,
+                       "tid": tid, "ts": us(cursor), "dur": us(2_000),
+                       "args": {"correlation": corr}})
+        c0 = gemm_free - rng.randint(5_000, 30_000)
+        c1 = gemm_free + rng.randint(20_000, 80_000)
+        ops.append(("nccl", c0, c1, corr))
+        if rng.random() < 0.5:
+            corr += 1
+            m0 = c0 + 1_000
+            ops.append(("memcpy", m0, m0 + 15_000, corr))
+        end = c1 + 5_000
+        events.append({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{step}",
+                       "pid": pid, "tid": tid, "ts": us(start), "dur": us(end - start),
+                       "args": {"External id": step}})
+        t = end + rng.randint(10_000, 50_000)
+    for kind, s, e, c in ops:
+        if kind == "memcpy":
+            events.append({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoH (Device -> Pinned)",
+                           "pid": 0, "tid": 13, "ts": us(s), "dur": us(e - s),
+                           "args": {"device": 0, "stream": 13, "correlation": c,
+                                    "bytes": 1 << 16}})
+        else:
+            stream = 20 if kind == "nccl" else 7
+            events.append({"ph": "X", "cat": "kernel", "name": NCCL if kind == "nccl" else
+                           "ampere_sgemm_128x64_nn", "pid": 0, "tid": stream, "ts": us(s),
+                           "dur": us(e - s),
+                           "args": {"device": 0, "stream": stream, "correlation": c}})
+    text = json.dumps({"schemaVersion": 1, "distributedInfo": {"rank": 0, "world_size": 2},
+                       "traceEvents": events})
+    for e in events:  # numbers with exactly three decimals (ns resolution)
+        for key in ("ts", "dur"):
+            text = text.replace(f'"{key}": "{e[key]}"', f'"{key}": {e[key]}', 1)
+    return text, [(k, s, e) for k, s, e, _ in ops]
+
+
+def union(intervals):
+    out = []
+    for s, e in sorted(intervals):
+        if out and s <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], e)
+        else:
+            out.append([s, e])
+    return out
+
+
+def length(intervals):
+    return sum(e - s for s, e in union(intervals))
+
+
+def intersection(a, b):
+    total = 0
+    for s, e in union(a):
+        for s2, e2 in union(b):
+            total += max(0, min(e, e2) - max(s, s2))
+    return total
+
+
+def run(*args, check=True):
+    p = subprocess.run([CUTRACE, *args], capture_output=True, text=True, timeout=60)
+    if check and p.returncode != 0:
+        raise SystemExit(f"FAIL: cutrace {' '.join(args)} exited {p.returncode}: {p.stderr!r}")
+    return p
+
+
+def expect(label, ok, detail=""):
+    if not ok:
+        failures.append(f"{label}: {detail}")
+
+
+def checks(tmp):
+    text, ops = make_trace()
+    src = os.path.join(tmp, "rank0.json")
+    with open(src, "w") as f:
+        f.write(text)
+    trace = os.path.join(tmp, "rank0.trace")
+    run("import", src, "-o", trace)
+
+    comm = [(s, e) for k, s, e in ops if k == "nccl"]
+    compute = [(s, e) for k, s, e in ops if k == "sgemm"]
+    want = {
+        "comm_ns": length(comm),
+        "compute_ns": length(compute),
+        "busy_ns": length([(s, e) for _, s, e in ops]),
+        "comm_compute_overlap_ns": intersection(comm, compute),
+    }
+    want["comm_only_ns"] = want["comm_ns"] - want["comm_compute_overlap_ns"]
+    exposed = want["comm_only_ns"] / want["comm_ns"]
+
+    o = json.loads(run("overlap", trace, "--format", "json").stdout)
+    d = o["devices"][0]
+    for key, value in want.items():
+        expect(f"overlap {key}", d[key] == value, f"{d[key]} != {value}")
+    hidden = 100.0 * want["comm_compute_overlap_ns"] / want["comm_ns"]
+    expect("hidden pct", abs(d["comm_hidden_pct"] - hidden) < 1e-9, f"{d['comm_hidden_pct']}")
+    table = run("overlap", trace, "--width", "1000").stdout
+    expect("overlap table comm columns", "Comm hidden" in table and "Hidden(%)" in table, table)
+
+    s = json.loads(run("summary", trace, "--format", "json").stdout)
+    c = s["program"].get("comm", {})
+    expect("summary comm", (c.get("comm_ns"), c.get("hidden_ns"), c.get("exposed_ns")) ==
+           (want["comm_ns"], want["comm_compute_overlap_ns"], want["comm_only_ns"]), str(c))
+    expect("summary mostly exposed", c.get("mostly_exposed") == (exposed > 0.5),
+           f"{c} vs {exposed}")
+    lines = run("summary", trace, "--width", "1000").stdout.splitlines()
+    line = next((x for x in lines if x.startswith("communication: ")), "")
+    expect("summary comm line", line != "" and ("mostly exposed" in line) == (exposed > 0.5),
+           f"{line!r} exposed {exposed:.3f}")
+    diag = run("diagnose", trace, "--width", "1000").stdout
+    expect("diagnose comm line", "communication: " in diag, diag)
+
+    diff = json.loads(run("diff", trace, trace, "--format", "json").stdout)
+    v = diff["devices"][0]
+    expect("diff comm", (v["comm_ns_a"], v["comm_ns_b"], v["comm_only_ns_b"]) ==
+           (want["comm_ns"], want["comm_ns"], want["comm_only_ns"]), str(v))
+
+    tl = json.loads(run("timeline", trace, "--bins", "37", "--format", "json").stdout)
+    dev = tl["devices"][0]
+    span = max(e for _, _, e in ops) - min(s for _, s, _ in ops)
+    bins = len(dev["comm"])
+    binned = sum(f * min(dev["bin_ns"], span - i * dev["bin_ns"]) for i, f in enumerate(dev["comm"]))
+    expect("timeline comm bins", abs(binned - want["comm_ns"]) <= 1e-6 * want["comm_ns"] + bins,
+           f"{binned} vs {want['comm_ns']}")
+    drawn = run("timeline", trace, "--bins", "37").stdout
+    expect("timeline comm row", re.search(r"^comm +\|", drawn, re.M) is not None, drawn)
+
+    om = run("summary", trace, "--format", "openmetrics").stdout
+    m = re.search(r'^cutrace_device_comm_seconds_total\{[^}]*device="0"[^}]*\} (\S+)$', om, re.M)
+    expect("openmetrics comm", m is not None and abs(float(m.group(1)) - want["comm_ns"] / 1e9) < 1e-9,
+           om[-2000:])
+
+    p = json.loads(run("overlap", trace, "--comm-pattern", "sgemm", "--format", "json").stdout)
+    d = p["devices"][0]
+    every = length(comm + compute)
+    expect("pattern", (d["compute_ns"], d["comm_ns"]) == (0, every), str(d))
+
+    bad = run("overlap", trace, "--comm-pattern", "(unclosed", check=False)
+    expect("bad pattern", bad.returncode == 2 and bad.stdout == "" and
+           bad.stderr.count("\n") == 1 and "not a regex" in bad.stderr,
+           f"rc {bad.returncode} err {bad.stderr!r}")
+
+    for f in failures:
+        print("FAIL:", f)
+    if not failures:
+        print(f"ok: comm {want['comm_ns']} ns, {hidden:.1f}% hidden")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(run_in_temp_dir("cutrace-comm.", checks))
