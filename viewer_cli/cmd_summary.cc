@@ -10,6 +10,7 @@
 
 #include "analysis/program_verdict.h"
 #include "analysis/rank_imbalance.h"
+#include "analysis/run_windows.h"
 #include "analysis/stream_summary.h"
 #include "analysis/summary.h"
 #include "viewer_cli/comm_options.h"
@@ -129,9 +130,56 @@ TableSection DevicesTable(const analysis::TimelineReport& timeline, analysis::Tr
   return t;
 }
 
+// The windows of a continuous-mode run (analysis/run_windows.h): the idle
+// time's two largest causes, in percent of the window's idle time.
+std::string TopCauses(const analysis::WindowRow& w) {
+  std::vector<std::pair<uint64_t, size_t>> causes;
+  for (size_t c = 0; c < analysis::kGapCauses; ++c)
+    if (w.idle_by_cause_ns[c] > 0) causes.emplace_back(w.idle_by_cause_ns[c], c);
+  std::sort(causes.begin(), causes.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  std::string out;
+  for (size_t i = 0; i < causes.size() && i < 2; ++i)
+    out += fmt::format("{}{} {:.0f}%", i ? ", " : "",
+                       analysis::GapCauseName(static_cast<analysis::GapCause>(causes[i].second)),
+                       100.0 * static_cast<double>(causes[i].first) / static_cast<double>(w.idle_ns));
+  return out;
+}
+
+TableSection WindowsTable(const std::vector<analysis::WindowRow>& rows) {
+  Cells c(Format::kTable);
+  TableSection t;
+  t.title = "windows of this continuous-mode run (each over its own span)";
+  t.headers = {"Window", "Start", "Span", "Busy(%)", "Kernels", "Idle", "Idle by cause"};
+  t.right = {true, true, true, true, true, true, false};
+  for (const analysis::WindowRow& w : rows)
+    t.rows.push_back({c.Count(w.window), "+" + FormatDuration(w.offset_ns), c.Duration(w.span_ns),
+                      c.Percent(w.busy_pct), c.Count(w.kernels), c.Duration(w.idle_ns),
+                      TopCauses(w)});
+  return t;
+}
+
+nlohmann::json WindowsJson(const std::vector<analysis::WindowRow>& rows) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const analysis::WindowRow& w : rows)
+    out.push_back({{"window", w.window},
+                   {"path", w.path},
+                   {"start_ns", w.start_ns},
+                   {"offset_ns", w.offset_ns},
+                   {"span_ns", w.span_ns},
+                   {"busy_ns", w.busy_ns},
+                   {"busy_pct", w.busy_pct},
+                   {"kernels", w.kernels},
+                   {"idle_ns", w.idle_ns},
+                   {"idle_by_cause_ns", CausesJson(w.idle_by_cause_ns, false)}});
+  return out;
+}
+
 Rendered RenderSummary(const analysis::SummaryReport& s, analysis::TraceSet traces,
                        Format format, const analysis::Window& window,
-                       const std::optional<Steady>& steady) {
+                       const std::optional<Steady>& steady,
+                       const std::vector<analysis::WindowRow>& windows) {
   Rendered r;
   // The verdict first (issue 19 point 4), over the window.
   const analysis::ProgramVerdict program = analysis::JudgeProgram(s.timeline);
@@ -159,6 +207,7 @@ Rendered RenderSummary(const analysis::SummaryReport& s, analysis::TraceSet trac
       r.json["nvtx_other_thread_launches"] = s.nvtx.other_thread_launches;
     r.json["api_calls"] = ApiJson(s.api);
     if (s.ranks >= 2) r.json["imbalance"] = ImbalanceJson(s.imbalance);
+    if (!windows.empty()) r.json["windows"] = WindowsJson(windows);
     return r;
   }
   if (format == Format::kTable) {
@@ -198,6 +247,7 @@ Rendered RenderSummary(const analysis::SummaryReport& s, analysis::TraceSet trac
   if (format == Format::kTable) {
     r.tables.push_back(DevicesTable(s.timeline, traces));
     r.tables.push_back(IdleByCauseTable(s.timeline, format));
+    if (!windows.empty()) r.tables.push_back(WindowsTable(windows));
   } else {
     r.tables.push_back(OverlapTable(s.timeline, format));
     r.tables.back().title = "devices";
@@ -243,9 +293,16 @@ int Run(const Options& o) {
   return RunStreamedReport(
       o.files, o.format, parts, analysis::GapOptions{0, options.top_gaps},
       [&](analysis::ReportEngine& engine, analysis::TraceSet traces,
-          std::span<analysis::StreamedTrace* const>, Format format) {
+          std::span<analysis::StreamedTrace* const> streams, Format format) {
         analysis::SummaryReport s = analysis::SummaryFromEngine(engine, traces, options);
-        return RenderSummary(s, traces, format, engine.window(), FindSteady(engine));
+        // A continuous-mode run's windows, each over its own span (without a
+        // region: the windows are the run's own regions).
+        std::vector<analysis::WindowRow> windows;
+        if (!o.region.active() && analysis::IsWindowedRun(traces)) {
+          auto rows = analysis::StreamWindows(streams, o.comm);
+          if (rows.ok()) windows = std::move(rows).value();  // else the file changed: left out
+        }
+        return RenderSummary(s, traces, format, engine.window(), FindSteady(engine), windows);
       },
       o.region, /*steady=*/true);
 }

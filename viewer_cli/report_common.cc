@@ -8,6 +8,7 @@
 #include <fmt/core.h>
 
 #include "analysis/kernel_metrics.h"
+#include "analysis/rank_imbalance.h"
 #include "collector/sat_math.h"
 #include "collector/trace_loader.h"
 
@@ -133,27 +134,49 @@ void PrintCsv(const std::vector<std::pair<std::string, Rendered>>& parts, std::F
 
 void PrintReport(const LoadedTraces& loaded, Format format, const RenderFn& render,
                  std::FILE* out) {
-  analysis::TraceSet all(loaded.all);
+  // A run's chunks (analysis/rank_imbalance.h RanksOf()) are one trace: side
+  // by side in chunk order, one section, labelled "FIRST (+N chunks)".
+  const analysis::Ranks runs = analysis::RanksOf(loaded.all);
+  std::vector<const TraceData*> ordered;
+  std::vector<std::pair<size_t, size_t>> sections;  // [first, first + count) of `ordered`
+  for (uint32_t r = 0; r < runs.size(); ++r) {
+    const size_t first = ordered.size();
+    for (size_t f = 0; f < loaded.all.size(); ++f)
+      if (runs.of_file[f] == r) ordered.push_back(loaded.all[f]);
+    std::stable_sort(ordered.begin() + first, ordered.end(),
+                     [](const TraceData* a, const TraceData* b) {
+                       return a->header.chunk_index() < b->header.chunk_index();
+                     });
+    sections.emplace_back(first, ordered.size() - first);
+  }
+  analysis::TraceSet all(ordered);
   Rendered aggregate = render(all, format);
-  if (loaded.all.size() == 1) {
+  if (sections.size() == 1) {
     if (format == Format::kJson)
       PrintJson(aggregate.json, out);
     else if (format == Format::kCsv)
-      PrintCsv({{loaded.all[0]->path, std::move(aggregate)}}, out);
+      PrintCsv({{runs.labels[0], std::move(aggregate)}}, out);
     else
       PrintText(aggregate, out);
     return;
   }
 
   std::vector<std::pair<std::string, Rendered>> parts;
-  for (size_t i = 0; i < loaded.all.size(); ++i)
-    parts.emplace_back(loaded.all[i]->path, render(all.subspan(i, 1), format));
+  for (size_t i = 0; i < sections.size(); ++i)
+    parts.emplace_back(runs.labels[i],
+                       render(all.subspan(sections[i].first, sections[i].second), format));
 
   if (format == Format::kJson) {
     nlohmann::json files = nlohmann::json::array();
-    for (auto& [path, rendered] : parts) {
-      nlohmann::json file = std::move(rendered.json);
-      file["path"] = path;
+    for (size_t i = 0; i < parts.size(); ++i) {
+      nlohmann::json file = std::move(parts[i].second.json);
+      const auto [first, count] = sections[i];
+      file["path"] = ordered[first]->path;
+      if (count > 1) {
+        nlohmann::json chunks = nlohmann::json::array();
+        for (size_t c = first; c < first + count; ++c) chunks.push_back(ordered[c]->path);
+        file["chunks"] = std::move(chunks);
+      }
       files.push_back(std::move(file));
     }
     aggregate.json["files"] = std::move(files);
@@ -167,7 +190,10 @@ void PrintReport(const LoadedTraces& loaded, Format format, const RenderFn& rend
       PrintText(rendered, out);
       fmt::print(out, "\n");
     }
-    fmt::print(out, "== all {} files ==\n", parts.size());
+    if (parts.size() == ordered.size())
+      fmt::print(out, "== all {} files ==\n", parts.size());
+    else
+      fmt::print(out, "== all {} runs ({} files) ==\n", parts.size(), ordered.size());
     PrintText(aggregate, out);
   }
 }

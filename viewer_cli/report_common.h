@@ -62,6 +62,10 @@ void PrintOpenError(const std::string& path, const std::string& message);
 bool LoadTraces(const std::vector<std::string>& paths, LoadedTraces* out);
 
 // Loads, renders (per file and aggregate) and prints. Returns the exit status.
+// The chunks of one run (analysis/rank_imbalance.h RanksOf()) are one
+// trace: rendered together in chunk order as one section ("FIRST (+N
+// chunks)"; JSON: "path" and "chunks"), and a set that is one run prints as
+// one trace, with no sections.
 int RunReport(const std::vector<std::string>& paths, Format format, const RenderFn& render);
 
 // Prints already-loaded traces (RunReport without the loading); for tests.

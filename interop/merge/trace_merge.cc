@@ -7,6 +7,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "analysis/rank_imbalance.h"
 #include "collector/sat_math.h"
 #include "collector/trace_writer.h"
 
@@ -90,6 +91,13 @@ void AddStatistics(const proto::Statistics& s, StatsInfo* sum) {
   SatAccumulate(&sum->tool_cpu_ns, s.tool_cpu_ns());
   SatAccumulate(&sum->cupti_overhead_ns, s.cupti_overhead_ns());
   sum->peak_memory_bytes = std::max(sum->peak_memory_bytes, s.peak_memory_bytes());
+}
+
+// Records a Statistics packet counts: how far along its process was.
+uint64_t Handled(const proto::Statistics& s) {
+  return s.records_handled() ? s.records_handled()
+                             : s.kernels() + s.memcpys() + s.memsets() + s.ranges() + s.api_calls() +
+                                   s.syncs();
 }
 
 // Each input's process, once per (host, pid, rank) (the chunks of one run
@@ -188,6 +196,20 @@ MergedTrace MergePlacedTraces(const PlacedTraces& placed) {
   m.header = MergedHeader(placed.traces);
   std::set<uint32_t> described;
   int64_t last_end = 0;
+  // Statistics are a process's totals so far: of a run's chunks, the one
+  // that saw most (the latest) counts, and runs add up.
+  std::vector<const TraceData*> files;
+  for (const TraceData& t : placed.traces) files.push_back(&t);
+  const analysis::Ranks runs = analysis::RanksOf(files);
+  std::vector<const proto::Statistics*> run_statistics(runs.size(), nullptr);
+  for (size_t f = 0; f < files.size(); ++f) {
+    const proto::Statistics*& latest = run_statistics[runs.of_file[f]];
+    if (files[f]->statistics &&
+        (latest == nullptr || Handled(*files[f]->statistics) >= Handled(*latest)))
+      latest = &*files[f]->statistics;
+  }
+  for (const proto::Statistics* s : run_statistics)
+    if (s) AddStatistics(*s, &m.statistics);
   for (const TraceData& t : placed.traces) {
     StringRemap name(t.strings, m.strings.get());
     const RecordBatch& r = t.records;
@@ -229,7 +251,6 @@ MergedTrace MergePlacedTraces(const PlacedTraces& placed) {
     }
     for (const proto::Device& d : t.devices)
       if (described.insert(d.id()).second) m.devices.push_back(ToDeviceInfo(d));
-    if (t.statistics) AddStatistics(*t.statistics, &m.statistics);
     for (const std::string& w : t.warnings) m.warnings.push_back(t.path + ": " + w);
     if (!t.clean_shutdown())
       m.warnings.push_back(t.path + ": not cleanly closed (no end-of-trace packet)");

@@ -1,7 +1,9 @@
 // MergePlacedTraces: one trace from several traces already placed on one
 // timeline (interop/merge/trace_placement.h), for `cutrace merge`. Strings are
 // re-interned into one table, records of every file are joined (each kind in
-// start order), devices listed once per placed id, statistics summed, and
+// start order), devices listed once per placed id, statistics summed over
+// processes (of a run's chunks, whose statistics are the process's totals so
+// far, the latest counts), and
 // the files' warnings kept with their path in front.
 //
 // The merged header: producer "cutrace-merge", source_format "merge",

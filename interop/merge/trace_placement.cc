@@ -9,6 +9,7 @@
 
 #include <fmt/core.h>
 
+#include "analysis/rank_imbalance.h"
 #include "collector/sat_math.h"
 
 namespace cutrace::interop {
@@ -146,9 +147,26 @@ StatusOr<PlacedTraces> PlaceTraces(TraceSet traces) {
   std::map<std::string, uint32_t> device_by_uuid;
   std::map<std::pair<ProcessKey, uint64_t>, uint64_t> thread_by_key;
   std::map<ProcessKey, std::map<uint32_t, uint32_t>> devices_by_process;
-  uint64_t correlation_base = 0, range_base = 0;
+  // Correlation and NVTX range ids are shifted per run, not per file: the
+  // chunks of one run (analysis/rank_imbalance.h RanksOf()) share one
+  // process's sequence, and a launch in one chunk may have its kernel in
+  // the next, so they keep their ids relative to each other.
+  const analysis::Ranks runs = analysis::RanksOf(traces);
+  std::vector<uint64_t> run_correlations(runs.size(), 0), run_ranges(runs.size(), 0);
+  for (size_t f = 0; f < traces.size(); ++f) {
+    const uint32_t run = runs.of_file[f];
+    run_correlations[run] = std::max(run_correlations[run], MaxCorrelation(*traces[f]));
+    for (const RangeRecord& g : traces[f]->records.ranges)
+      run_ranges[run] = std::max(run_ranges[run], g.range_id);
+  }
+  std::vector<uint64_t> correlation_bases(runs.size(), 0), range_bases(runs.size(), 0);
+  for (size_t r = 1; r < runs.size(); ++r) {
+    correlation_bases[r] = SatAdd(correlation_bases[r - 1], run_correlations[r - 1]);
+    range_bases[r] = SatAdd(range_bases[r - 1], run_ranges[r - 1]);
+  }
 
   for (size_t f = 0; f < traces.size(); ++f) {
+    const uint64_t range_base = range_bases[runs.of_file[f]];
     TraceData t = *traces[f];
     const ProcessKey process{t.header.host(), t.header.pid(), t.header.rank()};
 
@@ -182,12 +200,11 @@ StatusOr<PlacedTraces> PlaceTraces(TraceSet traces) {
       thread_by_key.emplace(key, placed);
       return placed;
     };
-    const uint64_t corr = correlation_base;
+    const uint64_t corr = correlation_bases[runs.of_file[f]];
     auto correlation = [&](uint64_t id) { return id ? id + corr : 0; };
 
     Shifter shift(out.offsets_ns[f]);
     RecordBatch& r = t.records;
-    uint64_t max_range = 0;
     for (KernelRecord& k : r.kernels) {
       ShiftInterval(shift, k);
       k.device_id = device(k.device_id);
@@ -224,7 +241,6 @@ StatusOr<PlacedTraces> PlaceTraces(TraceSet traces) {
         g.device_id = device(g.device_id);
       else
         g.thread_id = thread(g.thread_id);
-      max_range = std::max(max_range, g.range_id);
       if (g.range_id) g.range_id += range_base;
     }
     for (proto::CounterBatch& b : t.counters)
@@ -249,8 +265,6 @@ StatusOr<PlacedTraces> PlaceTraces(TraceSet traces) {
     if (t.end && t.end->has_end_anchor())
       t.end->mutable_end_anchor()->set_trace_ns(t.end->end_anchor().realtime_ns());
 
-    correlation_base += MaxCorrelation(*traces[f]);
-    range_base += max_range;
     out.traces.push_back(std::move(t));
   }
   std::sort(out.devices.begin(), out.devices.end(),
@@ -259,9 +273,14 @@ StatusOr<PlacedTraces> PlaceTraces(TraceSet traces) {
 }
 
 TimeGap PlacedTimeGap(const PlacedTraces& placed) {
-  TimeGap gap;
-  int64_t earliest_end = 0, latest_start = 0;
-  for (size_t f = 0; f < placed.traces.size(); ++f) {
+  // A run's chunks (RanksOf()) cover one range, from its first start to its
+  // last end: the time between continuous-mode windows is no skew.
+  std::vector<const TraceData*> files;
+  for (const TraceData& t : placed.traces) files.push_back(&t);
+  const analysis::Ranks runs = analysis::RanksOf(files);
+  std::vector<uint64_t> run_first(runs.size(), UINT64_MAX), run_last(runs.size(), 0);
+  std::vector<size_t> run_file(runs.size(), 0);
+  for (size_t f = placed.traces.size(); f-- > 0;) {
     const TraceData& t = placed.traces[f];
     uint64_t first = UINT64_MAX, last = 0;
     ForEachKind(
@@ -274,15 +293,23 @@ TimeGap PlacedTimeGap(const PlacedTraces& placed) {
         t.records);
     if (first == UINT64_MAX)
       first = last = static_cast<uint64_t>(t.header.start_anchor().realtime_ns());
-    const int64_t start = static_cast<int64_t>(std::min<uint64_t>(first, INT64_MAX));
-    const int64_t end = static_cast<int64_t>(std::min<uint64_t>(last, INT64_MAX));
-    if (f == 0 || end < earliest_end) {
+    const uint32_t run = runs.of_file[f];
+    run_first[run] = std::min(run_first[run], first);
+    run_last[run] = std::max(run_last[run], last);
+    run_file[run] = f;  // ends at the run's first file
+  }
+  TimeGap gap;
+  int64_t earliest_end = 0, latest_start = 0;
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const int64_t start = static_cast<int64_t>(std::min<uint64_t>(run_first[r], INT64_MAX));
+    const int64_t end = static_cast<int64_t>(std::min<uint64_t>(run_last[r], INT64_MAX));
+    if (r == 0 || end < earliest_end) {
       earliest_end = end;
-      gap.ends_first = f;
+      gap.ends_first = run_file[r];
     }
-    if (f == 0 || start > latest_start) {
+    if (r == 0 || start > latest_start) {
       latest_start = start;
-      gap.starts_last = f;
+      gap.starts_last = run_file[r];
     }
   }
   gap.gap_ns = latest_start > earliest_end ? latest_start - earliest_end : 0;

@@ -12,8 +12,11 @@
 //   devices      one id per (host, pid, rank, device id), except that devices
 //                with the same UUID are one physical GPU and share an id;
 //   threads      one id per (host, pid, rank, thread id);
-//   correlation  and NVTX range ids: each file's are shifted past the
-//                largest of the files before it (0 stays "none").
+//   correlation  and NVTX range ids: each run's are shifted past the
+//                largest of the runs before it (0 stays "none"); a run is a
+//                process, its chunks one run (analysis/rank_imbalance.h
+//                RanksOf()), whose ids are one sequence (a launch in one
+//                chunk may have its kernel in the next).
 // An id keeps its value where no earlier file took it, so a single file or
 // files that do not collide read the same as before.
 //
@@ -49,8 +52,10 @@ struct PlacedTraces {
 
 StatusOr<PlacedTraces> PlaceTraces(TraceSet traces);
 
-// How far apart placed traces lie in time. Each covers [its earliest start,
-// its latest end] (its start anchor when it has no events); `gap_ns` is the
+// How far apart placed traces lie in time. Each run (the chunks of one run
+// together: the time between continuous-mode windows is no skew) covers
+// [its earliest start, its latest end] (its start anchor when it has no
+// events); `gap_ns` is the
 // latest start minus the earliest end when positive, else 0 (every pair of
 // ranges overlaps). `ends_first` and `starts_last` are the two files.
 struct TimeGap {

@@ -1,0 +1,54 @@
+// The windows of a continuous-mode run: see run_windows.h.
+#include "analysis/run_windows.h"
+
+#include <algorithm>
+
+#include "analysis/rank_imbalance.h"
+#include "collector/sat_math.h"
+
+namespace cutrace::analysis {
+
+bool IsWindowedRun(TraceSet traces) {
+  if (traces.size() < 2 || RanksOf(traces).size() != 1) return false;
+  return std::all_of(traces.begin(), traces.end(), [](const TraceData* t) {
+    return t->header.mode() == "continuous" && !t->header.run_id().empty();
+  });
+}
+
+StatusOr<std::vector<WindowRow>> StreamWindows(std::span<StreamedTrace* const> chunks,
+                                               std::shared_ptr<const CommClassifier> comm) {
+  std::vector<WindowRow> rows;
+  ReportParts parts{.counts = true, .timeline = true};
+  parts.comm = std::move(comm);
+  for (StreamedTrace* chunk : chunks) {
+    StreamedTrace* one[] = {chunk};
+    StatusOr<std::unique_ptr<ReportEngine>> engine =
+        StreamTraces(one, parts, GapOptions{UINT64_MAX, 0});
+    if (!engine.ok()) return engine.status();
+    const EventCounts& counts = (*engine)->counts(0);
+    const TimelineReport timeline = (*engine)->Timeline();
+    WindowRow row;
+    row.window = chunk->info().header.chunk_index();
+    row.path = chunk->info().path;
+    row.start_ns = counts.first_ns == UINT64_MAX ? 0 : counts.first_ns;
+    row.kernels = counts.kernels;
+    for (size_t d = 0; d < timeline.devices.size(); ++d) {
+      SatAccumulate(&row.span_ns, timeline.devices[d].span_ns);
+      SatAccumulate(&row.busy_ns, timeline.devices[d].busy_ns);
+      SatAccumulate(&row.idle_ns, timeline.devices[d].idle_ns);
+      for (size_t c = 0; c < kGapCauses; ++c)
+        SatAccumulate(&row.idle_by_cause_ns[c], timeline.gaps[d].idle_by_cause[c]);
+    }
+    row.busy_pct = row.span_ns ? 100.0 * static_cast<double>(row.busy_ns) /
+                                     static_cast<double>(row.span_ns)
+                               : 0.0;
+    rows.push_back(std::move(row));
+  }
+  uint64_t first = UINT64_MAX;
+  for (const WindowRow& r : rows)
+    if (r.kernels > 0 || r.span_ns > 0) first = std::min(first, r.start_ns);
+  for (WindowRow& r : rows) r.offset_ns = r.start_ns > first && first != UINT64_MAX ? r.start_ns - first : 0;
+  return rows;
+}
+
+}  // namespace cutrace::analysis
