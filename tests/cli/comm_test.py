@@ -19,6 +19,8 @@ intervals, no cutrace code):
 - `summary --format openmetrics`: cutrace_device_comm_seconds_total.
 - `--comm-pattern sgemm`: the gemms are communication too (compute 0).
 - a pattern that is no regex: exit 2, one line.
+- `ranks` over this rank and a second one whose gemms last 20 us longer: 10
+  steps, rank 1 the slowest in each, by compute.
 
 usage: comm_test.py CUTRACE
 """
@@ -40,8 +42,9 @@ def us(ns):  # a Kineto timestamp (us, three decimals) for an integer ns
     return f"{ns // 1000}.{ns % 1000:03d}"
 
 
-def make_trace():
-    """The JSON text and the GPU ops as (kind, start_ns, end_ns)."""
+def make_trace(rank=0, slower_gemm_ns=0):
+    """The JSON text and the GPU ops as (kind, start_ns, end_ns); `rank`'s gemms
+    last `slower_gemm_ns` longer (the same steps otherwise)."""
     rng = random.Random(21)
     events, ops = [], []
     t = 2_000_000_000
@@ -57,7 +60,7 @@ def make_trace():
                            "pid": pid, "tid": tid, "ts": us(cursor), "dur": us(3_000),
                            "args": {"correlation": corr}})
             k0 = max(gemm_free, cursor + 4_000)
-            k1 = k0 + rng.randint(20_000, 60_000)
+            k1 = k0 + rng.randint(20_000, 60_000) + slower_gemm_ns
             gemm_free = k1
             ops.append(("sgemm", k0, k1, corr))
             cursor += 5_000
@@ -90,7 +93,7 @@ def make_trace():
                            "ampere_sgemm_128x64_nn", "pid": 0, "tid": stream, "ts": us(s),
                            "dur": us(e - s),
                            "args": {"device": 0, "stream": stream, "correlation": c}})
-    text = json.dumps({"schemaVersion": 1, "distributedInfo": {"rank": 0, "world_size": 2},
+    text = json.dumps({"schemaVersion": 1, "distributedInfo": {"rank": rank, "world_size": 2},
                        "traceEvents": events})
     for e in events:  # numbers with exactly three decimals (ns resolution)
         for key in ("ts", "dur"):
@@ -202,6 +205,19 @@ def checks(tmp):
     expect("bad pattern", bad.returncode == 2 and bad.stdout == "" and
            bad.stderr.count("\n") == 1 and "not a regex" in bad.stderr,
            f"rc {bad.returncode} err {bad.stderr!r}")
+
+    slow_text, _ = make_trace(rank=1, slower_gemm_ns=20_000)
+    slow_src = os.path.join(tmp, "rank1.json")
+    with open(slow_src, "w") as f:
+        f.write(slow_text)
+    slow = os.path.join(tmp, "rank1.trace")
+    run("import", slow_src, "-o", slow)
+    r = json.loads(run("ranks", trace, slow, "--format", "json").stdout)
+    expect("ranks steps", len(r["steps"]) == 10, str(r)[:500])
+    expect("ranks slowest", all(s["slowest_rank"] == 1 and s["cause"] == "compute" and
+                                s["excess_ns"] > 0 for s in r["steps"]), str(r["steps"])[:1000])
+    one = run("ranks", trace, check=False)
+    expect("ranks of one rank", one.returncode == 1 and one.stderr.count("\n") == 1, one.stderr)
 
     for f in failures:
         print("FAIL:", f)

@@ -1,0 +1,65 @@
+// Stragglers (issue 21 point 5): over several ranks that run the same steps
+// (an NVTX range such as torch.profiler's ProfilerStep#N), per step the
+// slowest rank, its excess over the median, and what the excess is.
+//
+// A rank is a process (rank_imbalance.h RanksOf(): a run's chunks are one).
+// Its steps are the instances of the range (a glob, as --range takes) at
+// depth 0, in start order; step k is each rank's k-th, over the steps every
+// rank has. A step's window on a rank is the region's (region.h): [CPU
+// start, max(CPU end, end of the last GPU operation launched inside it on
+// any thread of the process)], operations joined to their launch call by
+// correlation id. Within it, over the rank's devices added up:
+//   compute = |compute kernels ∩ window|, comm = |communication kernels ∩
+//   window| (comm_kernels.h), idle = |window| - |all GPU work ∩ window|,
+// each device counted over the whole window.
+// Per step: duration = |window|; the slowest rank has the longest (ties:
+// the first); median over the ranks (for an even count the mean of the two
+// middle values, rounded half up); excess = slowest - median. The cause is
+// the one of compute, comm and idle by which the slowest rank exceeds the
+// median of that figure over the ranks the most ("none" when none does).
+//
+// Pure; call from any thread on traces no one is modifying.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "analysis/comm_kernels.h"
+#include "analysis/trace_set.h"
+
+namespace cutrace::analysis {
+
+struct StepOnRank {
+  uint64_t start_ns = 0, end_ns = 0;  // the window, on the rank's clock
+  uint64_t compute_ns = 0, comm_ns = 0, idle_ns = 0;
+  uint64_t duration_ns() const { return end_ns - start_ns; }
+};
+
+struct StepStraggler {
+  size_t step = 0;     // 0-based: the step-th instance on every rank
+  size_t slowest = 0;  // rank index
+  uint64_t duration_ns = 0;  // the slowest rank's
+  uint64_t median_ns = 0;
+  uint64_t excess_ns = 0;
+  // The slowest rank's figure minus the median of that figure (negative:
+  // below it); cause is the largest positive one.
+  int64_t compute_excess_ns = 0, comm_excess_ns = 0, idle_excess_ns = 0;
+  std::string cause;  // "compute", "comm", "idle" or "none"
+  std::vector<StepOnRank> ranks;  // by rank
+};
+
+struct StragglerReport {
+  std::string range;                // the glob used
+  std::vector<std::string> ranks;   // labels (RanksOf())
+  std::vector<size_t> steps_of;     // instances per rank
+  std::vector<StepStraggler> steps; // the steps every rank has
+};
+
+// Needs two ranks or more (else an error saying so); an error too when a
+// rank has no instance of `range`.
+StatusOr<StragglerReport> FindStragglers(TraceSet traces, const std::string& range,
+                                         std::shared_ptr<const CommClassifier> comm = nullptr);
+
+}  // namespace cutrace::analysis

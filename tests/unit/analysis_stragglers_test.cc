@@ -1,0 +1,98 @@
+// Stragglers (analysis/stragglers.h) over three ranks and three steps worked
+// out by hand: step 0's straggler computes longer, step 1's waits in its
+// all-reduce, step 2's GPU waits for its host.
+#include <gtest/gtest.h>
+
+#include "analysis/stragglers.h"
+#include "tests/unit/analysis_trace_builder.h"
+
+namespace cutrace::analysis {
+namespace {
+
+using cutrace::testing::TraceBuilder;
+
+constexpr const char* kNccl = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
+
+// Step k of a rank: ProfilerStep#k on thread 1 over CPU [1000k, 1000k + 400);
+// a gemm launched at +10 runs `gemm` ns from +`late` (50 normally), then the
+// all-reduce (launched at +20) `comm` ns right after it.
+void Step(TraceBuilder& t, uint64_t k, uint64_t gemm, uint64_t comm, uint64_t late = 50) {
+  const uint64_t t0 = 1000 * k;
+  t.Range("ProfilerStep#" + std::to_string(k), t0, t0 + 400, 1, 0);
+  t.Api("cudaLaunchKernel", t0 + 10, t0 + 15, 1, 100 * k + 1);
+  t.Api("ncclAllReduce", t0 + 20, t0 + 25, 1, 100 * k + 2);
+  t.Kernel("gemm", t0 + late, t0 + late + gemm, 0, 7, 100 * k + 1);
+  t.Kernel(kNccl, t0 + late + gemm, t0 + late + gemm + comm, 0, 20, 100 * k + 2);
+}
+
+TEST(Stragglers, SlowestRankExcessAndCause) {
+  // Durations (window = [1000k, max(CPU end, GPU end))):
+  //   step 0: 450, 450, 650 (rank 2: gemm 500)     -> rank 2, +200, compute
+  //   step 1: 450, 650, 450 (rank 1: comm 300)     -> rank 1, +200, comm
+  //   step 2: 650, 450, 450 (rank 0: gemm at +250) -> rank 0, +200, idle (250 vs 50)
+  TraceBuilder r0("r0.trace"), r1("r1.trace"), r2("r2.trace");
+  Step(r0, 0, 300, 100);
+  Step(r1, 0, 300, 100);
+  Step(r2, 0, 500, 100);
+  Step(r0, 1, 300, 100);
+  Step(r1, 1, 300, 300);
+  Step(r2, 1, 300, 100);
+  Step(r0, 2, 300, 100, 250);
+  Step(r1, 2, 300, 100);
+  Step(r2, 2, 300, 100);
+  const TraceData* set[] = {r0.get(), r1.get(), r2.get()};
+  StatusOr<StragglerReport> report = FindStragglers(TraceSet(set), "ProfilerStep*");
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  ASSERT_EQ(report->steps.size(), 3u);
+  const StepStraggler& s0 = report->steps[0];
+  EXPECT_EQ(s0.slowest, 2u);
+  EXPECT_EQ(s0.duration_ns, 650u);
+  EXPECT_EQ(s0.median_ns, 450u);
+  EXPECT_EQ(s0.excess_ns, 200u);
+  EXPECT_EQ(s0.compute_excess_ns, 200);
+  EXPECT_EQ(s0.comm_excess_ns, 0);
+  EXPECT_EQ(s0.idle_excess_ns, 0);
+  EXPECT_EQ(s0.cause, "compute");
+  EXPECT_EQ(s0.ranks[0].compute_ns, 300u);
+  EXPECT_EQ(s0.ranks[0].comm_ns, 100u);
+  EXPECT_EQ(s0.ranks[0].idle_ns, 50u);
+
+  const StepStraggler& s1 = report->steps[1];
+  EXPECT_EQ(s1.slowest, 1u);
+  EXPECT_EQ(s1.excess_ns, 200u);
+  EXPECT_EQ(s1.comm_excess_ns, 200);
+  EXPECT_EQ(s1.cause, "comm");
+
+  const StepStraggler& s2 = report->steps[2];
+  EXPECT_EQ(s2.slowest, 0u);
+  EXPECT_EQ(s2.excess_ns, 200u);
+  EXPECT_EQ(s2.ranks[0].idle_ns, 250u);
+  EXPECT_EQ(s2.idle_excess_ns, 200);
+  EXPECT_EQ(s2.compute_excess_ns, 0);
+  EXPECT_EQ(s2.cause, "idle");
+  EXPECT_EQ(report->ranks, (std::vector<std::string>{"r0.trace", "r1.trace", "r2.trace"}));
+}
+
+TEST(Stragglers, StepsEveryRankHasAndErrors) {
+  TraceBuilder r0("r0.trace"), r1("r1.trace");
+  Step(r0, 0, 300, 100);
+  Step(r0, 1, 300, 100);
+  Step(r1, 0, 300, 100);
+  const TraceData* both[] = {r0.get(), r1.get()};
+  StatusOr<StragglerReport> report = FindStragglers(TraceSet(both), "ProfilerStep*");
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(report->steps.size(), 1u);
+  EXPECT_EQ(report->steps_of, (std::vector<size_t>{2, 1}));
+  // Two ranks of equal steps: the median is their mean, no excess.
+  EXPECT_EQ(report->steps[0].excess_ns, 0u);
+  EXPECT_EQ(report->steps[0].cause, "none");
+
+  const TraceData* one[] = {r0.get()};
+  EXPECT_FALSE(FindStragglers(TraceSet(one), "ProfilerStep*").ok());
+  StatusOr<StragglerReport> none = FindStragglers(TraceSet(both), "nosuch");
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("no NVTX range matches 'nosuch'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cutrace::analysis
