@@ -253,11 +253,13 @@ WireDecode Decode(std::string_view body, const ShapeTable& shapes, Out& out, Dec
   const int ntypes[8] = {0, 0, N(kKernelTypes), N(kMemcpyTypes), N(kMemsetTypes),
                          N(kRangeTypes), N(kApiTypes), N(kSyncTypes)};
   for (int k = 2; k < 8; ++k)
-    if (b.has[k] && !cols[k].Parse(b.kinds[k], types[k], ntypes[k])) return WireDecode::kFallback;
-  for (int k = 2; k < 8; ++k)
     if (b.has[k]) counts->kind_bytes[k - 2] += b.kinds[k].size();
+  // Kinds not asked for are skipped whole, their columns not even parsed (a
+  // pass that reads one kind, analysis/region_stream.cc, costs that kind).
   for (int k = 2; k < 8; ++k)
-    if (!(kinds >> (k - 2) & 1u)) b.has[k] = false;  // not asked for: skipped whole
+    if (!(kinds >> (k - 2) & 1u)) b.has[k] = false;
+  for (int k = 2; k < 8; ++k)
+    if (b.has[k] && !cols[k].Parse(b.kinds[k], types[k], ntypes[k])) return WireDecode::kFallback;
 
   bool ok = true;
   if constexpr (std::is_same_v<Out, SinkOut>) {
