@@ -298,9 +298,11 @@ TEST(KernelOccupancy, TheCarveoutOfEachLaunchCounts) {
 }
 
 TEST(KernelOccupancy, TracesWithoutDeviceLimitsHaveNone) {
-  // The bundled example was recorded before cutrace kept the SM's limits: its
-  // kernels have their launch configuration, its device only max_warps_per_sm.
-  auto trace = LoadTrace(std::string(CUTRACE_SOURCE_DIR) + "/examples/demo.trace");
+  // The demo example as recorded before cutrace kept the SM's limits (kept in
+  // tests/data when examples/demo.trace was recorded again): its kernels have
+  // their launch configuration, its device only max_warps_per_sm.
+  auto trace =
+      LoadTrace(std::string(CUTRACE_SOURCE_DIR) + "/tests/data/demo-before-sm-limits.trace");
   ASSERT_TRUE(trace.ok()) << trace.status().message();
   ASSERT_FALSE(trace->records.kernels.empty());
   EXPECT_GT(trace->records.kernels[0].block[0], 0u);
