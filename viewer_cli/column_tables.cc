@@ -1,7 +1,8 @@
 // See column_tables.h (column_schema.h has the column types). Each kind's
-// columns are declared in Declare*() and filled in Fill*() in the same order (a Cursor walks them, checking each
-// column's item size), a batch at a time: every column gets a block of the
-// batch's size, then plain loops write them.
+// columns are declared in Declare*() and filled in Fill*() in the same order
+// (a Cursor walks them, checking each column's item size), a batch at a
+// time: every column gets a block of the batch's size, then plain loops
+// write them.
 #include "viewer_cli/column_tables.h"
 
 #include <cstring>
