@@ -2,6 +2,7 @@
 #include "analysis/region.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 #include <fmt/core.h>
 
@@ -357,6 +358,24 @@ void KeepWindow(const Window& w, size_t file, RecordBatch* b) {
   host(b->ranges);
   host(b->api_calls);
   host(b->syncs);
+}
+
+void KeepWindow(const Window& w, size_t file, TraceData* trace) {
+  KeepWindow(w, file, &trace->records);
+  if (!w.active || trace->counters.empty()) return;
+  std::unordered_set<uint64_t> kept;
+  for (const KernelRecord& k : trace->records.kernels)
+    if (k.correlation_id) kept.insert(k.correlation_id);
+  for (proto::CounterBatch& batch : trace->counters) {
+    if (batch.scope() == "nvtx") continue;
+    auto* samples = batch.mutable_samples();
+    int out = 0;  // stable compaction of the samples that stay
+    for (int i = 0; i < samples->size(); ++i) {
+      const uint64_t c = samples->Get(i).correlation_id();
+      if (kept.count(c) || w.OpCounts(file, c, 0)) samples->SwapElements(i, out++);
+    }
+    samples->DeleteSubrange(out, samples->size() - out);
+  }
 }
 
 RegionSpec SteadySpec(const RangeCandidate& c) {

@@ -160,6 +160,10 @@ StatusOr<Window> ResolveWindow(TraceSet traces, const RegionSpec& spec);
 // operations launched inside it (Window::OpCounts()) or running in it, and
 // NVTX ranges, API calls and syncs starting inside it (export of a region).
 void KeepWindow(const Window& window, size_t file, RecordBatch* records);
+// The same for a whole trace, its kernel-scope counter samples too: a
+// sample stays with its kernel record, or, for a launch CUPTI did not time
+// (counted), when its launch lies inside (as `cutrace kernels` counts it).
+void KeepWindow(const Window& window, size_t file, TraceData* trace);
 
 // The steady-state region of a window's candidate.
 RegionSpec SteadySpec(const RangeCandidate& c);

@@ -72,7 +72,7 @@ int Run(const Options& o) {
     return 1;
   }
   for (size_t i = 0; i < loaded.traces.size(); ++i)
-    analysis::KeepWindow(*window, i, &loaded.traces[i].records);
+    analysis::KeepWindow(*window, i, &loaded.traces[i]);
   interop::TraceSet traces(loaded.all);
   interop::PlacedTraces placed;
   std::vector<const TraceData*> placed_set;

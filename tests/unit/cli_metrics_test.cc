@@ -287,6 +287,27 @@ TEST_F(CliMetricsTest, CountedLaunchesAreInEveryReport) {
   EXPECT_EQ(o["counted_untimed"], 3);
 }
 
+// A region's export keeps a counted launch only when its launch lies inside
+// (as `cutrace kernels` counts it): this trace has no launch calls, so its
+// untimed counted launches have no time and a --from/--to window holds none
+// of them, while gemm's timed launch [200000, 300000) stays.
+TEST_F(CliMetricsTest, RegionExportKeepsOnlyTheCountedLaunchesInside) {
+  const std::string path = WriteUntimedTrace();
+  const std::string csv_dir = dir_ + "/csv-window";
+  testing::CliResult e =
+      RunCli({"export", "--format", "csv", "-o", csv_dir, "--from", "0", "--to", "1ms", path});
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  EXPECT_EQ(e.out.find("counted launches"), std::string::npos) << e.out;
+  std::istringstream rows(Slurp(csv_dir + "/kernels.csv"));
+  std::string line;
+  std::vector<std::string> body;
+  std::getline(rows, line);  // the header
+  while (std::getline(rows, line)) body.push_back(line);
+  ASSERT_EQ(body.size(), 1u);
+  EXPECT_NE(body[0].find(",200000,300000,100000,gemm(),_Z4gemmv,"), std::string::npos) << body[0];
+  EXPECT_EQ(body[0].substr(body[0].size() - 2), ",0");  // correlation 2 was not counted
+}
+
 // examples/known_work-counters.trace: recorded on the H200 by tests/gpu/counters.py,
 // `cutrace run --metrics speed-of-light,memory -- ct_known_work --mib 512`, which
 // copies 512 MiB twice (ct_copy_kernel) and runs 3 FMA-only launches. Every launch
