@@ -108,6 +108,9 @@ else
   echo "make-gpu-bundle: no $build/wheel/cutrace-*.whl (scripts/python-test.sh): the suite's python step will fail"
 fi
 cp -p "$root"/tests/gpu/*.py "$bundle/tests/gpu/"
+# tests/gpu/idle_causes.py imports tests/cli/script_checks.py from beside it.
+mkdir -p "$bundle/tests/cli"
+cp -p "$root/tests/cli/script_checks.py" "$bundle/tests/cli/"
 cp -p "$root/scripts/gpu-suite.sh" "$bundle/scripts/"
 # Shared libraries beyond the C/C++ runtime that the binaries were linked with
 # here (e.g. libfmt for cutrace) may be missing on the GPU machine: carry them

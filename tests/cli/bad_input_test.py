@@ -14,46 +14,19 @@ usage: bad_input_test.py CUTRACE SOURCE_DIR
 """
 import os
 import random
-import subprocess
 import sys
 
+from script_checks import expect_exit, failures, finish, run_cutrace
 from temp_dir import run_in_temp_dir
 
 CUTRACE, SOURCE = sys.argv[1], sys.argv[2]
 FIXTURE = os.path.join(SOURCE, "tests", "data", "kineto_small.json")
 REPORTS = ["summary", "kernels", "memcpy", "gaps", "overlap", "nvtx", "api", "info"]
-failures = []
-
-
-def run(args, timeout=10):
-    try:
-        p = subprocess.run([CUTRACE] + args, capture_output=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return None
-    return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
 
 
 def check(label, args, want_rc, want_stderr_lines=1, must_contain=None):
-    result = run(args)
-    if result is None:
-        failures.append(f"{label}: hung (no exit within 10 s): cutrace {' '.join(args)}")
-        return
-    rc, out, err = result
-    lines = err.splitlines()
-    problems = []
-    if rc < 0 or rc in (134, 139):
-        problems.append(f"crashed (status {rc})")
-    elif rc != want_rc:
-        problems.append(f"exit {rc}, want {want_rc}")
-    if want_stderr_lines is not None and len(lines) != want_stderr_lines:
-        problems.append(f"{len(lines)} stderr lines, want {want_stderr_lines}")
-    if want_rc == 1 and lines and not lines[0].startswith("cutrace: "):
-        problems.append("stderr does not start with 'cutrace: '")
-    if must_contain and must_contain not in err:
-        problems.append(f"stderr lacks {must_contain!r}")
-    if problems:
-        failures.append(f"{label}: cutrace {' '.join(args)}: {'; '.join(problems)}\n"
-                        f"    stderr: {err.strip()[:300]!r}")
+    expect_exit(label, args, run_cutrace(CUTRACE, args, timeout=10), want_rc,
+                want_stderr_lines, must_contain)
 
 
 def write(path, data):
@@ -68,7 +41,7 @@ def main():
 
 def checks(tmp):
     good = os.path.join(tmp, "good.trace")
-    r = run(["import", FIXTURE, "-o", good])
+    r = run_cutrace(CUTRACE, ["import", FIXTURE, "-o", good], timeout=10)
     if r is None or r[0] != 0:
         print(f"FAIL: cannot import the fixture: {r}")
         return 1
@@ -166,10 +139,7 @@ def checks(tmp):
     if os.path.exists(marker):
         failures.append("usage/bad kinds: the program was started")
 
-    for f in failures:
-        print("FAIL:", f)
-    print(f"{'FAILED' if failures else 'ok'}: {len(failures)} failures")
-    return 1 if failures else 0
+    return finish("bad input")
 
 
 if __name__ == "__main__":

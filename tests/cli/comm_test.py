@@ -24,18 +24,19 @@ intervals, no cutrace code):
 
 usage: comm_test.py CUTRACE
 """
+import functools
 import json
 import os
 import random
 import re
-import subprocess
 import sys
 
+from script_checks import expect, finish, intersection, length, run_text
 from temp_dir import run_in_temp_dir
 
 CUTRACE = sys.argv[1]
+run = functools.partial(run_text, CUTRACE)
 NCCL = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"
-failures = []
 
 
 def us(ns):  # a Kineto timestamp (us, three decimals) for an integer ns
@@ -99,40 +100,6 @@ def make_trace(rank=0, slower_gemm_ns=0):
         for key in ("ts", "dur"):
             text = text.replace(f'"{key}": "{e[key]}"', f'"{key}": {e[key]}', 1)
     return text, [(k, s, e) for k, s, e, _ in ops]
-
-
-def union(intervals):
-    out = []
-    for s, e in sorted(intervals):
-        if out and s <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], e)
-        else:
-            out.append([s, e])
-    return out
-
-
-def length(intervals):
-    return sum(e - s for s, e in union(intervals))
-
-
-def intersection(a, b):
-    total = 0
-    for s, e in union(a):
-        for s2, e2 in union(b):
-            total += max(0, min(e, e2) - max(s, s2))
-    return total
-
-
-def run(*args, check=True):
-    p = subprocess.run([CUTRACE, *args], capture_output=True, text=True, timeout=60)
-    if check and p.returncode != 0:
-        raise SystemExit(f"FAIL: cutrace {' '.join(args)} exited {p.returncode}: {p.stderr!r}")
-    return p
-
-
-def expect(label, ok, detail=""):
-    if not ok:
-        failures.append(f"{label}: {detail}")
 
 
 def checks(tmp):
@@ -219,11 +186,7 @@ def checks(tmp):
     one = run("ranks", trace, check=False)
     expect("ranks of one rank", one.returncode == 1 and one.stderr.count("\n") == 1, one.stderr)
 
-    for f in failures:
-        print("FAIL:", f)
-    if not failures:
-        print(f"ok: comm {want['comm_ns']} ns, {hidden:.1f}% hidden")
-    return 1 if failures else 0
+    return finish(f"comm {want['comm_ns']} ns, {hidden:.1f}% hidden")
 
 
 if __name__ == "__main__":

@@ -12,13 +12,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-failures: list[str] = []
-
-
-def expect(label: str, ok: bool, detail: str = "") -> None:
-    if not ok:
-        failures.append(f"{label}: {detail}")
-
+from script_checks import expect, finish
 
 def timeline(start_ns: int, end_ns: int, every: int, cost_ns) -> list[int]:
     """Times every `every` launches from start_ns, each launch costing cost_ns(t)."""
@@ -107,10 +101,7 @@ def main() -> int:
     c3 = p.compare(late, bare, every, [], margin_ns=0)
     expect("no common stretch", "between" not in c3 and c3["whole"]["s"] == 0, f"{c3}")
 
-    for f in failures:
-        print("FAIL", f)
-    print(f"concurrent_pairs logic: {len(failures)} failures")
-    return 1 if failures else 0
+    return finish("concurrent_pairs logic")
 
 
 if __name__ == "__main__":

@@ -12,13 +12,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-failures: list[str] = []
-
-
-def expect(label: str, ok: bool, detail: str = "") -> None:
-    if not ok:
-        failures.append(f"{label}: {detail}")
-
+from script_checks import expect, finish
 
 def main() -> int:
     sys.path.insert(0, str(Path(sys.argv[1]).resolve() / "bench"))
@@ -64,10 +58,7 @@ def main() -> int:
     b = p.buckets(timeline, every, 100_000_000)
     expect("buckets", len(b) >= 28 and min(b) == 4.0 and max(b) > 4.0, f"{b[:12]}")
 
-    for f in failures:
-        print(f"FAIL {f}")
-    print(f"{'FAIL' if failures else 'PASS'} continuous_probe.py logic: {len(failures)} failures")
-    return 1 if failures else 0
+    return finish("continuous_probe.py logic")
 
 
 if __name__ == "__main__":

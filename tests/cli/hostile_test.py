@@ -28,51 +28,26 @@ import sys
 import threading
 import time
 
+from script_checks import expect as check
+from script_checks import expect_exit, failures, finish, run_cutrace
 from temp_dir import run_in_temp_dir
 
 CUTRACE, MAKE = sys.argv[1], sys.argv[2]
 REPORTS = ["summary", "kernels", "memcpy", "gaps", "overlap", "nvtx", "api", "timeline",
            "diagnose", "metrics", "info"]
 U64_MAX = 2**64 - 1
-failures = []
 
 
 def run(args, timeout=30, env=None, stdin=None, umask=None):
-    def pre():
-        if umask is not None:
-            os.umask(umask)
-    try:
-        p = subprocess.run([CUTRACE] + args, capture_output=True, timeout=timeout,
-                           env=env, stdin=stdin, preexec_fn=pre)
-    except subprocess.TimeoutExpired:
-        return None
-    return p.returncode, p.stdout, p.stderr.decode(errors="replace")
+    pre = (lambda: os.umask(umask)) if umask is not None else None
+    return run_cutrace(CUTRACE, args, timeout, env=env, stdin=stdin, preexec_fn=pre)
 
 
 def expect(label, args, want_rc, err_has=None, **kw):
-    """Runs; checks the exit status and, for errors, one 'cutrace: ' line."""
+    """Runs; checks the exit status and, for errors, one 'cutrace: ' line; the stdout."""
     r = run(args, **kw)
-    if r is None:
-        failures.append(f"{label}: hung: cutrace {' '.join(args)}")
-        return None
-    rc, out, err = r
-    problems = []
-    if rc != want_rc:
-        problems.append(f"exit {rc}, want {want_rc}")
-    lines = err.splitlines()
-    if want_rc == 1 and (len(lines) != 1 or not lines[0].startswith("cutrace: ")):
-        problems.append("stderr is not one 'cutrace: ' line")
-    if err_has and err_has not in err:
-        problems.append(f"stderr lacks {err_has!r}")
-    if problems:
-        failures.append(f"{label}: cutrace {' '.join(args)}: {'; '.join(problems)}\n"
-                        f"    stderr: {err.strip()[:300]!r}")
-    return out.decode(errors="replace")
-
-
-def check(label, ok, detail=""):
-    if not ok:
-        failures.append(f"{label}: {detail}")
+    expect_exit(label, args, r, want_rc, 1 if want_rc == 1 else None, err_has)
+    return r and r[1].decode(errors="replace")
 
 
 def table_row(text, name, last=False):
@@ -256,13 +231,7 @@ def checks(d):
     input_checks(d)
     truncation_checks(d)
     placement_and_mode_checks(d)
-    for f in failures:
-        print("FAIL:", f)
-    if failures:
-        print(f"FAILED: {len(failures)} failures")
-        return 1
-    print("hostile traces: all checks passed")
-    return 0
+    return finish("hostile traces")
 
 
 if __name__ == "__main__":

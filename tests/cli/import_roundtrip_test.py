@@ -31,28 +31,24 @@ import os
 import subprocess
 import sys
 
+from script_checks import expect as check
+from script_checks import finish, run_text
 from temp_dir import run_in_temp_dir
 
 CUTRACE, SOURCE = sys.argv[1], sys.argv[2]
 FIXTURE = os.path.join(SOURCE, "tests", "data", "kineto_small.json")
-failures = []
 
 
 def cutrace_json(*args):
-    p = subprocess.run([CUTRACE, *args, "--format", "json"], capture_output=True, timeout=30)
-    if p.returncode != 0:
-        raise SystemExit(f"FAIL: cutrace {' '.join(args)} exited {p.returncode}: {p.stderr!r}")
-    return json.loads(p.stdout)
+    return json.loads(run_text(CUTRACE, *args, "--format", "json").stdout)
 
 
 def expect(label, got, want):
-    if got != want:
-        failures.append(f"{label}: got {got!r}, want {want!r}")
+    check(label, got == want, f"got {got!r}, want {want!r}")
 
 
 def expect_close(label, got, want, tolerance=1e-9):
-    if abs(got - want) > tolerance * max(1.0, abs(want)):
-        failures.append(f"{label}: got {got!r}, want {want!r}")
+    check(label, abs(got - want) <= tolerance * max(1.0, abs(want)), f"got {got!r}, want {want!r}")
 
 
 def main():
@@ -163,10 +159,7 @@ def checks(tmp):
     cutrace_json("import", bare, "-o", bare_trace)
     expect("bare overlap", cutrace_json("overlap", bare_trace)["devices"], overlap)
 
-    for f in failures:
-        print("FAIL:", f)
-    print(f"{'FAILED' if failures else 'ok'}: {len(failures)} failures")
-    return 1 if failures else 0
+    return finish("import round trip")
 
 
 def without_paths(value):

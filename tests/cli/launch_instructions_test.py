@@ -16,7 +16,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-failures: list[str] = []
+from script_checks import expect, finish
 
 PROGRAM = r"""
 #include <valgrind/callgrind.h>
@@ -34,11 +34,6 @@ int main(void) {
   return 0;
 }
 """
-
-
-def expect(label: str, ok: bool, detail: str = "") -> None:
-    if not ok:
-        failures.append(f"{label}: {detail}")
 
 
 def callgrind_part(li) -> bool:
@@ -102,12 +97,8 @@ def main() -> int:
     expect("before the first window: unknown", li.where_the_loop_was(log, (100, 900)) == "unknown")
     expect("detached before the loop", li.detached_before(log, 3000) and not li.detached_before(log, 2000))
 
-    for f in failures:
-        print("FAIL", f)
-    print(f"{'FAIL' if failures else 'PASS'} launch_instructions logic")
-    if failures:
-        return 1
-    return 0 if ran else 77  # the rest passed; ctest shows the callgrind part skipped
+    # When the rest passed, ctest shows the callgrind part skipped.
+    return finish("launch_instructions logic") or (0 if ran else 77)
 
 
 if __name__ == "__main__":

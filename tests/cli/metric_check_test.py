@@ -30,12 +30,14 @@ import os
 import subprocess
 import sys
 
+from script_checks import expect as check
+from script_checks import failures, finish
+
 CUTRACE, CHECKER = sys.argv[1], sys.argv[2]
 CUPTI = sys.argv[sys.argv.index("--cupti") + 1] if "--cupti" in sys.argv else None
 # A chip that lacks some preset metrics, and which: the check of a preset's
 # missing metric (not an error) needs one.
 PARTIAL_CHIP, MISSING_ON_PARTIAL_CHIP = "GB202", "dram__bytes_read.sum"
-failures = []
 
 
 def env_with(**extra):
@@ -55,11 +57,6 @@ def env_with(**extra):
 def run(cmd, **extra):
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=60, env=env_with(**extra))
     return p.returncode, p.stdout, p.stderr
-
-
-def check(label, ok, detail=""):
-    if not ok:
-        failures.append(f"{label}: {detail}")
 
 
 def preset_metrics():
@@ -204,10 +201,7 @@ def main():
     else:
         print(f"note: no libcupti for the checker (exit {rc}: {err.strip()}); offline checks skipped")
     run_goes_on_without_a_check()
-    for f in failures:
-        print("FAIL:", f)
-    print(f"metric_check: {len(failures)} failures")
-    return 1 if failures else 0
+    return finish("metric_check")
 
 
 if __name__ == "__main__":

@@ -17,13 +17,9 @@ import tempfile
 import time
 from pathlib import Path
 
-failures: list[str] = []
+from script_checks import expect, finish
+
 WORK = tempfile.mkdtemp(prefix="cutrace-overhead-test.")  # Bench makes its work dir
-
-
-def expect(label: str, ok: bool, detail: str = "") -> None:
-    if not ok:
-        failures.append(f"{label}: {detail}")
 
 
 def args_for(o, *extra: str):
@@ -201,10 +197,7 @@ def main() -> int:
     expect("modes in-run: windows' share", abs(fig["windows_pct"] - 15.0) < 1e-6, f"{fig}")
     expect("modes in-run: steady ratio", abs(fig["steady_ratio"] - 1.03) < 1e-6, f"{fig}")
 
-    for f in failures:
-        print(f"FAIL {f}")
-    print(f"{'FAIL' if failures else 'PASS'} overhead.py logic: {len(failures)} failures")
-    return 1 if failures else 0
+    return finish("overhead.py logic")
 
 
 if __name__ == "__main__":

@@ -21,16 +21,17 @@ the JSON done here:
 
 usage: region_test.py CUTRACE
 """
+import functools
 import json
 import os
 import random
-import subprocess
 import sys
 
+from script_checks import expect, finish, intersection, run_text, union
 from temp_dir import run_in_temp_dir
 
 CUTRACE = sys.argv[1]
-failures = []
+run = functools.partial(run_text, CUTRACE)
 
 
 def us(ns):  # a Kineto timestamp (us, three decimals) for an integer ns
@@ -92,24 +93,6 @@ def make_trace():
     return text, steps, calls, ops
 
 
-def union(intervals):
-    out = []
-    for s, e in sorted(intervals):
-        if out and s <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], e)
-        else:
-            out.append([s, e])
-    return out
-
-
-def measure_within(intervals, window):
-    total = 0
-    for s, e in union(intervals):
-        for a, b in window:
-            total += max(0, min(e, b) - max(s, a))
-    return total
-
-
 def expected_window(steps, calls, ops, skip):
     chosen = sorted(steps)[skip:]
     op_end = {c: e for _, _, e, c in ops}
@@ -118,18 +101,6 @@ def expected_window(steps, calls, ops, skip):
         ends = [op_end[c] for s, _, c, _ in calls if start <= s <= end and c in op_end]
         parts.append((start, max([end] + ends)))
     return union(parts)
-
-
-def run(*args, check=True):
-    p = subprocess.run([CUTRACE, *args], capture_output=True, text=True, timeout=60)
-    if check and p.returncode != 0:
-        raise SystemExit(f"FAIL: cutrace {' '.join(args)} exited {p.returncode}: {p.stderr!r}")
-    return p
-
-
-def expect(label, ok, detail=""):
-    if not ok:
-        failures.append(f"{label}: {detail}")
 
 
 def checks(tmp):
@@ -145,7 +116,7 @@ def checks(tmp):
     cpu = sum(e - s0 for s0, e, _ in sorted(steps)[1:])
     # The fixture exercises the GPU extension: work runs past the last CPU end.
     expect("fixture extends past the CPU end", length > cpu, f"{length} <= {cpu}")
-    busy = measure_within([(s, e) for _, s, e, _ in ops], window)
+    busy = intersection([(s, e) for _, s, e, _ in ops], window)
     want_pct = 100.0 * busy / length
 
     s = json.loads(run("summary", trace, "--range", "ProfilerStep*", "--skip-first", "1",
@@ -194,7 +165,7 @@ def checks(tmp):
     o = json.loads(run("overlap", trace, "--from", "200us", "--to", "1.2ms", "--format",
                        "json").stdout)
     tw = [(first + 200_000, first + 1_200_000)]
-    want = measure_within([(s0, e0) for _, s0, e0, _ in ops], tw)
+    want = intersection([(s0, e0) for _, s0, e0, _ in ops], tw)
     expect("from/to window", (o["window"]["start_ns"], o["window"]["end_ns"]) == tw[0],
            str(o["window"]))
     expect("from/to busy", o["devices"][0]["busy_ns"] == want,
@@ -209,11 +180,7 @@ def checks(tmp):
     p = run("overlap", trace, "--from", "junk", check=False)
     expect("bad duration", p.returncode != 0 and p.stderr.count("\n") >= 1, p.stderr)
 
-    for f in failures:
-        print("FAIL:", f)
-    if not failures:
-        print(f"ok: window {length} ns, busy {want_pct:.3f}%")
-    return 1 if failures else 0
+    return finish(f"window {length} ns, busy {want_pct:.3f}%")
 
 
 if __name__ == "__main__":

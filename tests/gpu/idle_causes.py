@@ -30,6 +30,11 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
+
+# tests/cli/script_checks.py (the GPU bundle carries it at the same place).
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "cli"))
+from script_checks import union  # noqa: E402
 
 
 def workload(kind, steps, json_out):
@@ -114,16 +119,6 @@ def report_json(cutrace, *args):
     if p.returncode != 0:
         raise RuntimeError(f"cutrace {' '.join(args)}: exit {p.returncode}: {p.stderr[-300:]}")
     return json.loads(p.stdout)
-
-
-def union(intervals):
-    out = []
-    for s, e in sorted(intervals):
-        if out and s <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], e)
-        else:
-            out.append([s, e])
-    return out
 
 
 def profiler_busy_pct(path, skip):
