@@ -7,8 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "collector/string_interner.h"
-#include "collector/trace_writer.h"
+#include "tests/unit/trace_file.h"
 
 namespace cutrace::testing {
 
@@ -23,10 +22,6 @@ inline constexpr int64_t kHour = 3'600'000'000'000;
 // kernels).
 inline std::string WriteChunk(const std::string& dir, const std::string& run, int64_t pid,
                               uint32_t index, uint32_t chunks) {
-  const std::string path = dir + "/" + run + "." + std::to_string(index) + ".trace";
-  auto writer = TraceWriter::Create(path);
-  EXPECT_TRUE(writer.ok());
-  if (!writer.ok()) return path;
   HeaderInfo h;
   h.producer = "chunk_writer";
   h.host = "node1";
@@ -38,45 +33,22 @@ inline std::string WriteChunk(const std::string& dir, const std::string& run, in
   h.clock = ClockDomain::kMonotonic;
   const int64_t t0 = index * kHour;  // the chunk's first timestamp, monotonic
   h.start_anchor = {t0, kRealtime0 + t0, t0};
-  EXPECT_TRUE((*writer)->WriteHeader(h).ok());
-  StringInterner strings;
-  RecordBatch b;
+  TraceFile file(dir + "/" + run + "." + std::to_string(index) + ".trace", h);
   auto launch = [&](uint64_t at, uint64_t corr) {
-    ApiRecord a;
-    a.name_id = strings.Intern("cudaLaunchKernel");
-    a.start_ns = at;
-    a.end_ns = at + 10;
-    a.thread_id = 9;
-    a.correlation_id = corr;
-    b.api_calls.push_back(a);
+    file.Api("cudaLaunchKernel", at, at + 10, /*thread=*/9, corr);
   };
-  auto kernel = [&](uint64_t s, uint64_t e, uint64_t corr) {
-    KernelRecord k;
-    k.name_id = strings.Intern("step");
-    k.start_ns = s;
-    k.end_ns = e;
-    k.correlation_id = corr;
-    b.kernels.push_back(k);
-  };
+  auto kernel = [&](uint64_t s, uint64_t e, uint64_t corr) { file.Kernel("step", s, e, corr); };
   launch(t0 + 100, 10 * index + 1);
   kernel(t0 + 200, t0 + 1200 + index, 10 * index + 1);
   if (index > 0) kernel(t0 + 50, t0 + 90, 10 * (index - 1) + 5);  // launched last chunk
   if (index + 1 < chunks) launch(t0 + 2000, 10 * index + 5);
-  RangeRecord range;
-  range.name_id = strings.Intern("window");
-  range.start_ns = t0;
-  range.end_ns = t0 + 3000;
-  range.thread_id = 9;
-  range.range_id = index + 1;
-  b.ranges.push_back(range);
-  EXPECT_TRUE((*writer)->WriteBatch(b, strings).ok());
+  file.Range("window", t0, t0 + 3000, /*thread=*/9).range_id = index + 1;
+  file.Batch();
   StatsInfo stats;
   stats.kernels = index + 1;
   stats.records_handled = 10 * (index + 1);
-  EXPECT_TRUE((*writer)->WriteStatistics(stats).ok());
-  EXPECT_TRUE((*writer)->WriteEnd(EndInfo{{}, "exit"}).ok());
-  EXPECT_TRUE((*writer)->Close().ok());
-  return path;
+  file.Statistics(stats);
+  return file.Finish(EndInfo{{}, "exit"});
 }
 
 }  // namespace cutrace::testing

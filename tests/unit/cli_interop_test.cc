@@ -19,6 +19,7 @@
 #include "collector/trace_loader.h"
 #include "collector/trace_writer.h"
 #include "tests/unit/cli_test_util.h"
+#include "tests/unit/trace_file.h"
 
 namespace cutrace {
 namespace {
@@ -36,38 +37,23 @@ class CliInteropTest : public testing::CliTest {
   // trace time 0 is realtime 10^18 + `skew`.
   std::string WriteTrace(const std::string& name, uint64_t slow = 1, bool anchors = true,
                          int64_t skew = 0) {
-    std::string path = dir_ + "/" + name;
-    auto writer = TraceWriter::Create(path);
-    EXPECT_TRUE(writer.ok()) << writer.status().message();
-    if (!writer.ok()) return path;
-    StringInterner strings;
     HeaderInfo header;
     header.producer = "cli_interop_test";
     header.host = "host-" + name;
     header.pid = 4000;
     header.clock = ClockDomain::kMonotonic;
     if (anchors) header.start_anchor = {0, 1'000'000'000'000'000'000 + skew, 0};
-    EXPECT_TRUE((*writer)->WriteHeader(header).ok());
-    RecordBatch batch;
+    testing::TraceFile file(dir_ + "/" + name, header);
+    RecordBatch& batch = file.batch();
     uint64_t correlation = 0;
     auto launch = [&](uint64_t at) {
-      ApiRecord a;
-      a.name_id = strings.Intern("cudaLaunchKernel");
-      a.start_ns = at - 20;
-      a.end_ns = at - 10;
-      a.thread_id = 5;
-      a.correlation_id = ++correlation;
-      batch.api_calls.push_back(a);
+      file.Api("cudaLaunchKernel", at - 20, at - 10, /*thread=*/5, ++correlation);
       return correlation;
     };
     for (uint64_t start : {1000, 1300}) {
-      KernelRecord k;
-      k.name_id = strings.Intern("_Z4stepv");
-      k.start_ns = start;
-      k.end_ns = start + 100 * slow;
+      KernelRecord& k = file.Kernel("_Z4stepv", start, start + 100 * slow);
       k.stream_id = 7;
       k.correlation_id = launch(start);
-      batch.kernels.push_back(k);
     }
     MemcpyRecord m;
     m.start_ns = 1050;
@@ -78,21 +64,12 @@ class CliInteropTest : public testing::CliTest {
     m.dst_kind = MemoryKind::kDevice;
     m.correlation_id = launch(1050);
     batch.memcpys.push_back(m);
-    EXPECT_TRUE((*writer)->WriteBatch(batch, strings).ok());
-    EXPECT_TRUE((*writer)->WriteEnd(EndInfo{}).ok());
-    EXPECT_TRUE((*writer)->Close().ok());
-    return path;
+    file.Batch();
+    return file.Finish();
   }
 
   Result Run(const std::vector<std::string>& args) { return RunCli(args); }
 
-  json RunJson(const std::vector<std::string>& args) {
-    Result r = Run(args);
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-    json parsed = json::parse(r.out, nullptr, /*allow_exceptions=*/false);
-    EXPECT_FALSE(parsed.is_discarded()) << r.out;
-    return parsed;
-  }
 
 };
 

@@ -19,6 +19,7 @@
 #include "collector/string_interner.h"
 #include "collector/trace_writer.h"
 #include "tests/unit/cli_test_util.h"
+#include "tests/unit/trace_file.h"
 
 namespace cutrace {
 namespace {
@@ -36,27 +37,13 @@ class CliMetricsTest : public testing::CliTest {
   // Counters (speed-of-light): gemm SM 80 / mem 30 / DRAM 20 / occ 60,
   // copy SM 10 / mem 70 / DRAM 90 / occ 50; range step DRAM% 5 and 15.
   std::string WriteTrace(bool counters) {
-    std::string path = dir_ + (counters ? "/counters.trace" : "/plain.trace");
-    auto writer = TraceWriter::Create(path);
-    EXPECT_TRUE(writer.ok());
-    if (!writer.ok()) return path;
-    StringInterner strings;
-    HeaderInfo header;
-    header.producer = "cli_metrics_test";
-    EXPECT_TRUE((*writer)->WriteHeader(header).ok());
-    RecordBatch batch;
-    auto kernel = [&](const char* n, uint64_t s, uint64_t e, uint64_t corr) {
-      KernelRecord k;
-      k.name_id = strings.Intern(n);
-      k.start_ns = s;
-      k.end_ns = e;
-      k.correlation_id = corr;
-      batch.kernels.push_back(k);
-    };
-    kernel("_Z4gemmv", 1000, 101000, 1);
-    kernel("_Z4gemmv", 200000, 300000, 2);
-    kernel("_Z4copyv", 300000, 350000, 3);
-    EXPECT_TRUE((*writer)->WriteBatch(batch, strings).ok());
+    testing::TraceFile file(dir_ + (counters ? "/counters.trace" : "/plain.trace"),
+                            "cli_metrics_test");
+    StringInterner& strings = file.strings();
+    file.Kernel("_Z4gemmv", 1000, 101000, 1);
+    file.Kernel("_Z4gemmv", 200000, 300000, 2);
+    file.Kernel("_Z4copyv", 300000, 350000, 3);
+    file.Batch();
     if (counters) {
       CounterBatchInfo c;
       c.scope = "kernel";
@@ -73,7 +60,7 @@ class CliMetricsTest : public testing::CliTest {
       b.passes = 1;
       b.values = {10, 70, 90, 50};
       c.samples = {a, b};
-      EXPECT_TRUE((*writer)->WriteCounters(c, strings).ok());
+      file.Counters(c);
       CounterBatchInfo r;
       r.scope = "nvtx";
       r.metric_name_ids.push_back(strings.Intern(m::kDramThroughputPct));
@@ -83,58 +70,26 @@ class CliMetricsTest : public testing::CliTest {
       CounterSampleInfo s2 = s1;
       s2.values = {15};
       r.samples = {s1, s2};
-      EXPECT_TRUE((*writer)->WriteCounters(r, strings).ok());
+      file.Counters(r);
     }
-    EXPECT_TRUE((*writer)->WriteEnd(EndInfo{}).ok());
-    EXPECT_TRUE((*writer)->Close().ok());
-    return path;
-  }
-
-  json RunJson(const std::vector<std::string>& args, int expect_exit = 0) {
-    testing::CliResult r = RunCli(args);
-    EXPECT_EQ(r.exit_code, expect_exit) << r.err;
-    return json::parse(r.out, nullptr, false);
+    return file.Finish();
   }
 
   // The trace of KernelsCountedEveryLaunchAreTimedByTheirCounters (below).
   std::string WriteUntimedTrace() {
-  std::string path = dir_ + "/untimed.trace";
-  {
-    auto writer = TraceWriter::Create(path);
-    EXPECT_TRUE(writer.ok());
-    if (!writer.ok()) return path;
-    StringInterner strings;
-    HeaderInfo header;
-    header.producer = "cli_metrics_test";
-    EXPECT_TRUE((*writer)->WriteHeader(header).ok());
-    RecordBatch batch;
-    KernelRecord k;
-    k.name_id = strings.Intern("_Z4gemmv");
-    k.start_ns = 200000;
-    k.end_ns = 300000;
-    k.correlation_id = 2;
-    batch.kernels.push_back(k);
-    EXPECT_TRUE((*writer)->WriteBatch(batch, strings).ok());
+    testing::TraceFile file(dir_ + "/untimed.trace", "cli_metrics_test");
+    StringInterner& strings = file.strings();
+    file.Kernel("_Z4gemmv", 200000, 300000, 2);
+    file.Batch();
     CounterBatchInfo c;
     c.scope = "kernel";
     for (const char* name : {m::kSmThroughputPct, m::kMemoryThroughputPct, m::kGpuTimeDuration})
       c.metric_name_ids.push_back(strings.Intern(name));
-    auto sample = [&](const char* kernel, uint64_t corr, std::vector<double> values) {
-      CounterSampleInfo s;
-      s.correlation_id = corr;
-      s.kernel_name_id = strings.Intern(kernel);
-      s.passes = 1;
-      s.values = std::move(values);
-      c.samples.push_back(s);
-    };
-    sample("_Z4gemmv", 1, {80, 30, 100000});
-    sample("_Z4copyv", 3, {10, 70, 40000});
-    sample("_Z4copyv", 4, {12, 72, 60000});
-    EXPECT_TRUE((*writer)->WriteCounters(c, strings).ok());
-    EXPECT_TRUE((*writer)->WriteEnd(EndInfo{}).ok());
-    EXPECT_TRUE((*writer)->Close().ok());
-  }
-    return path;
+    c.samples = {file.Sample("_Z4gemmv", 1, {80, 30, 100000}),
+                 file.Sample("_Z4copyv", 3, {10, 70, 40000}),
+                 file.Sample("_Z4copyv", 4, {12, 72, 60000})};
+    file.Counters(c);
+    return file.Finish();
   }
 };
 

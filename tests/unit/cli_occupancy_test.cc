@@ -20,6 +20,7 @@
 #include "collector/string_interner.h"
 #include "collector/trace_writer.h"
 #include "tests/unit/cli_test_util.h"
+#include "tests/unit/trace_file.h"
 
 namespace cutrace {
 namespace {
@@ -48,15 +49,9 @@ class CliOccupancyTest : public testing::CliTest {
   // (max_warps_per_sm only). With `timed` false, no kernel record: every
   // launch was counted (`--kernel-sample 1`).
   std::string WriteTrace(bool device_limits, bool timed = true) {
-    std::string path =
-        dir_ + (!timed ? "/counted.trace" : device_limits ? "/launch.trace" : "/old.trace");
-    auto writer = TraceWriter::Create(path);
-    EXPECT_TRUE(writer.ok());
-    if (!writer.ok()) return path;
-    StringInterner strings;
-    HeaderInfo header;
-    header.producer = "cli_occupancy_test";
-    EXPECT_TRUE((*writer)->WriteHeader(header).ok());
+    testing::TraceFile file(
+        dir_ + (!timed ? "/counted.trace" : device_limits ? "/launch.trace" : "/old.trace"),
+        "cli_occupancy_test");
     DeviceInfo d;
     d.id = 0;
     d.name = "NVIDIA H200";
@@ -70,47 +65,30 @@ class CliOccupancyTest : public testing::CliTest {
       d.max_threads_per_block = 1024;
       d.warp_size = 32;
     }
-    EXPECT_TRUE((*writer)->WriteDevice(d).ok());
-    RecordBatch batch;
-    KernelRecord gemm;
-    gemm.name_id = strings.Intern("_Z4gemmv");
-    gemm.start_ns = 1000;
-    gemm.end_ns = 101000;
-    gemm.correlation_id = 1;
+    file.Device(d);
+    KernelRecord& gemm = file.Kernel("_Z4gemmv", 1000, 101000, 1);
     gemm.block[0] = 1024;
     gemm.block[1] = gemm.block[2] = 1;
     gemm.grid[0] = gemm.grid[1] = gemm.grid[2] = 1;
     gemm.registers_per_thread = 64;
-    batch.kernels.push_back(gemm);
     KernelRecord copy = gemm;
-    copy.name_id = strings.Intern("_Z4copyv");
+    copy.name_id = file.Name("_Z4copyv");
     copy.start_ns = 200000;
     copy.end_ns = 250000;
     copy.correlation_id = 3;
     copy.block[0] = 256;
     copy.registers_per_thread = 32;
     copy.static_shared_bytes = 40000;
-    batch.kernels.push_back(copy);
-    if (!timed) batch.kernels.clear();
-    EXPECT_TRUE((*writer)->WriteBatch(batch, strings).ok());
+    file.batch().kernels.push_back(copy);
+    if (!timed) file.batch().kernels.clear();
+    file.Batch();
     CounterBatchInfo c;
     c.scope = "kernel";
     for (const char* name : {m::kGpuTimeDuration, m::kAchievedOccupancyPct})
-      c.metric_name_ids.push_back(strings.Intern(name));
-    auto sample = [&](const char* kernel, uint64_t corr, std::vector<double> values) {
-      CounterSampleInfo s;
-      s.correlation_id = corr;
-      s.kernel_name_id = strings.Intern(kernel);
-      s.passes = 1;
-      s.values = std::move(values);
-      c.samples.push_back(s);
-    };
-    sample("_Z4gemmv", 2, {100000, 40});
-    sample("_Z4copyv", 4, {50000, 55});
-    EXPECT_TRUE((*writer)->WriteCounters(c, strings).ok());
-    EXPECT_TRUE((*writer)->WriteEnd(EndInfo{}).ok());
-    EXPECT_TRUE((*writer)->Close().ok());
-    return path;
+      c.metric_name_ids.push_back(file.Name(name));
+    c.samples = {file.Sample("_Z4gemmv", 2, {100000, 40}), file.Sample("_Z4copyv", 4, {50000, 55})};
+    file.Counters(c);
+    return file.Finish();
   }
 
   std::string Run(const std::vector<std::string>& args) {
@@ -119,9 +97,6 @@ class CliOccupancyTest : public testing::CliTest {
     return r.out;
   }
 
-  json RunJson(const std::vector<std::string>& args) {
-    return json::parse(Run(args), nullptr, false);
-  }
 
   // The kernel rows of a JSON report, by name.
   static json ByName(const json& kernels, const std::string& name) {

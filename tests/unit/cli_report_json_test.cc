@@ -21,6 +21,7 @@
 #include "collector/string_interner.h"
 #include "collector/trace_writer.h"
 #include "tests/unit/cli_test_util.h"
+#include "tests/unit/trace_file.h"
 
 namespace cutrace {
 namespace {
@@ -37,26 +38,16 @@ class CliReportTest : public testing::CliTest {
   // on stream 2, HtoD (pageable, 4000 B) [1200,1300), gap [1300,1500),
   // "_Z4tailv" [1500,1600), memset [1600,1610). `shift` moves everything.
   std::string WriteTrace(const std::string& name, uint64_t shift = 0, bool end = true) {
-    std::string path = dir_ + "/" + name;
-    auto writer = TraceWriter::Create(path);
-    EXPECT_TRUE(writer.ok()) << writer.status().message();
-    if (!writer.ok()) return path;
-    StringInterner strings;
     HeaderInfo header;
     header.producer = "cli_report_json_test";
     header.host = "testhost";
     header.pid = 42;
     header.command_line = {"./app", "--steps", "2"};
     header.enabled_kinds = kinds_;
-    EXPECT_TRUE((*writer)->WriteHeader(header).ok());
-    RecordBatch batch;
+    testing::TraceFile file(dir_ + "/" + name, header);
+    RecordBatch& batch = file.batch();
     auto kernel = [&](const char* n, uint64_t s, uint64_t e, uint32_t stream) {
-      KernelRecord k;
-      k.name_id = strings.Intern(n);
-      k.start_ns = s + shift;
-      k.end_ns = e + shift;
-      k.stream_id = stream;
-      batch.kernels.push_back(k);
+      file.Kernel(n, s + shift, e + shift).stream_id = stream;
     };
     kernel("_Z4stepv", 1000, 1100, 1);
     kernel("_Z4stepv", 1050, 1250, 2);
@@ -74,35 +65,16 @@ class CliReportTest : public testing::CliTest {
     s.end_ns = 1610 + shift;
     s.bytes = 100;
     batch.memsets.push_back(s);
-    ApiRecord a;
-    a.name_id = strings.Intern("cudaLaunchKernel");
-    a.start_ns = 990 + shift;
-    a.end_ns = 995 + shift;
-    batch.api_calls.push_back(a);
-    RangeRecord r;
-    r.name_id = strings.Intern("iteration");
-    r.start_ns = 900 + shift;
-    r.end_ns = 2000 + shift;
-    batch.ranges.push_back(r);
-    EXPECT_TRUE((*writer)->WriteBatch(batch, strings).ok());
-    if (end) {
-      EXPECT_TRUE((*writer)->WriteEnd(EndInfo{}).ok());
-    }
-    EXPECT_TRUE((*writer)->Close().ok());
-    return path;
+    file.Api("cudaLaunchKernel", 990 + shift, 995 + shift, /*thread=*/0);
+    file.Range("iteration", 900 + shift, 2000 + shift);
+    file.Batch();
+    return file.Finish(end ? std::optional<EndInfo>(EndInfo{}) : std::nullopt);
   }
 
   Result Run(const std::vector<std::string>& args) { return RunCli(args); }
 
   std::vector<std::string> kinds_;  // the header's enabled kinds (none listed by default)
 
-  json RunJson(const std::vector<std::string>& args) {
-    Result r = Run(args);
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-    json parsed = json::parse(r.out, nullptr, /*allow_exceptions=*/false);
-    EXPECT_FALSE(parsed.is_discarded()) << r.out;
-    return parsed;
-  }
 
   static std::set<std::string> Keys(const json& object) {
     std::set<std::string> keys;

@@ -1,9 +1,9 @@
 // What the CLI tests share: a fresh temporary directory per test, the built
 // `cutrace` binary (CUTRACE_BINARY_DIR/bin/cutrace), and running it with its
-// stdout and stderr captured into files of that directory.
+// stdout and stderr captured into files of that directory (and its stdout
+// read as JSON).
 #pragma once
 
-#include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -14,6 +14,9 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/unit/temp_dir.h"
 
 namespace cutrace::testing {
 
@@ -33,14 +36,11 @@ struct CliResult {
 class CliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char pattern[] = "/tmp/cutrace_cli_test_XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern), nullptr);
-    dir_ = pattern;
+    ASSERT_FALSE(dir_.empty()) << "no temporary directory";
     binary_ = std::string(CUTRACE_BINARY_DIR) + "/bin/cutrace";
     struct stat st;
     ASSERT_EQ(::stat(binary_.c_str(), &st), 0) << "build the cutrace target first: " << binary_;
   }
-  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
 
   // `cutrace ARGS...`, each argument quoted for the shell.
   CliResult RunCli(const std::vector<std::string>& args) const {
@@ -55,7 +55,20 @@ class CliTest : public ::testing::Test {
     return r;
   }
 
-  std::string dir_;
+  // `cutrace ARGS...` expected to exit with `expect_exit`; its stdout as JSON
+  // (discarded where it is none, which fails a test that expects exit 0).
+  nlohmann::json RunJson(const std::vector<std::string>& args, int expect_exit = 0) const {
+    CliResult r = RunCli(args);
+    EXPECT_EQ(r.exit_code, expect_exit) << r.err;
+    nlohmann::json parsed = nlohmann::json::parse(r.out, nullptr, /*allow_exceptions=*/false);
+    if (expect_exit == 0) {
+      EXPECT_FALSE(parsed.is_discarded()) << r.out;
+    }
+    return parsed;
+  }
+
+  testing::TempDir tmp_;
+  std::string dir_ = tmp_.path();
   std::string binary_;
 };
 

@@ -13,27 +13,9 @@
 #include "collector/records.h"
 #include "collector/string_interner.h"
 #include "collector/trace_info.h"
+#include "tests/unit/temp_dir.h"
 
 namespace cutrace::testing {
-
-// A fresh directory under $TMPDIR (or /tmp), removed with its contents.
-class TempDir {
- public:
-  TempDir() {
-    const char* base = getenv("TMPDIR");
-    std::string tmpl = std::string(base && *base ? base : "/tmp") + "/cutrace-test-XXXXXX";
-    path_ = mkdtemp(tmpl.data()) ? tmpl : std::string();
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-  std::string File(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
 
 inline HeaderInfo SampleHeader() {
   HeaderInfo h;

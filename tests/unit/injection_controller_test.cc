@@ -24,14 +24,10 @@ namespace {
 // replaced by callbacks, time advanced by hand.
 class ControllerTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char t[] = "/tmp/cutrace-ctl-XXXXXX";
-    dir_ = ::mkdtemp(t);
-  }
+  void SetUp() override { ASSERT_FALSE(dir_.empty()) << "no temporary directory"; }
   void TearDown() override {
     controller_.reset();
     writer_.reset();
-    std::system(("rm -rf " + dir_).c_str());
   }
   void Make(ProductionConfig config) {
     ProductionController::Callbacks cb;
@@ -82,7 +78,9 @@ class ControllerTest : public ::testing::Test {
     return said;
   }
 
-  std::string dir_, path_;
+  cutrace::testing::TempDir tmp_;
+  std::string dir_ = tmp_.path();
+  std::string path_;
   StringInterner interner_;
   std::unique_ptr<AsyncWriter> writer_;
   std::unique_ptr<ProductionController> controller_;

@@ -24,32 +24,14 @@
 #include <vector>
 
 #include "collector/trace_loader.h"
+#include "tests/unit/lifecycle_app.h"
+#include "tests/unit/temp_dir.h"
 
 namespace cutrace::injection {
 namespace {
 
-const std::string kBin = CUTRACE_BINARY_DIR;
-
-struct RunResult {
-  int status = -1;
-  std::string out;
-  std::string err;
-  std::vector<std::string> traces;  // regular files in the output dir (full paths)
-};
-
-struct RunOptions {
-  std::vector<std::string> args;              // after the mode
-  std::map<std::string, std::string> env;     // added to / replacing the defaults
-  mode_t umask = 022;
-  rlim_t file_size_limit = RLIM_INFINITY;     // RLIMIT_FSIZE of the program
-};
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using RunResult = cutrace::testing::AppRun;
+using RunOptions = cutrace::testing::AppOptions;
 
 std::vector<std::string> CutraceLines(const std::string& err) {
   std::vector<std::string> lines;
@@ -63,79 +45,19 @@ std::vector<std::string> CutraceLines(const std::string& err) {
 class InjectionFailOpenTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/cutrace-failopen-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    out_ = dir_ + "/out";
+    ASSERT_FALSE(dir_.empty()) << "no temporary directory";
     ASSERT_EQ(::mkdir(out_.c_str(), 0700), 0);
-    for (const char* tool : {"/bin/injection_lifecycle_app", "/lib/libcutrace_injection.so",
-                             "/lib/libcutrace_fake_cupti.so"}) {
-      ASSERT_EQ(::access((kBin + tool).c_str(), R_OK), 0) << kBin + tool << " is not built";
-    }
+    cutrace::testing::ExpectLifecycleAppBuilt();
   }
-  void TearDown() override {
-    ::chmod(out_.c_str(), 0700);
-    std::string cmd = "rm -rf '" + dir_ + "'";
-    ASSERT_EQ(std::system(cmd.c_str()), 0);
-  }
+  void TearDown() override { ::chmod(out_.c_str(), 0700); }
 
   RunResult Run(const std::string& mode, const RunOptions& o = {}) {
-    std::map<std::string, std::string> vars = {
-        {"PATH", "/usr/bin:/bin"},
-        {"CUDA_INJECTION64_PATH", kBin + "/lib/libcutrace_injection.so"},
-        {"CUTRACE_CUPTI_PATH", kBin + "/lib/libcutrace_fake_cupti.so"},
-        {"CUTRACE_OUTPUT", out_ + "/"},
-    };
-    for (auto& [k, v] : o.env) vars[k] = v;
-    std::vector<std::string> strings;
-    for (auto& [k, v] : vars) strings.push_back(k + "=" + v);
-    std::vector<char*> envp;
-    for (auto& s : strings) envp.push_back(s.data());
-    envp.push_back(nullptr);
-    std::string app = kBin + "/bin/injection_lifecycle_app";
-    std::vector<std::string> argv_strings = {app, mode};
-    for (const auto& a : o.args) argv_strings.push_back(a);
-    std::vector<char*> argv;
-    for (auto& a : argv_strings) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    const std::string out_path = dir_ + "/stdout", err_path = dir_ + "/stderr";
-
-    RunResult r;
-    pid_t pid = ::fork();
-    if (pid == 0) {
-      int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-      int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-      ::dup2(out, 1);
-      ::dup2(err, 2);
-      ::umask(o.umask);
-      if (o.file_size_limit != RLIM_INFINITY) {
-        // A write past the limit fails with EFBIG, as a full disk fails one
-        // with ENOSPC; SIGXFSZ ignored so the program is not killed by it.
-        ::signal(SIGXFSZ, SIG_IGN);
-        struct rlimit limit = {o.file_size_limit, o.file_size_limit};
-        ::setrlimit(RLIMIT_FSIZE, &limit);
-      }
-      ::execve(app.c_str(), argv.data(), envp.data());
-      ::_exit(127);
-    }
-    ::waitpid(pid, &r.status, 0);
-    r.out = ReadFile(out_path);
-    r.err = ReadFile(err_path);
-    if (DIR* d = ::opendir(out_.c_str())) {
-      while (struct dirent* e = ::readdir(d)) {
-        struct stat st;
-        const std::string path = out_ + "/" + e->d_name;
-        if (e->d_name[0] != '.' && ::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
-          r.traces.push_back(path);
-        }
-      }
-      ::closedir(d);
-    }
-    return r;
+    return cutrace::testing::RunLifecycleApp(dir_, out_, mode, o);
   }
 
-  std::string dir_;
-  std::string out_;
+  cutrace::testing::TempDir tmp_;
+  std::string dir_ = tmp_.path();
+  std::string out_ = dir_ + "/out";
 };
 
 TEST_F(InjectionFailOpenTest, SecretsNeverReachTheTrace) {
@@ -148,7 +70,7 @@ TEST_F(InjectionFailOpenTest, SecretsNeverReachTheTrace) {
   EXPECT_EQ(WEXITSTATUS(r.status), 0);
   EXPECT_EQ(r.err, "");
   ASSERT_EQ(r.traces.size(), 1u);
-  const std::string bytes = ReadFile(r.traces[0]);
+  const std::string bytes = cutrace::testing::Slurp(r.traces[0]);
   for (const char* secret : {"key-x7q", "pw-k2m", "db-p9z", "url-w4v", "tok-env-3j8", "sec-env-5r1"}) {
     EXPECT_EQ(bytes.find(secret), std::string::npos) << secret << " is in the trace";
   }
@@ -201,7 +123,7 @@ TEST_F(InjectionFailOpenTest, PlantedSymlinkIsRefusedInOneLine) {
   ASSERT_EQ(lines.size(), 1u) << r.err;
   EXPECT_NE(lines[0].find("refusing to write through symlink " + link), std::string::npos)
       << lines[0];
-  EXPECT_EQ(ReadFile(victim), "precious\n");
+  EXPECT_EQ(cutrace::testing::Slurp(victim), "precious\n");
   EXPECT_TRUE(r.traces.empty());
 }
 
@@ -262,7 +184,7 @@ TEST_F(InjectionFailOpenTest, WriteErrorPartWayIsOneLineAndTheFileReadsBack) {
   // First, how long the header packet is, so the limit lets it through.
   RunResult whole = Run("return");
   ASSERT_EQ(whole.traces.size(), 1u);
-  const std::string bytes = ReadFile(whole.traces[0]);
+  const std::string bytes = cutrace::testing::Slurp(whole.traces[0]);
   ASSERT_GT(bytes.size(), 2u);
   size_t len = 0, shift = 0, i = 1;
   for (; i < bytes.size(); ++i, shift += 7) {

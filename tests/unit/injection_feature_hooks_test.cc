@@ -11,6 +11,7 @@
 #include <string>
 
 #include "collector/trace_loader.h"
+#include "tests/unit/temp_dir.h"
 
 namespace cutrace::injection {
 namespace {
@@ -18,15 +19,13 @@ namespace {
 class FeatureHooksTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char t[] = "/tmp/cutrace-hooks-XXXXXX";
-    dir_ = ::mkdtemp(t);
+    ASSERT_FALSE(dir_.empty()) << "no temporary directory";
     ctx_.pid = 4242;
     ctx_.path = dir_ + "/run.trace";
     ctx_.header.producer = "test";
     ctx_.stats = [](const TraceWriter&) { return StatsInfo{}; };
     ctx_.now = [this] { return now_; };
   }
-  void TearDown() override { std::system(("rm -rf " + dir_).c_str()); }
 
   // The trace's first file, as Session::OpenTrace makes it.
   std::unique_ptr<TraceWriter> OpenMain(const HeaderInfo& h) {
@@ -46,7 +45,8 @@ class FeatureHooksTest : public ::testing::Test {
     return b;
   }
 
-  std::string dir_;
+  cutrace::testing::TempDir tmp_;
+  std::string dir_ = tmp_.path();
   HookContext ctx_;
   StringInterner interner_;
   int64_t now_ = 1'000'000'000;

@@ -20,25 +20,14 @@
 #include <tuple>
 
 #include "collector/trace_loader.h"
+#include "tests/unit/lifecycle_app.h"
+#include "tests/unit/temp_dir.h"
 
 namespace cutrace::injection {
 namespace {
 
-const std::string kBin = CUTRACE_BINARY_DIR;
-
-struct RunResult {
-  int status = -1;
-  std::string out;
-  std::string err;
-  std::vector<std::string> traces;  // full paths
-};
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using RunResult = cutrace::testing::AppRun;
+using cutrace::testing::kBinaryDir;
 
 int CountLines(const std::string& text) {
   int n = 0;
@@ -49,63 +38,15 @@ int CountLines(const std::string& text) {
 class InjectionLifecycleTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/cutrace-lifecycle-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
+    ASSERT_FALSE(dir_.empty()) << "no temporary directory";
     ASSERT_EQ(::mkdir((dir_ + "/out").c_str(), 0700), 0);
-    for (const char* tool : {"/bin/injection_lifecycle_app", "/lib/libcutrace_injection.so",
-                             "/lib/libcutrace_fake_cupti.so"}) {
-      ASSERT_EQ(::access((kBin + tool).c_str(), R_OK), 0) << kBin + tool << " is not built";
-    }
-  }
-  void TearDown() override {
-    std::string cmd = "rm -rf '" + dir_ + "'";
-    ASSERT_EQ(std::system(cmd.c_str()), 0);
+    cutrace::testing::ExpectLifecycleAppBuilt();
   }
 
   RunResult Run(const std::string& mode, std::map<std::string, std::string> env = {}) {
-    std::map<std::string, std::string> vars = {
-        {"PATH", "/usr/bin:/bin"},
-        {"CUDA_INJECTION64_PATH", kBin + "/lib/libcutrace_injection.so"},
-        {"CUTRACE_CUPTI_PATH", kBin + "/lib/libcutrace_fake_cupti.so"},
-        {"CUTRACE_OUTPUT", dir_ + "/out/"},
-        // Under ASan (scripts/sanitize.sh) the app's leak check at exit would
-        // stop the world in a forked child that inherited the allocator's lock
-        // mid-use, and hang there; the session it leaks on purpose is not a
-        // leak to judge. Ignored by a build without ASan.
-        {"ASAN_OPTIONS", "detect_leaks=0"},
-    };
-    for (auto& [k, v] : env) vars[k] = v;
-    std::vector<std::string> strings;
-    for (auto& [k, v] : vars) strings.push_back(k + "=" + v);
-    std::vector<char*> envp;
-    for (auto& s : strings) envp.push_back(s.data());
-    envp.push_back(nullptr);
-    std::string app = kBin + "/bin/injection_lifecycle_app";
-    std::vector<char*> argv = {app.data(), const_cast<char*>(mode.c_str()), nullptr};
-    std::string out_path = dir_ + "/stdout", err_path = dir_ + "/stderr";
-
-    RunResult r;
-    pid_t pid = ::fork();
-    if (pid == 0) {
-      int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-      int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-      ::dup2(out, 1);
-      ::dup2(err, 2);
-      struct rlimit no_core = {0, 0};  // the crash tests leave no core files behind
-      ::setrlimit(RLIMIT_CORE, &no_core);
-      ::execve(app.c_str(), argv.data(), envp.data());
-      ::_exit(127);
-    }
-    ::waitpid(pid, &r.status, 0);
-    r.out = ReadFile(out_path);
-    r.err = ReadFile(err_path);
-    DIR* d = ::opendir((dir_ + "/out").c_str());
-    while (struct dirent* e = ::readdir(d)) {
-      if (e->d_name[0] != '.') r.traces.push_back(dir_ + "/out/" + e->d_name);
-    }
-    ::closedir(d);
-    return r;
+    cutrace::testing::AppOptions o;
+    o.env = std::move(env);
+    return cutrace::testing::RunLifecycleApp(dir_, dir_ + "/out", mode, o);
   }
 
   // The one trace of a run: clean, with every kernel the app launched.
@@ -124,33 +65,100 @@ class InjectionLifecycleTest : public ::testing::Test {
     EXPECT_FALSE(t->read.truncated);
   }
 
-  std::string dir_;
+  cutrace::testing::TempDir tmp_;
+  std::string dir_ = tmp_.path();
 };
 
-TEST_F(InjectionLifecycleTest, ReturnFromMain) {
-  RunResult r = Run("return");
+// One way for the program to end, and what it must look like afterwards: its
+// own status and output, and a complete trace.
+struct Ending {
+  const char* name;    // of the test
+  const char* mode;    // the lifecycle app's
+  int signal;          // the signal it dies of; 0: it exits with `status`
+  int status;
+  const char* out;     // its whole stdout
+  bool quiet;          // nothing on stderr
+  const char* reason;  // the trace's end reason
+};
+void PrintTo(const Ending& e, std::ostream* os) { *os << e.name; }
+
+class InjectionEndingTest : public InjectionLifecycleTest,
+                            public ::testing::WithParamInterface<Ending> {};
+
+TEST_P(InjectionEndingTest, ProgramUnchangedAndTheTraceComplete) {
+  const Ending& e = GetParam();
+  RunResult r = Run(e.mode);
+  if (e.signal != 0) {
+    ASSERT_TRUE(WIFSIGNALED(r.status)) << "status " << r.status;
+    EXPECT_EQ(WTERMSIG(r.status), e.signal);
+  } else {
+    ASSERT_TRUE(WIFEXITED(r.status)) << "status " << r.status;
+    EXPECT_EQ(WEXITSTATUS(r.status), e.status);
+  }
+  EXPECT_EQ(r.out, e.out);
+  if (e.quiet) {
+    EXPECT_EQ(r.err, "") << "no problem, no output";
+  }
+  ExpectCompleteTrace(r, e.reason);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Endings, InjectionEndingTest,
+    ::testing::Values(
+        Ending{"ReturnFromMain", "return", 0, 0, "app output return\n", true, "exit"},
+        Ending{"ExitFromAnotherThread", "exit-thread", 0, 7, "app output exit-thread\n", false,
+               "exit"},
+        // SIGTERM still kills, but the trace is complete.
+        Ending{"Sigterm", "sigterm", SIGTERM, 0, "app output sigterm\n", false, "SIGTERM"},
+        // The program's SIGINT handler is chained.
+        Ending{"ProgramSigintHandler", "sigint-handler", 0, 0,
+               "app output sigint-handler\nhandled 1\n", false, "exit"},
+        // exit() inside the program's signal handler: the trace is finished
+        // by the watcher thread, not inside the signal handler.
+        Ending{"ExitInsideTheProgramsSignalHandler", "exit-in-handler", 0, 3,
+               "app output exit-in-handler\n", true, "SIGTERM"},
+        // An ignored SIGTERM stays ignored.
+        Ending{"IgnoredSigterm", "sigterm-ignored", 0, 0,
+               "app output sigterm-ignored\nstill here\n", false, "exit"},
+        // The forked child stays silent and never hangs.
+        Ending{"Fork", "fork", 0, 0, "app output fork\nchild\n", true, "exit"}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+// A problem that stops tracing: the program runs as it would bare, with one
+// line on stderr that says why, and no trace.
+struct Refusal {
+  const char* name;  // of the test
+  const char* env;   // the variable that makes the problem
+  bool in_dir;       // its value is a path under the test's directory
+  const char* value;
+  const char* says;  // what the line holds
+};
+void PrintTo(const Refusal& p, std::ostream* os) { *os << p.name; }
+
+class InjectionRefusalTest : public InjectionLifecycleTest,
+                             public ::testing::WithParamInterface<Refusal> {};
+
+TEST_P(InjectionRefusalTest, OneLineAndNoTrace) {
+  const Refusal& p = GetParam();
+  RunResult r = Run("return", {{p.env, (p.in_dir ? dir_ : std::string()) + p.value}});
   ASSERT_TRUE(WIFEXITED(r.status));
   EXPECT_EQ(WEXITSTATUS(r.status), 0);
   EXPECT_EQ(r.out, "app output return\n");
-  EXPECT_EQ(r.err, "") << "no problem, no output";
-  ExpectCompleteTrace(r, "exit");
+  EXPECT_EQ(CountLines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find(p.says), std::string::npos) << r.err;
+  EXPECT_TRUE(r.traces.empty());
 }
 
-TEST_F(InjectionLifecycleTest, ExitFromAnotherThread) {
-  RunResult r = Run("exit-thread");
-  ASSERT_TRUE(WIFEXITED(r.status));
-  EXPECT_EQ(WEXITSTATUS(r.status), 7);
-  EXPECT_EQ(r.out, "app output exit-thread\n");
-  ExpectCompleteTrace(r, "exit");
-}
-
-TEST_F(InjectionLifecycleTest, SigtermStillKillsButTheTraceIsComplete) {
-  RunResult r = Run("sigterm");
-  ASSERT_TRUE(WIFSIGNALED(r.status)) << "status " << r.status;
-  EXPECT_EQ(WTERMSIG(r.status), SIGTERM);
-  EXPECT_EQ(r.out, "app output sigterm\n");
-  ExpectCompleteTrace(r, "SIGTERM");
-}
+INSTANTIATE_TEST_SUITE_P(
+    Problems, InjectionRefusalTest,
+    ::testing::Values(
+        Refusal{"AnotherCuptiClient", "FAKE_CUPTI_OTHER_SUBSCRIBER", false,
+                "CUPTI for Nsight Compute",
+                "cutrace: another CUPTI client is active (CUPTI for Nsight Compute)"},
+        Refusal{"MissingCupti", "CUTRACE_CUPTI_PATH", true, "/no/libcupti.so.13",
+                "cutrace: cannot load libcupti"},
+        Refusal{"WrongCuptiVersion", "FAKE_CUPTI_VERSION", false, "26", "API version 26"}),
+    [](const auto& info) { return std::string(info.param.name); });
 
 // With the flight recorder on, a crash finishes the trace and dumps the ring,
 // and the process still dies of its own signal.
@@ -194,52 +202,6 @@ TEST_F(InjectionLifecycleTest, WithoutTheFlightRecorderACrashIsLeftAlone) {
   EXPECT_EQ(r.err, "");
 }
 
-TEST_F(InjectionLifecycleTest, ProgramSigintHandlerIsChained) {
-  RunResult r = Run("sigint-handler");
-  ASSERT_TRUE(WIFEXITED(r.status));
-  EXPECT_EQ(WEXITSTATUS(r.status), 0);
-  EXPECT_EQ(r.out, "app output sigint-handler\nhandled 1\n");
-  ExpectCompleteTrace(r, "exit");
-}
-
-TEST_F(InjectionLifecycleTest, ExitInsideTheProgramsSignalHandler) {
-  RunResult r = Run("exit-in-handler");
-  ASSERT_TRUE(WIFEXITED(r.status)) << "status " << r.status;
-  EXPECT_EQ(WEXITSTATUS(r.status), 3);
-  EXPECT_EQ(r.out, "app output exit-in-handler\n");
-  EXPECT_EQ(r.err, "");
-  // Finished by the watcher thread, not inside the signal handler.
-  ExpectCompleteTrace(r, "SIGTERM");
-}
-
-TEST_F(InjectionLifecycleTest, IgnoredSigtermStaysIgnored) {
-  RunResult r = Run("sigterm-ignored");
-  ASSERT_TRUE(WIFEXITED(r.status));
-  EXPECT_EQ(WEXITSTATUS(r.status), 0);
-  EXPECT_EQ(r.out, "app output sigterm-ignored\nstill here\n");
-  ExpectCompleteTrace(r, "exit");
-}
-
-TEST_F(InjectionLifecycleTest, ForkedChildStaysSilentAndNeverHangs) {
-  RunResult r = Run("fork");
-  ASSERT_TRUE(WIFEXITED(r.status));
-  EXPECT_EQ(WEXITSTATUS(r.status), 0);
-  EXPECT_EQ(r.out, "app output fork\nchild\n");
-  EXPECT_EQ(r.err, "");
-  ExpectCompleteTrace(r, "exit");
-}
-
-TEST_F(InjectionLifecycleTest, AnotherCuptiClientMeansOneLineAndNoTrace) {
-  RunResult r = Run("return", {{"FAKE_CUPTI_OTHER_SUBSCRIBER", "CUPTI for Nsight Compute"}});
-  ASSERT_TRUE(WIFEXITED(r.status));
-  EXPECT_EQ(WEXITSTATUS(r.status), 0);
-  EXPECT_EQ(r.out, "app output return\n");
-  EXPECT_EQ(CountLines(r.err), 1) << r.err;
-  EXPECT_NE(r.err.find("cutrace: another CUPTI client is active (CUPTI for Nsight Compute)"),
-            std::string::npos) << r.err;
-  EXPECT_TRUE(r.traces.empty());
-}
-
 // torch.profiler's case: the program's own client registers its buffer
 // callbacks while CUPTI still fills a buffer of cutrace's. cutrace must take
 // that buffer back first (else the client gets it, does not know it, and
@@ -249,7 +211,7 @@ class InjectionOtherClientTest : public InjectionLifecycleTest,
                                  public ::testing::WithParamInterface<const char*> {};
 
 TEST_P(InjectionOtherClientTest, ProgramsOwnClientGetsTheActivityApiWithNothingLost) {
-  RunResult r = Run("other-client", {{"OTHER_CLIENT_PATH", kBin + "/lib/" + GetParam()}});
+  RunResult r = Run("other-client", {{"OTHER_CLIENT_PATH", kBinaryDir + "/lib/" + GetParam()}});
   ASSERT_TRUE(WIFEXITED(r.status)) << r.err;
   EXPECT_EQ(WEXITSTATUS(r.status), 0) << r.err;
   EXPECT_EQ(r.out, "other client saw 4 kernels, 0 unknown buffers\napp output other-client\n");
@@ -285,25 +247,6 @@ TEST_P(InjectionOtherClientTest, ProgramsOwnClientGetsTheActivityApiWithNothingL
 // Through a lazily bound PLT slot, and through a read-only GOT slot.
 INSTANTIATE_TEST_SUITE_P(Binding, InjectionOtherClientTest,
                          ::testing::Values("libcutrace_other_client.so", "libcutrace_other_client_now.so"));
-
-TEST_F(InjectionLifecycleTest, MissingCuptiMeansOneLineAndNoTrace) {
-  RunResult r = Run("return", {{"CUTRACE_CUPTI_PATH", dir_ + "/no/libcupti.so.13"}});
-  ASSERT_TRUE(WIFEXITED(r.status));
-  EXPECT_EQ(WEXITSTATUS(r.status), 0);
-  EXPECT_EQ(r.out, "app output return\n");
-  EXPECT_EQ(CountLines(r.err), 1) << r.err;
-  EXPECT_NE(r.err.find("cutrace: cannot load libcupti"), std::string::npos) << r.err;
-  EXPECT_TRUE(r.traces.empty());
-}
-
-TEST_F(InjectionLifecycleTest, WrongCuptiVersionMeansOneLineAndNoTrace) {
-  RunResult r = Run("return", {{"FAKE_CUPTI_VERSION", "26"}});
-  ASSERT_TRUE(WIFEXITED(r.status));
-  EXPECT_EQ(WEXITSTATUS(r.status), 0);
-  EXPECT_EQ(CountLines(r.err), 1) << r.err;
-  EXPECT_NE(r.err.find("API version 26"), std::string::npos) << r.err;
-  EXPECT_TRUE(r.traces.empty());
-}
 
 TEST_F(InjectionLifecycleTest, UnwritableOutputMeansOneLine) {
   RunResult r = Run("sigterm", {{"CUTRACE_OUTPUT", dir_ + "/missing/"}});

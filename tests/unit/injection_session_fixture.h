@@ -19,6 +19,7 @@
 
 #include "injection/session/session.h"
 #include "tests/unit/injection_fake_cupti.h"
+#include "tests/unit/temp_dir.h"
 
 namespace cutrace::injection {
 
@@ -92,18 +93,12 @@ class ScopedEnv {
 class InjectionSessionTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/cutrace-injection-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
+    ASSERT_FALSE(dir_.empty()) << "no temporary directory";
     auto fake = std::make_unique<FakeCupti>();
     fake_ = fake.get();
     fake_owner_ = std::move(fake);
   }
-  void TearDown() override {
-    session_.reset();
-    std::string cmd = "rm -rf '" + dir_ + "'";
-    ASSERT_EQ(std::system(cmd.c_str()), 0);
-  }
+  void TearDown() override { session_.reset(); }
   Config MakeConfig() {
     Config c;
     c.output = dir_ + "/";
@@ -155,7 +150,8 @@ class InjectionSessionTest : public ::testing::Test {
     fake_->completed(nullptr, 0, buffer, size, w.used());
   }
 
-  std::string dir_;
+  cutrace::testing::TempDir tmp_;
+  std::string dir_ = tmp_.path();
   FakeCupti* fake_ = nullptr;
   std::unique_ptr<FakeCupti> fake_owner_;
   std::unique_ptr<Session> session_;

@@ -18,6 +18,7 @@
 #include "collector/trace_writer.h"
 #include "interop/merge/trace_merge.h"
 #include "interop/merge/trace_placement.h"
+#include "tests/unit/trace_file.h"
 
 namespace cutrace::interop {
 namespace {
@@ -44,9 +45,6 @@ struct Rank {
 // an NVTX range on thread 7.
 std::string WriteRank(const std::string& path, const Rank& r, int64_t shift,
                       const std::string& own_kernel) {
-  auto writer = TraceWriter::Create(path);
-  EXPECT_TRUE(writer.ok()) << writer.status().message();
-  if (!writer.ok()) return path;
   HeaderInfo h;
   h.producer = "analysis_merge_test";
   h.host = r.host;
@@ -55,43 +53,21 @@ std::string WriteRank(const std::string& path, const Rank& r, int64_t shift,
   h.clock = ClockDomain::kMonotonic;
   h.start_anchor = {r.anchor_trace_ns, r.anchor_realtime_ns, r.anchor_trace_ns};
   h.command_line = {"./train"};
-  EXPECT_TRUE((*writer)->WriteHeader(h).ok());
+  testing::TraceFile file(path, h);
   DeviceInfo d;
   d.id = 0;
   d.name = "NVIDIA H200";
   d.uuid = r.uuid;
-  EXPECT_TRUE((*writer)->WriteDevice(d).ok());
-  StringInterner strings;
-  RecordBatch b;
+  file.Device(d);
   auto kernel = [&](const std::string& name, uint64_t s, uint64_t e, uint64_t corr) {
-    KernelRecord k;
-    k.name_id = strings.Intern(name);
-    k.start_ns = s;
-    k.end_ns = e;
-    k.stream_id = 7;
-    k.correlation_id = corr;
-    b.kernels.push_back(k);
-    ApiRecord a;
-    a.name_id = strings.Intern("cudaLaunchKernel");
-    a.start_ns = s - 100;
-    a.end_ns = s - 90;
-    a.thread_id = 7;
-    a.correlation_id = corr;
-    b.api_calls.push_back(a);
+    file.Kernel(name, s, e, corr).stream_id = 7;
+    file.Api("cudaLaunchKernel", s - 100, s - 90, /*thread=*/7, corr);
   };
   kernel("_Z4stepv", 1500 + shift, 1600 + shift, 1);
   kernel(own_kernel, 1700 + shift, 1750 + shift, 2);
-  RangeRecord range;
-  range.name_id = strings.Intern("iteration");
-  range.start_ns = 1000 + shift;
-  range.end_ns = 2000 + shift;
-  range.thread_id = 7;
-  range.range_id = 5;
-  b.ranges.push_back(range);
-  EXPECT_TRUE((*writer)->WriteBatch(b, strings).ok());
-  EXPECT_TRUE((*writer)->WriteEnd(EndInfo{{}, "exit"}).ok());
-  EXPECT_TRUE((*writer)->Close().ok());
-  return path;
+  file.Range("iteration", 1000 + shift, 2000 + shift, /*thread=*/7).range_id = 5;
+  file.Batch();
+  return file.Finish(EndInfo{{}, "exit"});
 }
 
 class MergeTest : public ::testing::Test {
