@@ -11,8 +11,7 @@
 #include "testapps/common/testapp.h"
 
 __global__ void preprocess(float* x, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) x[i] = x[i] * 2.0f + 1.0f;
+  ct::ForElement(n, [=](int i) { x[i] = x[i] * 2.0f + 1.0f; });
 }
 
 // C = A * B for n x n matrices, one thread per element, no tiling: the
@@ -41,14 +40,13 @@ __global__ void reduce_sum(float* x, float* out, int n) {
 
 int main(int argc, char** argv) {
   ct::Args args(argc, argv, "demo", "a small pipeline: copies, kernels, NVTX steps, host work");
-  const long steps = args.Int("steps", 10, "pipeline steps");
-  const long n = args.Int("n", 1024, "matrix size (n x n floats)");
-  const long host_ms = args.Int("host-ms", 2, "host work (sleep) per step, in ms");
-  const std::string truth_path = args.Str("truth", "", "");
-  args.Kernels({"preprocess(float*, int)", "matmul_naive(float*, float*, float*, int)",
-                "reduce_sum(float*, float*, int)"});
-  args.Finish();
-  if (steps < 1 || n < 16 || n > 4096 || host_ms < 0) ct::Fail("bad --steps, --n or --host-ms");
+  const long steps = args.Int("steps", 10, "pipeline steps", 1);
+  const long n = args.Int("n", 1024, "matrix size (n x n floats)", 16);
+  const long host_ms = args.Int("host-ms", 2, "host work (sleep) per step, in ms", 0);
+  const std::string truth_path =
+      args.Finish({"preprocess(float*, int)", "matmul_naive(float*, float*, float*, int)",
+                   "reduce_sum(float*, float*, int)"});
+  if (n > 4096) ct::Fail("--n must be <= 4096");
 
   const int elems = static_cast<int>(n * n);
   const size_t bytes = static_cast<size_t>(elems) * sizeof(float);

@@ -5,8 +5,7 @@
 #include "testapps/common/testapp.h"
 
 __global__ void reset_kernel(int* data, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) data[i] = i + 1;
+  ct::ForElement(n, [=](int i) { data[i] = i + 1; });
 }
 
 namespace {
@@ -28,13 +27,10 @@ void Round(long kernels) {
 
 int main(int argc, char** argv) {
   ct::Args args(argc, argv, "device_reset", "kernels, cudaDeviceReset, then kernels again");
-  const long before = args.Int("before", 100, "kernels before the reset");
-  const long after = args.Int("after", 100, "kernels after the reset");
-  const long resets = args.Int("resets", 2, "how many reset + re-initialise rounds");
-  const std::string truth_path = args.Str("truth", "", "");
-  args.Kernels({"reset_kernel(int*, int)"});
-  args.Finish();
-  if (before < 1 || after < 1 || resets < 1) ct::Fail("--before, --after and --resets must be >= 1");
+  const long before = args.Int("before", 100, "kernels before the reset", 1);
+  const long after = args.Int("after", 100, "kernels after the reset", 1);
+  const long resets = args.Int("resets", 2, "how many reset + re-initialise rounds", 1);
+  const std::string truth_path = args.Finish({"reset_kernel(int*, int)"});
 
   Round(before);
   for (long r = 0; r < resets; ++r) {

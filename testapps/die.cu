@@ -13,8 +13,7 @@
 #include "testapps/common/testapp.h"
 
 __global__ void die_kernel(int* data, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) data[i] = i;
+  ct::ForElement(n, [=](int i) { data[i] = i; });
 }
 
 int main(int argc, char** argv) {
@@ -23,23 +22,15 @@ int main(int argc, char** argv) {
   const long linger_ms = args.Int("linger-ms", 500, "sleep after the kernels, before dying");
   const std::string how =
       args.Str("how", "kill", "kill (SIGKILL), abort (abort()) or segv (a fault)");
-  const std::string truth_path = args.Str("truth", "", "");
-  args.Kernels({"die_kernel(int*, int)"});
-  args.Finish();
+  const std::string truth_path = args.Finish({"die_kernel(int*, int)"});
   if (how != "kill" && how != "abort" && how != "segv") ct::Fail("--how is kill, abort or segv");
   const int sig = how == "kill" ? SIGKILL : how == "abort" ? SIGABRT : SIGSEGV;
 
-  constexpr int kN = 32;
-  int* data = nullptr;
-  CT_CHECK(cudaMalloc(&data, kN * sizeof(int)));
-  for (long i = 0; i < kernels; ++i) die_kernel<<<1, kN>>>(data, kN);
-  CT_CHECK_LAUNCH();
-  CT_CHECK(cudaDeviceSynchronize());
+  ct::LaunchOverInts(kernels, die_kernel, 32);
 
   ct::Truth truth("die");
   truth.Kernels("die_kernel(int*, int)", kernels);
-  truth["signal"] = sig;
-  truth["exit_status"] = 128 + sig;
+  truth.DiesOf(sig);
   truth.Write(truth_path);
   ct::Say("die: %ld kernels, then %s\n", kernels,
           how == "kill" ? "SIGKILL" : how == "abort" ? "abort()" : "SIGSEGV");

@@ -6,24 +6,16 @@
 #include "testapps/common/testapp.h"
 
 __global__ void exit_kernel(int* data, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) data[i] = n - i;
+  ct::ForElement(n, [=](int i) { data[i] = n - i; });
 }
 
 int main(int argc, char** argv) {
   ct::Args args(argc, argv, "exit_thread", "exit() called from a non-main thread");
   const long kernels = args.Int("kernels", 100, "kernels before exiting");
   const long status = args.Int("status", 0, "exit status passed to exit()");
-  const std::string truth_path = args.Str("truth", "", "");
-  args.Kernels({"exit_kernel(int*, int)"});
-  args.Finish();
+  const std::string truth_path = args.Finish({"exit_kernel(int*, int)"});
 
-  constexpr int kN = 1024;
-  int* data = nullptr;
-  CT_CHECK(cudaMalloc(&data, kN * sizeof(int)));
-  for (long i = 0; i < kernels; ++i) exit_kernel<<<kN / 256, 256>>>(data, kN);
-  CT_CHECK_LAUNCH();
-  CT_CHECK(cudaDeviceSynchronize());
+  ct::LaunchOverInts(kernels, exit_kernel, 1024);
 
   ct::Truth truth("exit_thread");
   truth.Kernels("exit_kernel(int*, int)", kernels);

@@ -14,8 +14,7 @@
 #include "testapps/common/testapp.h"
 
 __global__ void parent_kernel(int* data, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) data[i] = 2 * i;
+  ct::ForElement(n, [=](int i) { data[i] = 2 * i; });
 }
 
 namespace {
@@ -61,9 +60,7 @@ int main(int argc, char** argv) {
   const long deadline_s = args.Int("child-deadline-s", 20, "seconds to wait for each child");
   const std::string child_exit =
       args.Str("child-exit", "exit", "how the plain child leaves: exit or _exit");
-  const std::string truth_path = args.Str("truth", "", "");
-  args.Kernels({"parent_kernel(int*, int)"});
-  args.Finish();
+  const std::string truth_path = args.Finish({"parent_kernel(int*, int)"});
   if (child_exit != "exit" && child_exit != "_exit") ct::Fail("--child-exit is exit or _exit");
 
   const std::string storm = SelfDir() + "/ct_launch_storm";

@@ -4,23 +4,18 @@
 #include "testapps/common/testapp.h"
 
 __global__ void graph_kernel(float* data, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) data[i] = data[i] * 0.5f + 1.0f;
+  ct::ForElement(n, [=](int i) { data[i] = data[i] * 0.5f + 1.0f; });
 }
 
 __global__ void direct_kernel(float* data, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) data[i] = 0.0f;
+  ct::ForElement(n, [=](int i) { data[i] = 0.0f; });
 }
 
 int main(int argc, char** argv) {
   ct::Args args(argc, argv, "graph_replay", "a CUDA graph of K kernel nodes replayed R times");
-  const long nodes = args.Int("nodes", 8, "kernel nodes in the graph (K)");
-  const long replays = args.Int("replays", 10, "graph launches (R)");
-  const std::string truth_path = args.Str("truth", "", "");
-  args.Kernels({"graph_kernel(float*, int)", "direct_kernel(float*, int)"});
-  args.Finish();
-  if (nodes < 1 || replays < 1) ct::Fail("--nodes and --replays must be >= 1");
+  const long nodes = args.Int("nodes", 8, "kernel nodes in the graph (K)", 1);
+  const long replays = args.Int("replays", 10, "graph launches (R)", 1);
+  const std::string truth_path = args.Finish({"graph_kernel(float*, int)", "direct_kernel(float*, int)"});
 
   constexpr int kN = 1 << 16;
   float* data = nullptr;

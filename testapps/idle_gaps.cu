@@ -12,13 +12,10 @@ __global__ void gap_kernel(unsigned long long ns) {
 
 int main(int argc, char** argv) {
   ct::Args args(argc, argv, "idle_gaps", "kernels separated by host sleeps (known idle gaps)");
-  const long iterations = args.Int("iterations", 6, "kernels (I); gaps are I - 1");
-  const long sleep_ms = args.Int("sleep-ms", 50, "host sleep between kernels (S)");
-  const long kernel_us = args.Int("kernel-us", 1000, "duration of each kernel");
-  const std::string truth_path = args.Str("truth", "", "");
-  args.Kernels({"gap_kernel(unsigned long long)"});
-  args.Finish();
-  if (iterations < 2 || sleep_ms < 1 || kernel_us < 1) ct::Fail("need --iterations >= 2, others >= 1");
+  const long iterations = args.Int("iterations", 6, "kernels (I); gaps are I - 1", 2);
+  const long sleep_ms = args.Int("sleep-ms", 50, "host sleep between kernels (S)", 1);
+  const long kernel_us = args.Int("kernel-us", 1000, "duration of each kernel", 1);
+  const std::string truth_path = args.Finish({"gap_kernel(unsigned long long)"});
 
   cudaStream_t stream;
   CT_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));

@@ -32,15 +32,14 @@ void CallgrindDump() {
 }  // namespace
 
 __global__ void tiny_kernel(int* data, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) data[i] = i;
+  ct::ForElement(n, [=](int i) { data[i] = i; });
 }
 
 int main(int argc, char** argv) {
   ct::Args args(argc, argv, "launch_storm", "N tiny kernels back to back (launch-bound)");
-  const long n = args.Int("n", 100000, "kernels launched in the timed loop");
-  const long warmup = args.Int("warmup", 100, "kernels launched before the timed loop");
-  const long every = args.Int("timeline", 0, "record the time every this many launches of the timed loop (0: off)");
+  const long n = args.Int("n", 100000, "kernels launched in the timed loop", 1);
+  const long warmup = args.Int("warmup", 100, "kernels launched before the timed loop", 0);
+  const long every = args.Int("timeline", 0, "record the time every this many launches of the timed loop (0: off)", 0);
   // A profiler attached in the middle of the loop (bench/concurrent_pairs.py's
   // "late" pairs): the same process bare first, then traced, so its own speed
   // cancels out of the comparison. "mark" marks the point without attaching.
@@ -49,11 +48,8 @@ int main(int argc, char** argv) {
                                       "(\"mark\": only mark the point)");
   const long attach_after = args.Int("attach-after", 0, "launches before --attach (a multiple of --timeline)");
   const long min_ms = args.Int("min-ms", 0, "after the N launches, keep launching (in steps of 10000) until "
-                               "the timed loop has lasted this long: runs sized by time, whatever the host's speed");
-  const std::string truth_path = args.Str("truth", "", "");
-  args.Kernels({"tiny_kernel(int*, int)"});
-  args.Finish();
-  if (n < 1 || warmup < 0 || every < 0 || min_ms < 0) ct::Fail("--n must be >= 1, --warmup, --timeline and --min-ms >= 0");
+                               "the timed loop has lasted this long: runs sized by time, whatever the host's speed", 0);
+  const std::string truth_path = args.Finish({"tiny_kernel(int*, int)"});
   if (min_ms > 0 && (every > 0 || !attach.empty())) ct::Fail("--min-ms goes without --timeline and --attach");
   if (!attach.empty() && (every == 0 || attach_after <= 0 || attach_after >= n || attach_after % every != 0))
     ct::Fail("--attach needs --timeline and an --attach-after in (0, n) that is a multiple of it");

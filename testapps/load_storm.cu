@@ -11,19 +11,15 @@
 #include "testapps/common/testapp.h"
 
 __global__ void load_kernel(int* data, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) data[i] += 1;
+  ct::ForElement(n, [=](int i) { data[i] += 1; });
 }
 
 int main(int argc, char** argv) {
   ct::Args args(argc, argv, "load_storm", "N tiny kernels from T threads on S streams");
-  const long n = args.Int("n", 1000000, "kernels launched in all");
-  const long threads = args.Int("threads", 16, "host threads (T)");
-  const long streams = args.Int("streams", 8, "CUDA streams (S)");
-  const std::string truth_path = args.Str("truth", "", "");
-  args.Kernels({"load_kernel(int*, int)"});
-  args.Finish();
-  if (n < 1 || threads < 1 || streams < 1) ct::Fail("--n, --threads and --streams must be >= 1");
+  const long n = args.Int("n", 1000000, "kernels launched in all", 1);
+  const long threads = args.Int("threads", 16, "host threads (T)", 1);
+  const long streams = args.Int("streams", 8, "CUDA streams (S)", 1);
+  const std::string truth_path = args.Finish({"load_kernel(int*, int)"});
 
   constexpr int kN = 32;
   CT_CHECK(cudaSetDevice(0));

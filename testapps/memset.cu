@@ -4,11 +4,8 @@
 
 int main(int argc, char** argv) {
   ct::Args args(argc, argv, "memset", "memsets of known sizes, synchronous and async");
-  const long reps = args.Int("reps", 4, "repetitions of each size and call");
-  const std::string truth_path = args.Str("truth", "", "");
-  args.Kernels({});
-  args.Finish();
-  if (reps < 1) ct::Fail("--reps must be >= 1");
+  const long reps = args.Int("reps", 4, "repetitions of each size and call", 1);
+  const std::string truth_path = args.Finish({});
 
   const size_t sizes[] = {1u << 10, 1u << 20, 16u << 20};
   void* dev = nullptr;

@@ -3,17 +3,13 @@
 #include "testapps/common/testapp.h"
 
 __global__ void device_kernel(int* data, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) data[i] = i;
+  ct::ForElement(n, [=](int i) { data[i] = i; });
 }
 
 int main(int argc, char** argv) {
   ct::Args args(argc, argv, "multi_gpu", "kernels and a copy on every visible GPU");
-  const long kernels = args.Int("kernels", 20, "kernels per device");
-  const std::string truth_path = args.Str("truth", "", "");
-  args.Kernels({"device_kernel(int*, int)"});
-  args.Finish();
-  if (kernels < 1) ct::Fail("--kernels must be >= 1");
+  const long kernels = args.Int("kernels", 20, "kernels per device", 1);
+  const std::string truth_path = args.Finish({"device_kernel(int*, int)"});
 
   int devices = 0;
   CT_CHECK(cudaGetDeviceCount(&devices));

@@ -7,18 +7,14 @@
 #include "testapps/common/testapp.h"
 
 __global__ void thread_kernel(int* data, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) data[i] += 1;
+  ct::ForElement(n, [=](int i) { data[i] += 1; });
 }
 
 int main(int argc, char** argv) {
   ct::Args args(argc, argv, "multi_thread", "T host threads, each on its own stream");
-  const long threads = args.Int("threads", 4, "host threads (T)");
-  const long kernels = args.Int("kernels", 50, "kernels per thread (M)");
-  const std::string truth_path = args.Str("truth", "", "");
-  args.Kernels({"thread_kernel(int*, int)"});
-  args.Finish();
-  if (threads < 1 || kernels < 1) ct::Fail("--threads and --kernels must be >= 1");
+  const long threads = args.Int("threads", 4, "host threads (T)", 1);
+  const long kernels = args.Int("kernels", 50, "kernels per thread (M)", 1);
+  const std::string truth_path = args.Finish({"thread_kernel(int*, int)"});
 
   constexpr size_t kCopyBytes = 1u << 20;
   constexpr int kN = 1024;

@@ -14,8 +14,7 @@
 // At namespace scope, not in the anonymous namespace: the truth names kernels
 // as c++filt prints them, and "(anonymous namespace)::" would be part of it.
 __global__ void nvtx_kernel(int* data, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) data[i] += i;
+  ct::ForElement(n, [=](int i) { data[i] += i; });
 }
 
 namespace {
@@ -45,11 +44,8 @@ void Launch(int times) {
 
 int main(int argc, char** argv) {
   ct::Args args(argc, argv, "nvtx_nested", "nested NVTX ranges in two domains around kernels");
-  const long loops = args.Int("loops", 4, "iterations of the default-domain nest");
-  const std::string truth_path = args.Str("truth", "", "");
-  args.Kernels({"nvtx_kernel(int*, int)"});
-  args.Finish();
-  if (loops < 1) ct::Fail("--loops must be >= 1");
+  const long loops = args.Int("loops", 4, "iterations of the default-domain nest", 1);
+  const std::string truth_path = args.Finish({"nvtx_kernel(int*, int)"});
   const long domain_loops = loops + 1;  // different counts catch domains mixed up
 
   CT_CHECK(cudaMalloc(&g_data, kN * sizeof(int)));

@@ -12,14 +12,11 @@ __global__ void spin_kernel(unsigned long long ns) {
 
 int main(int argc, char** argv) {
   ct::Args args(argc, argv, "overlap", "pinned copies on one stream overlapping kernels on another");
-  const long kernels = args.Int("kernels", 2, "spin kernels on the compute stream");
-  const long kernel_us = args.Int("kernel-us", 20000, "duration of each spin kernel");
-  const long copies = args.Int("copies", 8, "H2D copies, and as many D2H copies");
-  const long copy_mib = args.Int("copy-mib", 16, "size of each copy in MiB");
-  const std::string truth_path = args.Str("truth", "", "");
-  args.Kernels({"spin_kernel(unsigned long long)"});
-  args.Finish();
-  if (kernels < 1 || kernel_us < 1 || copies < 1 || copy_mib < 1) ct::Fail("all counts must be >= 1");
+  const long kernels = args.Int("kernels", 2, "spin kernels on the compute stream", 1);
+  const long kernel_us = args.Int("kernel-us", 20000, "duration of each spin kernel", 1);
+  const long copies = args.Int("copies", 8, "H2D copies, and as many D2H copies", 1);
+  const long copy_mib = args.Int("copy-mib", 16, "size of each copy in MiB", 1);
+  const std::string truth_path = args.Finish({"spin_kernel(unsigned long long)"});
 
   const size_t bytes = static_cast<size_t>(copy_mib) << 20;
   void* host = nullptr;

@@ -7,11 +7,8 @@
 
 int main(int argc, char** argv) {
   ct::Args args(argc, argv, "pageable_copy", "pageable vs pinned copies of known sizes");
-  const long reps = args.Int("reps", 3, "repetitions of each size and kind");
-  const std::string truth_path = args.Str("truth", "", "");
-  args.Kernels({});
-  args.Finish();
-  if (reps < 1) ct::Fail("--reps must be >= 1");
+  const long reps = args.Int("reps", 3, "repetitions of each size and kind", 1);
+  const std::string truth_path = args.Finish({});
 
   const size_t sizes[] = {4u << 10, 256u << 10, 4u << 20};
   const size_t max_bytes = 4u << 20;

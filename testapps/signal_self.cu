@@ -6,33 +6,24 @@
 #include "testapps/common/testapp.h"
 
 __global__ void signal_kernel(int* data, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) data[i] = i * i;
+  ct::ForElement(n, [=](int i) { data[i] = i * i; });
 }
 
 int main(int argc, char** argv) {
   ct::Args args(argc, argv, "signal_self", "raises SIGTERM or SIGINT on itself after kernels");
   const long kernels = args.Int("kernels", 100, "kernels before the signal");
   const std::string sig_name = args.Str("signal", "TERM", "TERM or INT");
-  const std::string truth_path = args.Str("truth", "", "");
-  args.Kernels({"signal_kernel(int*, int)"});
-  args.Finish();
+  const std::string truth_path = args.Finish({"signal_kernel(int*, int)"});
   int sig = 0;
   if (sig_name == "TERM") sig = SIGTERM;
   else if (sig_name == "INT") sig = SIGINT;
   else ct::Fail("--signal is TERM or INT");
 
-  constexpr int kN = 1024;
-  int* data = nullptr;
-  CT_CHECK(cudaMalloc(&data, kN * sizeof(int)));
-  for (long i = 0; i < kernels; ++i) signal_kernel<<<kN / 256, 256>>>(data, kN);
-  CT_CHECK_LAUNCH();
-  CT_CHECK(cudaDeviceSynchronize());
+  ct::LaunchOverInts(kernels, signal_kernel, 1024);
 
   ct::Truth truth("signal_self");
   truth.Kernels("signal_kernel(int*, int)", kernels);
-  truth["signal"] = sig;
-  truth["exit_status"] = 128 + sig;
+  truth.DiesOf(sig);
   truth.Write(truth_path);
   ct::Say("signal_self: %ld kernels, raising SIG%s\n", kernels, sig_name.c_str());
 

@@ -52,8 +52,8 @@ inline void Check(cudaError_t err, const char* what, const char* file, int line)
 }
 
 // `--key value` options and `--flag` switches. Options are declared by the
-// calls that read them; Finish() then handles --help / --list-kernels and
-// rejects anything undeclared.
+// calls that read them; Finish() then handles --help / --list-kernels,
+// rejects anything undeclared and gives the --truth path.
 class Args {
  public:
   Args(int argc, char** argv, std::string app, std::string what)
@@ -75,13 +75,15 @@ class Args {
     }
   }
 
-  long Int(const std::string& key, long fallback, const std::string& help) {
+  // An integer option; below `min`, the app stops with one line.
+  long Int(const std::string& key, long fallback, const std::string& help, long min = LONG_MIN) {
     Declare(key, std::to_string(fallback), help);
     auto it = raw_.find(key);
     if (it == raw_.end()) return fallback;
     char* end = nullptr;
     long v = std::strtol(it->second.c_str(), &end, 10);
     if (it->second.empty() || *end != '\0') Fail("--" + key + " needs an integer");
+    if (v < min) Fail("--" + key + " must be >= " + std::to_string(min));
     return v;
   }
 
@@ -91,10 +93,11 @@ class Args {
     return it == raw_.end() ? fallback : it->second;
   }
 
-  // The names (as c++filt prints them) of the kernels this app can launch.
-  void Kernels(std::vector<std::string> names) { kernels_ = std::move(names); }
-
-  void Finish() {
+  // After the options: `kernels` are the names (as c++filt prints them) of
+  // the kernels this app can launch, for --list-kernels. Returns the --truth
+  // path ("" for none).
+  std::string Finish(const std::vector<std::string>& kernels) {
+    const std::string truth = Str("truth", "", "");
     if (raw_.count("help")) {
       std::printf("ct_%s: %s\n\noptions:\n", app_.c_str(), what_.c_str());
       for (const auto& line : help_) std::printf("  %s\n", line.c_str());
@@ -103,12 +106,13 @@ class Args {
       std::exit(0);
     }
     if (raw_.count("list-kernels")) {
-      for (const auto& k : kernels_) std::printf("%s\n", k.c_str());
+      for (const auto& k : kernels) std::printf("%s\n", k.c_str());
       std::exit(0);
     }
     for (const auto& [key, value] : raw_) {
       if (!declared_.count(key)) Fail("unknown option --" + key + " (see --help)");
     }
+    return truth;
   }
 
  private:
@@ -125,7 +129,6 @@ class Args {
   std::map<std::string, std::string> raw_;
   std::map<std::string, bool> declared_;
   std::vector<std::string> help_;
-  std::vector<std::string> kernels_;
 };
 
 // Host wall-clock time in ns (CLOCK_MONOTONIC via steady_clock).
@@ -209,6 +212,28 @@ __device__ inline void SpinNs(unsigned long long ns) {
   do {
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
   } while (now - start < ns);
+}
+
+// The calling thread's element of a 1-D grid over `n` elements: f(i) where
+// that element exists. The apps' small kernels are one such step each.
+template <typename F>
+__device__ inline void ForElement(int n, F f) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) f(i);
+}
+
+// `count` launches of `kernel` over a fresh device array of `n` ints (blocks
+// of up to 256 threads) on the default stream, then a device synchronize:
+// the work the apps that end in an unusual way do first. The array stays
+// allocated to the end of the process.
+template <typename Kernel>
+void LaunchOverInts(long count, Kernel kernel, int n) {
+  const int block = n < 256 ? n : 256;
+  int* data = nullptr;
+  CT_CHECK(cudaMalloc(&data, n * sizeof(int)));
+  for (long i = 0; i < count; ++i) kernel<<<(n + block - 1) / block, block>>>(data, n);
+  CT_CHECK_LAUNCH();
+  CT_CHECK(cudaDeviceSynchronize());
 }
 
 // Times work on one stream with a pair of CUDA events.
@@ -298,6 +323,12 @@ class Truth {
                                    {"event_min_ns", n ? mn : 0},
                                    {"event_max_ns", mx},
                                    {"floor_ns", floor_ns}});
+  }
+
+  // The app ends by signal `sig`: its status is 128 + sig.
+  void DiesOf(int sig) {
+    j_["signal"] = sig;
+    j_["exit_status"] = 128 + sig;
   }
 
   nlohmann::json& operator[](const char* key) { return j_[key]; }
