@@ -11,11 +11,13 @@
 #include "analysis/nvtx_stats.h"
 #include "analysis/report_engine.h"
 #include "analysis/summary.h"
+#include "tests/unit/analysis_expect.h"
 #include "tests/unit/analysis_trace_builder.h"
 
 namespace cutrace::analysis {
 namespace {
 
+using cutrace::testing::ExpectOverlap;
 using cutrace::testing::TraceBuilder;
 
 struct TwoFiles {
@@ -36,13 +38,9 @@ TEST(AggregateTest, SameDeviceMergesOntoOneTimeline) {
   const TraceData* both[] = {f.a.get(), f.b.get()};
   TimelineReport r = AnalyzeTimeline(TraceSet(both));
   ASSERT_EQ(r.devices.size(), 2u);
-  const DeviceOverlap& d0 = r.devices[0];
-  EXPECT_EQ(d0.span_ns, 220u);
-  EXPECT_EQ(d0.busy_ns, 220u);
-  EXPECT_EQ(d0.compute_ns, 200u);
-  EXPECT_EQ(d0.copy_ns, 100u);
-  EXPECT_EQ(d0.overlap_ns, 80u);  // [50,100) from a, [120,150) across files
-  EXPECT_EQ(d0.idle_ns, 0u);
+  // Overlap: [50,100) from a, [120,150) across files.
+  ExpectOverlap(r.devices[0],
+                {.span = 220, .busy = 220, .idle = 0, .compute = 200, .copy = 100, .overlap = 80});
   EXPECT_EQ(r.devices[1].span_ns, 10u);
 
   const TraceData* only_a[] = {f.a.get()};

@@ -8,11 +8,13 @@
 #include "analysis/comm_kernels.h"
 #include "analysis/device_timeline.h"
 #include "analysis/report_engine.h"
+#include "tests/unit/analysis_expect.h"
 #include "tests/unit/analysis_trace_builder.h"
 
 namespace cutrace::analysis {
 namespace {
 
+using cutrace::testing::ExpectOverlap;
 using cutrace::testing::TraceBuilder;
 
 // One device, ns:
@@ -46,20 +48,19 @@ TEST(Comm, OverlapWithComputeExact) {
   Build(t);
   TimelineReport r = Sweep(t);
   ASSERT_EQ(r.devices.size(), 1u);
-  const DeviceOverlap& d = r.devices[0];
-  EXPECT_EQ(d.span_ns, 450u);
-  EXPECT_EQ(d.busy_ns, 400u);
-  EXPECT_EQ(d.idle_ns, 50u);
-  EXPECT_EQ(d.compute_ns, 200u);
-  EXPECT_EQ(d.copy_ns, 120u);
-  EXPECT_EQ(d.overlap_ns, 20u);
-  EXPECT_EQ(d.compute_only_ns, 180u);
-  EXPECT_EQ(d.copy_only_ns, 100u);
-  EXPECT_EQ(d.comm_ns, 250u);
-  EXPECT_EQ(d.comm_compute_overlap_ns, 100u);
-  EXPECT_EQ(d.comm_only_ns, 150u);
-  EXPECT_DOUBLE_EQ(d.comm_hidden_pct(), 40.0);
-  EXPECT_EQ(d.ops, 6u);
+  ExpectOverlap(r.devices[0], {.span = 450,
+                               .busy = 400,
+                               .idle = 50,
+                               .compute = 200,
+                               .copy = 120,
+                               .overlap = 20,
+                               .compute_only = 180,
+                               .copy_only = 100,
+                               .ops = 6,
+                               .comm = 250,
+                               .comm_only = 150,
+                               .comm_compute_overlap = 100});
+  EXPECT_DOUBLE_EQ(r.devices[0].comm_hidden_pct(), 40.0);
 }
 
 TEST(Comm, DeviceWithoutCommKeepsItsFigures) {
@@ -71,13 +72,9 @@ TEST(Comm, DeviceWithoutCommKeepsItsFigures) {
   t.Copy(CopyKind::kHtoD, 50, 150, 8, /*device=*/1);
   TimelineReport r = Sweep(t);
   ASSERT_EQ(r.devices.size(), 2u);
-  const DeviceOverlap& d = r.devices[1];
-  EXPECT_EQ(d.busy_ns, 150u);
-  EXPECT_EQ(d.overlap_ns, 50u);
-  EXPECT_EQ(d.comm_ns, 0u);
-  EXPECT_EQ(d.comm_compute_overlap_ns, 0u);
-  EXPECT_EQ(d.comm_only_ns, 0u);
-  EXPECT_EQ(d.comm_hidden_pct(), 0.0);
+  ExpectOverlap(r.devices[1],
+                {.busy = 150, .overlap = 50, .comm = 0, .comm_only = 0, .comm_compute_overlap = 0});
+  EXPECT_EQ(r.devices[1].comm_hidden_pct(), 0.0);
   EXPECT_EQ(r.devices[0].comm_ns, 250u);
 }
 
@@ -92,15 +89,14 @@ TEST(Comm, InsideAWindow) {
   window->parts = {TimeSpan{60, 380}};
   TimelineReport r = Sweep(t, nullptr, window);
   ASSERT_EQ(r.devices.size(), 1u);
-  const DeviceOverlap& d = r.devices[0];
-  EXPECT_EQ(d.span_ns, 320u);
-  EXPECT_EQ(d.busy_ns, 270u);
-  EXPECT_EQ(d.compute_ns, 120u);
-  EXPECT_EQ(d.copy_ns, 100u);
-  EXPECT_EQ(d.overlap_ns, 0u);
-  EXPECT_EQ(d.comm_ns, 170u);
-  EXPECT_EQ(d.comm_compute_overlap_ns, 70u);
-  EXPECT_EQ(d.comm_only_ns, 100u);
+  ExpectOverlap(r.devices[0], {.span = 320,
+                               .busy = 270,
+                               .compute = 120,
+                               .copy = 100,
+                               .overlap = 0,
+                               .comm = 170,
+                               .comm_only = 100,
+                               .comm_compute_overlap = 70});
 }
 
 TEST(Comm, PatternAddsKernels) {

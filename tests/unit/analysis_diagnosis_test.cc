@@ -120,13 +120,19 @@ const KernelDiagnosis* Find(const DiagnosisReport& r, const std::string& name) {
   return nullptr;
 }
 
-TEST(Diagnosis, ClassifiesFromCountersAndTimeline) {
+// The diagnosis of BuildMixed's trace (with or without its counters) that
+// lists the `top` kernels (0: all).
+DiagnosisReport DiagnoseMixed(bool counters, size_t top = DiagnosisOptions{}.top) {
   TraceBuilder b;
-  BuildMixed(b, true);
+  BuildMixed(b, counters);
   const TraceData* traces[] = {b.get()};
   DiagnosisOptions o;
-  o.top = 0;
-  DiagnosisReport r = Diagnose(traces, o);
+  o.top = top;
+  return Diagnose(traces, o);
+}
+
+TEST(Diagnosis, ClassifiesFromCountersAndTimeline) {
+  DiagnosisReport r = DiagnoseMixed(/*counters=*/true, /*top=*/0);
   EXPECT_TRUE(r.has_counters);
   EXPECT_TRUE(r.counters_note.empty());
   // Ordered by total time over every launch: 300, 50, 20, 10 us.
@@ -172,10 +178,7 @@ TEST(Diagnosis, ClassifiesFromCountersAndTimeline) {
 }
 
 TEST(Diagnosis, TimelineOnlyWithoutCounters) {
-  TraceBuilder b;
-  BuildMixed(b, false);
-  const TraceData* traces[] = {b.get()};
-  DiagnosisReport r = Diagnose(traces, DiagnosisOptions{});
+  DiagnosisReport r = DiagnoseMixed(/*counters=*/false);
   EXPECT_FALSE(r.has_counters);
   EXPECT_NE(r.counters_note.find("--metrics speed-of-light"), std::string::npos);
   const KernelDiagnosis* gemm = Find(r, "gemm");
@@ -193,12 +196,7 @@ TEST(Diagnosis, TimelineOnlyWithoutCounters) {
 }
 
 TEST(Diagnosis, TopLimitsTheList) {
-  TraceBuilder b;
-  BuildMixed(b, true);
-  const TraceData* traces[] = {b.get()};
-  DiagnosisOptions o;
-  o.top = 2;
-  DiagnosisReport r = Diagnose(traces, o);
+  DiagnosisReport r = DiagnoseMixed(/*counters=*/true, /*top=*/2);
   ASSERT_EQ(r.kernels.size(), 2u);
   EXPECT_EQ(r.kernels[1].name, "copyk");
 }

@@ -41,6 +41,18 @@ void BuildFiveGaps(TraceBuilder* t) {
   t->Sync(SyncKind::kStreamSynchronize, 5050, 5150, /*device=*/1);
 }
 
+// Device 0's gaps in the five gaps' trace with `options`: every gap is
+// counted (4750 ns of idle time), whatever the options list.
+DeviceGaps FiveGapsWith(const GapOptions& options) {
+  TraceBuilder t;
+  BuildFiveGaps(&t);
+  const TraceData* one[] = {t.get()};
+  DeviceGaps d = AnalyzeTimeline(TraceSet(one), options).gaps[0];
+  EXPECT_EQ(d.gap_count, 5u);
+  EXPECT_EQ(d.idle_ns, 4750u);
+  return d;
+}
+
 TEST(GapsTest, EachGapHasBeforeAfterAndCause) {
   TraceBuilder t;
   BuildFiveGaps(&t);
@@ -93,13 +105,7 @@ TEST(GapsTest, EachGapHasBeforeAfterAndCause) {
 }
 
 TEST(GapsTest, MinGapFiltersTheListOnly) {
-  TraceBuilder t;
-  BuildFiveGaps(&t);
-  const TraceData* one[] = {t.get()};
-  TimelineReport r = AnalyzeTimeline(TraceSet(one), GapOptions{200, 0});
-  const DeviceGaps& d = r.gaps[0];
-  EXPECT_EQ(d.gap_count, 5u);
-  EXPECT_EQ(d.idle_ns, 4750u);
+  const DeviceGaps d = FiveGapsWith(GapOptions{200, 0});
   ASSERT_EQ(d.gaps.size(), 2u);
   EXPECT_EQ(d.gaps[0].start_ns, 300u);
   EXPECT_EQ(d.gaps[1].start_ns, 1200u);
@@ -107,18 +113,12 @@ TEST(GapsTest, MinGapFiltersTheListOnly) {
   EXPECT_EQ(d.gaps[0].cause, GapCause::kPageableCopy);
   EXPECT_EQ(d.gaps[1].cause, GapCause::kHostBusy);
   // A threshold equal to a gap's length keeps that gap.
-  EXPECT_EQ(AnalyzeTimeline(TraceSet(one), GapOptions{700, 0}).gaps[0].gaps.size(), 2u);
-  EXPECT_EQ(AnalyzeTimeline(TraceSet(one), GapOptions{701, 0}).gaps[0].gaps.size(), 1u);
+  EXPECT_EQ(FiveGapsWith(GapOptions{700, 0}).gaps.size(), 2u);
+  EXPECT_EQ(FiveGapsWith(GapOptions{701, 0}).gaps.size(), 1u);
 }
 
 TEST(GapsTest, LongestListsTheNLongestFirst) {
-  TraceBuilder t;
-  BuildFiveGaps(&t);
-  const TraceData* one[] = {t.get()};
-  TimelineReport r = AnalyzeTimeline(TraceSet(one), GapOptions{0, 3});
-  const DeviceGaps& d = r.gaps[0];
-  EXPECT_EQ(d.gap_count, 5u);
-  EXPECT_EQ(d.idle_ns, 4750u);
+  const DeviceGaps d = FiveGapsWith(GapOptions{0, 3});
   ASSERT_EQ(d.gaps.size(), 3u);
   EXPECT_EQ(d.gaps[0].duration_ns(), 3800u);
   EXPECT_EQ(d.gaps[1].duration_ns(), 700u);

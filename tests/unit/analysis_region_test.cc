@@ -135,12 +135,17 @@ struct Both {
   }
 };
 
-TEST(Region, StepsAfterTheFirst) {
-  Both both;
+// `--range step --skip-first 1`: the region most tests here look at.
+RegionSpec StepsAfterTheFirstSpec() {
   RegionSpec spec;
   SetRange("step", &spec);
   spec.skip_first = 1;
-  for (auto& [window, engine] : both.Run(spec)) {
+  return spec;
+}
+
+TEST(Region, StepsAfterTheFirst) {
+  Both both;
+  for (auto& [window, engine] : both.Run(StepsAfterTheFirstSpec())) {
     ASSERT_EQ(window.parts.size(), 2u);
     EXPECT_EQ(window.parts[0].start, 100 * us);
     EXPECT_EQ(window.parts[0].end, 260 * us);
@@ -193,10 +198,7 @@ TEST(Region, StepsAfterTheFirst) {
 // launch less often.
 TEST(Region, VerdictOverTheWindow) {
   Both both;
-  RegionSpec spec;
-  SetRange("step", &spec);
-  spec.skip_first = 1;
-  for (auto& [window, engine] : both.Run(spec)) {
+  for (auto& [window, engine] : both.Run(StepsAfterTheFirstSpec())) {
     ProgramVerdict v = JudgeProgram(engine->Timeline());
     EXPECT_TRUE(v.known);
     EXPECT_EQ(v.span_ns, 260 * us);

@@ -15,10 +15,13 @@
 #include "analysis/nvtx_stats.h"
 #include "analysis/summary_reports.h"
 #include "collector/summary_aggregator.h"
+#include "tests/unit/analysis_expect.h"
 #include "tests/unit/analysis_trace_builder.h"
 
 namespace cutrace::analysis {
 namespace {
+
+using cutrace::testing::ExpectSameRows;
 
 struct Pair {
   TraceData full;
@@ -158,48 +161,21 @@ TEST(SummaryReports, CopiesOverlapNvtxAndApiMatchTheFullTrace) {
 
   CopyReport cw = ComputeCopyStats(full);
   CopyReport cg = ComputeCopyStats(sum);
-  ASSERT_EQ(cg.copies.size(), cw.copies.size());
-  for (size_t i = 0; i < cw.copies.size(); ++i) {
-    EXPECT_EQ(cg.copies[i].kind, cw.copies[i].kind);
-    EXPECT_EQ(cg.copies[i].count, cw.copies[i].count);
-    EXPECT_EQ(cg.copies[i].bytes, cw.copies[i].bytes);
-    EXPECT_EQ(cg.copies[i].total_ns, cw.copies[i].total_ns);
-    EXPECT_EQ(cg.copies[i].pageable_count, cw.copies[i].pageable_count);
-    EXPECT_DOUBLE_EQ(cg.copies[i].gbps, cw.copies[i].gbps);
-  }
+  ExpectSameRows(cg.copies, cw.copies, &CopyStats::kind, &CopyStats::count, &CopyStats::bytes,
+                 &CopyStats::total_ns, &CopyStats::pageable_count, &CopyStats::gbps);
 
   TimelineReport tw = AnalyzeTimeline(full);
   TimelineReport tg = AnalyzeTimeline(sum);
-  ASSERT_EQ(tg.devices.size(), tw.devices.size());
-  for (size_t i = 0; i < tw.devices.size(); ++i) {
-    const DeviceOverlap& w = tw.devices[i];
-    const DeviceOverlap& g = tg.devices[i];
-    EXPECT_EQ(g.device, w.device);
-    EXPECT_EQ(g.first_ns, w.first_ns);
-    EXPECT_EQ(g.last_ns, w.last_ns);
-    EXPECT_EQ(g.span_ns, w.span_ns);
-    EXPECT_EQ(g.busy_ns, w.busy_ns);
-    EXPECT_EQ(g.idle_ns, w.idle_ns);
-    EXPECT_EQ(g.compute_ns, w.compute_ns);
-    EXPECT_EQ(g.copy_ns, w.copy_ns);
-    EXPECT_EQ(g.overlap_ns, w.overlap_ns);
-    EXPECT_EQ(g.compute_only_ns, w.compute_only_ns);
-    EXPECT_EQ(g.copy_only_ns, w.copy_only_ns);
-    EXPECT_EQ(g.ops, w.ops);
-    EXPECT_EQ(tg.gaps[i].gap_count, tw.gaps[i].gap_count);
-    EXPECT_EQ(tg.gaps[i].idle_ns, tw.gaps[i].idle_ns);
-  }
+  using D = DeviceOverlap;
+  ExpectSameRows(tg.devices, tw.devices, &D::device, &D::first_ns, &D::last_ns, &D::span_ns,
+                 &D::busy_ns, &D::idle_ns, &D::compute_ns, &D::copy_ns, &D::overlap_ns,
+                 &D::compute_only_ns, &D::copy_only_ns, &D::ops);
+  ExpectSameRows(tg.gaps, tw.gaps, &DeviceGaps::gap_count, &DeviceGaps::idle_ns);
 
   NvtxReport nw = ComputeNvtxStats(full);
   NvtxReport ng = ComputeNvtxStats(sum);
-  ASSERT_EQ(ng.ranges.size(), nw.ranges.size());
-  for (size_t i = 0; i < nw.ranges.size(); ++i) {
-    EXPECT_EQ(ng.ranges[i].name, nw.ranges[i].name);
-    EXPECT_EQ(ng.ranges[i].count, nw.ranges[i].count);
-    EXPECT_EQ(ng.ranges[i].cpu_total_ns, nw.ranges[i].cpu_total_ns);
-    EXPECT_EQ(ng.ranges[i].cpu_min_ns, nw.ranges[i].cpu_min_ns);
-    EXPECT_EQ(ng.ranges[i].cpu_max_ns, nw.ranges[i].cpu_max_ns);
-  }
+  ExpectSameRows(ng.ranges, nw.ranges, &NvtxRow::name, &NvtxRow::count, &NvtxRow::cpu_total_ns,
+                 &NvtxRow::cpu_min_ns, &NvtxRow::cpu_max_ns);
 
   ApiReport aw = ComputeApiStats(full);
   ApiReport ag = ComputeApiStats(sum);

@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "analysis/device_timeline.h"
+#include "tests/unit/analysis_expect.h"
 #include "tests/unit/analysis_trace_builder.h"
 
 namespace cutrace::analysis {
 namespace {
 
+using cutrace::testing::ExpectOverlap;
 using cutrace::testing::TraceBuilder;
 
 TimelineReport Analyze(const TraceBuilder& trace, const GapOptions& options = {}) {
@@ -22,16 +24,15 @@ TEST(TimelineTest, ConcurrentKernelsOnTwoStreamsAreNotCountedTwice) {
   t.Kernel("k3", 200, 300, 0, /*stream=*/1);
   TimelineReport r = Analyze(t);
   ASSERT_EQ(r.devices.size(), 1u);
-  const DeviceOverlap& d = r.devices[0];
-  EXPECT_EQ(d.span_ns, 300u);
-  EXPECT_EQ(d.busy_ns, 250u);
   // Per stream, stream 1 alone would be idle 100 ns; the device is idle 50.
-  EXPECT_EQ(d.idle_ns, 50u);
-  EXPECT_EQ(d.compute_ns, 250u);
-  EXPECT_EQ(d.copy_ns, 0u);
-  EXPECT_EQ(d.overlap_ns, 0u);
-  EXPECT_EQ(d.compute_only_ns, 250u);
-  EXPECT_EQ(d.copy_only_ns, 0u);
+  ExpectOverlap(r.devices[0], {.span = 300,
+                               .busy = 250,
+                               .idle = 50,
+                               .compute = 250,
+                               .copy = 0,
+                               .overlap = 0,
+                               .compute_only = 250,
+                               .copy_only = 0});
   ASSERT_EQ(r.gaps[0].gaps.size(), 1u);
   EXPECT_EQ(r.gaps[0].gaps[0].start_ns, 150u);
   EXPECT_EQ(r.gaps[0].gaps[0].end_ns, 200u);
@@ -45,16 +46,15 @@ TEST(TimelineTest, CopiesUnderKernels) {
   t.Memset(200, 210, 64);
   TimelineReport r = Analyze(t);
   ASSERT_EQ(r.devices.size(), 1u);
-  const DeviceOverlap& d = r.devices[0];
-  EXPECT_EQ(d.span_ns, 210u);
-  EXPECT_EQ(d.busy_ns, 140u);  // [0,130) + [200,210)
-  EXPECT_EQ(d.idle_ns, 70u);
-  EXPECT_EQ(d.compute_ns, 100u);
-  EXPECT_EQ(d.copy_ns, 90u);      // 40 + 40 + 10
-  EXPECT_EQ(d.overlap_ns, 50u);   // [20,60) + [90,100)
-  EXPECT_EQ(d.compute_only_ns, 50u);
-  EXPECT_EQ(d.copy_only_ns, 40u);
-  EXPECT_EQ(d.ops, 4u);
+  ExpectOverlap(r.devices[0], {.span = 210,
+                               .busy = 140,  // [0,130) + [200,210)
+                               .idle = 70,
+                               .compute = 100,
+                               .copy = 90,     // 40 + 40 + 10
+                               .overlap = 50,  // [20,60) + [90,100)
+                               .compute_only = 50,
+                               .copy_only = 40,
+                               .ops = 4});
 }
 
 TEST(TimelineTest, DevicesHaveSeparateTimelines) {
@@ -64,15 +64,9 @@ TEST(TimelineTest, DevicesHaveSeparateTimelines) {
   t.Copy(CopyKind::kHtoD, 30, 40, 8, /*device=*/1);
   TimelineReport r = Analyze(t);
   ASSERT_EQ(r.devices.size(), 2u);
-  EXPECT_EQ(r.devices[0].device, 0u);
-  EXPECT_EQ(r.devices[0].span_ns, 10u);
-  EXPECT_EQ(r.devices[0].idle_ns, 0u);
-  EXPECT_EQ(r.devices[1].device, 1u);
-  EXPECT_EQ(r.devices[1].span_ns, 35u);
-  EXPECT_EQ(r.devices[1].busy_ns, 25u);
-  EXPECT_EQ(r.devices[1].idle_ns, 10u);
-  EXPECT_EQ(r.devices[1].compute_ns, 15u);
-  EXPECT_EQ(r.devices[1].copy_ns, 10u);
+  ExpectOverlap(r.devices[0], {.device = 0, .span = 10, .idle = 0});
+  ExpectOverlap(r.devices[1],
+                {.device = 1, .span = 35, .busy = 25, .idle = 10, .compute = 15, .copy = 10});
   EXPECT_EQ(r.gaps[0].gap_count, 0u);
   ASSERT_EQ(r.gaps[1].gaps.size(), 1u);
   EXPECT_EQ(r.gaps[1].gaps[0].start_ns, 20u);

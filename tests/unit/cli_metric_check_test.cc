@@ -10,8 +10,10 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -27,6 +29,16 @@ const char* kTwoChips = R"({"source":"devices","chips":[
   {"chip":"GA100","devices":[1],"metrics":[
     {"name":"dram__bytes_read.sum","available":false,"reason":"R"},
     {"name":"bogus.sum","available":false,"reason":"CUPTI_ERROR_INVALID_METRIC_NAME"}]}]})";
+
+// Metric names in order, each with whether only a preset named it.
+MetricSelection Selection(std::initializer_list<std::pair<const char*, bool>> metrics) {
+  MetricSelection s;
+  for (const auto& [name, preset] : metrics) {
+    s.metrics.push_back(name);
+    s.from_preset.push_back(preset);
+  }
+  return s;
+}
 
 TEST(CliMetricCheck, ReadsChipsDevicesAndEachMetric) {
   MetricCheck c = InterpretMetricCheck(1, kTwoChips);
@@ -171,9 +183,7 @@ TEST_F(StandInChecker, CheckerKilledBySignalMeansNoCheck) {
 }
 
 TEST(CliMetricCheck, NamesGivenOutrightLeaveOutPresetOnlyOnes) {
-  MetricSelection s;
-  s.metrics = {"a.sum", "b.sum", "c.sum"};
-  s.from_preset = {true, false, true};
+  MetricSelection s = Selection({{"a.sum", true}, {"b.sum", false}, {"c.sum", true}});
   EXPECT_EQ(NamesGivenOutright(s), (std::vector<std::string>{"b.sum"}));
   std::string error;
   ASSERT_TRUE(ExpandMetrics("x.sum,y.sum", &s, &error)) << error;
@@ -181,9 +191,7 @@ TEST(CliMetricCheck, NamesGivenOutrightLeaveOutPresetOnlyOnes) {
 }
 
 TEST_F(StandInChecker, StartCheckOfPresetsOnlyRunsNoChecker) {
-  MetricSelection s;
-  s.metrics = {"a.sum"};
-  s.from_preset = {true};
+  const MetricSelection s = Selection({{"a.sum", true}});
   StartVerdict v = CheckBeforeStart(s, "", dir_ + "/none");
   EXPECT_TRUE(v.start);
   EXPECT_EQ(v.message, "");  // a missing checker would have said so
@@ -195,9 +203,7 @@ TEST_F(StandInChecker, StartCheckStopsAtAMissingNameOnTheChipsListed) {
       "echo '{\"source\":\"chips\",\"chips\":[{\"chip\":\"GH100\",\"devices\":[],\"metrics\":["
       "{\"name\":\"a.sum\",\"available\":true},{\"name\":\"b.sum\",\"available\":false}]}]}'\n"
       "exit 1");
-  MetricSelection s;
-  s.metrics = {"p.sum", "a.sum", "b.sum"};
-  s.from_preset = {true, false, false};
+  const MetricSelection s = Selection({{"p.sum", true}, {"a.sum", false}, {"b.sum", false}});
   StartVerdict v = CheckBeforeStart(s, " GH100, GA100", checker);
   EXPECT_FALSE(v.start);
   EXPECT_EQ(v.message,
@@ -208,9 +214,7 @@ TEST_F(StandInChecker, StartCheckStopsAtAMissingNameOnTheChipsListed) {
 
 TEST_F(StandInChecker, StartCheckOfAnUnknownChipStops) {
   std::string checker = Script("echo '{\"error\":\"CUPTI does not know the chip XX\"}'; exit 2");
-  MetricSelection s;
-  s.metrics = {"a.sum"};
-  s.from_preset = {false};
+  const MetricSelection s = Selection({{"a.sum", false}});
   StartVerdict v = CheckBeforeStart(s, "XX", checker);
   EXPECT_FALSE(v.start);
   EXPECT_EQ(v.message, "CUTRACE_METRICS_CHIP: CUPTI does not know the chip XX");
@@ -218,9 +222,7 @@ TEST_F(StandInChecker, StartCheckOfAnUnknownChipStops) {
 
 TEST_F(StandInChecker, StartCheckThatCannotBeMadeLetsTheProgramStart) {
   std::string checker = Script("echo '{\"error\":\"no NVIDIA driver\"}'; exit 3");
-  MetricSelection s;
-  s.metrics = {"a.sum"};
-  s.from_preset = {false};
+  const MetricSelection s = Selection({{"a.sum", false}});
   StartVerdict v = CheckBeforeStart(s, "", checker);
   EXPECT_TRUE(v.start);
   EXPECT_EQ(v.message,

@@ -20,6 +20,7 @@
 #include "collector/string_interner.h"
 #include "collector/trace_writer.h"
 #include "tests/unit/cli_test_util.h"
+#include "tests/unit/collector_test_util.h"
 #include "tests/unit/trace_file.h"
 
 namespace cutrace {
@@ -58,13 +59,7 @@ class CliOccupancyTest : public testing::CliTest {
     d.sm_count = 132;
     d.compute_capability_major = 9;
     d.max_warps_per_sm = 64;
-    if (device_limits) {
-      d.max_blocks_per_sm = 32;
-      d.max_registers_per_sm = 65536;
-      d.max_shared_memory_per_sm_bytes = 233472;
-      d.max_threads_per_block = 1024;
-      d.warp_size = 32;
-    }
+    if (device_limits) testing::SetH200SmLimits(&d);
     file.Device(d);
     KernelRecord& gemm = file.Kernel("_Z4gemmv", 1000, 101000, 1);
     gemm.block[0] = 1024;

@@ -26,6 +26,13 @@ RecordBatch Storm(StringInterner& interner, size_t n, uint64_t seed) {
   return testing::LaunchStorm(interner.Intern("k"), n, seed);
 }
 
+// Options that hold at most `batches` batches in the queue.
+AsyncWriterOptions AtMostBatches(size_t batches) {
+  AsyncWriterOptions options;
+  options.max_batches = batches;
+  return options;
+}
+
 TEST(AsyncWriter, WritesEverythingInOrder) {
   testing::TempDir dir;
   StringInterner interner;
@@ -64,9 +71,7 @@ TEST(AsyncWriter, WritesEverythingInOrder) {
 TEST(AsyncWriter, FullQueueDropsAreCountedExactly) {
   testing::TempDir dir;
   StringInterner interner;
-  AsyncWriterOptions options;
-  options.max_batches = 4;
-  AsyncWriter writer(NewWriter(dir.File("b.trace")), &interner, options);
+  AsyncWriter writer(NewWriter(dir.File("b.trace")), &interner, AtMostBatches(4));
   ASSERT_TRUE(writer.Start().ok());
 
   // Hold the writer thread inside a posted task so the queue cannot drain.
@@ -163,9 +168,7 @@ TEST(AsyncWriter, SparesComeBackWithCapacity) {
 TEST(AsyncWriter, ConcurrentProducersAccountForEveryRecord) {
   testing::TempDir dir;
   StringInterner interner;
-  AsyncWriterOptions options;
-  options.max_batches = 3;
-  AsyncWriter writer(NewWriter(dir.File("f.trace")), &interner, options);
+  AsyncWriter writer(NewWriter(dir.File("f.trace")), &interner, AtMostBatches(3));
   ASSERT_TRUE(writer.Start().ok());
   std::atomic<uint64_t> pushed{0};
   std::vector<std::thread> producers;

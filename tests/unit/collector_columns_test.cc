@@ -8,24 +8,17 @@
 #include "collector/trace_loader.h"
 #include "collector/trace_writer.h"
 #include "tests/unit/collector_test_util.h"
+#include "tests/unit/encoded_trace.h"
 
 namespace cutrace {
 namespace {
 
-proto::Trace Encode(const std::vector<RecordBatch>& batches, StringInterner& interner) {
-  TraceEncoder enc;
-  std::string bytes;
-  enc.EncodeHeader(testing::SampleHeader(), &bytes);
-  for (const RecordBatch& b : batches) enc.EncodeBatch(b, interner, &bytes);
-  proto::Trace trace;
-  EXPECT_TRUE(trace.ParseFromString(bytes));
-  return trace;
-}
+using testing::EncodeTrace;
 
 TEST(Columns, ZeroColumnsOmittedEqualColumnsOneValueOthersCount) {
   StringInterner interner;
   RecordBatch b = testing::SampleBatch(interner);
-  proto::Trace trace = Encode({b}, interner);
+  proto::Trace trace = EncodeTrace({b}, interner);
   ASSERT_EQ(trace.packet_size(), 3);  // header, interned, events
   const proto::KernelColumns& k = trace.packet(2).events().kernels();
   EXPECT_EQ(k.count(), 5u);
@@ -47,7 +40,7 @@ TEST(Columns, ZeroColumnsOmittedEqualColumnsOneValueOthersCount) {
   EXPECT_EQ(m.src_kind_size(), 1);
 
   RecordBatch storm = testing::LaunchStorm(interner.Intern("k"), 100);
-  trace = Encode({storm}, interner);
+  trace = EncodeTrace({storm}, interner);
   const proto::KernelColumns& s = trace.packet(trace.packet_size() - 1).events().kernels();
   EXPECT_EQ(s.device_id_size(), 0);  // all 0: omitted
   EXPECT_EQ(s.graph_id_size(), 0);
@@ -61,7 +54,7 @@ TEST(Columns, ConstantCorrelationStepIsOneValue) {
   StringInterner interner;
   RecordBatch b = testing::LaunchStorm(interner.Intern("k"), 10);
   for (size_t i = 0; i < b.kernels.size(); ++i) b.kernels[i].correlation_id = 4 * (i + 1);
-  proto::Trace trace = Encode({b}, interner);
+  proto::Trace trace = EncodeTrace({b}, interner);
   const proto::KernelColumns& k = trace.packet(2).events().kernels();
   ASSERT_EQ(k.correlation_delta_size(), 1);
   EXPECT_EQ(k.correlation_delta(0), 4);
@@ -73,7 +66,7 @@ TEST(Columns, ShapesAreInternedOnceAcrossBatches) {
   RecordBatch a = testing::LaunchStorm(name, 10);
   RecordBatch b = testing::LaunchStorm(name, 10, 2);
   b.kernels[3].block[0] = 64;  // a second shape in the second batch
-  proto::Trace trace = Encode({a, b}, interner);
+  proto::Trace trace = EncodeTrace({a, b}, interner);
   ASSERT_EQ(trace.packet_size(), 5);  // header, interned, events, interned, events
   EXPECT_EQ(trace.packet(1).interned().kernel_shapes_size(), 1);
   EXPECT_EQ(trace.packet(1).interned().strings_size(), 1);

@@ -17,6 +17,7 @@
 #include "collector/trace_writer.h"
 #include "collector/wire_fields.h"
 #include "tests/unit/collector_test_util.h"
+#include "tests/unit/encoded_trace.h"
 
 namespace cutrace {
 namespace {
@@ -30,12 +31,7 @@ struct Encoded {
 };
 
 Encoded Encode(const std::vector<RecordBatch>& batches, StringInterner& interner) {
-  TraceEncoder encoder;
-  std::string bytes;
-  encoder.EncodeHeader(testing::SampleHeader(), &bytes);
-  for (const RecordBatch& b : batches) encoder.EncodeBatch(b, interner, &bytes);
-  proto::Trace trace;
-  EXPECT_TRUE(trace.ParseFromString(bytes));
+  const proto::Trace trace = testing::EncodeTrace(batches, interner);
   Encoded out;
   for (const proto::TracePacket& p : trace.packet()) {
     if (p.has_events()) out.bodies.push_back(p.events().SerializeAsString());

@@ -12,6 +12,7 @@
 #include "collector/wire_fields.h"
 #include "proto/cutrace.pb.h"
 #include "tests/unit/collector_test_util.h"
+#include "tests/unit/encoded_trace.h"
 
 namespace cutrace {
 namespace {
@@ -125,13 +126,8 @@ TEST(InfoEncoder, DeviceStatisticsAndCountersAreByteIdentical) {
   d.memory_clock_khz = 2'619'000;
   d.memory_bus_width_bits = 6144;
   d.peak_memory_bandwidth_gbps = 4800.5;
-  d.max_warps_per_sm = 64;
   d.pci_bus_id = "0000:19:00.0";
-  d.max_blocks_per_sm = 32;
-  d.max_registers_per_sm = 65536;
-  d.max_shared_memory_per_sm_bytes = 233472;
-  d.max_threads_per_block = 1024;
-  d.warp_size = 32;
+  testing::SetH200SmLimits(&d);
   std::string out;
   ProtoWriter w(&out);
   EncodeDevice(d, &w);
@@ -142,11 +138,7 @@ TEST(InfoEncoder, DeviceStatisticsAndCountersAreByteIdentical) {
   EXPECT_EQ(pd.global_memory_bytes(), d.global_memory_bytes);
   EXPECT_EQ(pd.compute_capability_minor(), 0u);
   EXPECT_DOUBLE_EQ(pd.peak_memory_bandwidth_gbps(), 4800.5);
-  EXPECT_EQ(pd.max_blocks_per_sm(), 32u);
-  EXPECT_EQ(pd.max_registers_per_sm(), 65536u);
-  EXPECT_EQ(pd.max_shared_memory_per_sm_bytes(), 233472u);
-  EXPECT_EQ(pd.max_threads_per_block(), 1024u);
-  EXPECT_EQ(pd.warp_size(), 32u);
+  testing::ExpectH200SmLimits(pd);
   EXPECT_EQ(out, pd.SerializeAsString());
 
   StatsInfo s;

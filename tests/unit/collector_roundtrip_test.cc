@@ -10,6 +10,7 @@
 #include "collector/trace_loader.h"
 #include "collector/trace_writer.h"
 #include "tests/unit/collector_test_util.h"
+#include "tests/unit/encoded_trace.h"
 
 namespace cutrace {
 namespace {
@@ -225,12 +226,7 @@ TEST(RoundTrip, OccupancyInputsAreWritten) {
   enc.EncodeHeader(SampleHeader(), &bytes);
   DeviceInfo d;
   d.id = 0;
-  d.max_warps_per_sm = 64;
-  d.max_blocks_per_sm = 32;
-  d.max_registers_per_sm = 65536;
-  d.max_shared_memory_per_sm_bytes = 233472;
-  d.max_threads_per_block = 1024;
-  d.warp_size = 32;
+  testing::SetH200SmLimits(&d);
   enc.EncodeDevice(d, &bytes);
   enc.EncodeBatch(b, interner, &bytes);
 
@@ -246,12 +242,7 @@ TEST(RoundTrip, OccupancyInputsAreWritten) {
   StatusOr<TraceData> data = LoadTraceFromBytes(bytes, "occ");
   ASSERT_TRUE(data.ok()) << data.status().message();
   ASSERT_EQ(data->devices.size(), 1u);
-  const proto::Device& dev = data->devices[0];
-  EXPECT_EQ(dev.max_blocks_per_sm(), 32u);
-  EXPECT_EQ(dev.max_registers_per_sm(), 65536u);
-  EXPECT_EQ(dev.max_shared_memory_per_sm_bytes(), 233472u);
-  EXPECT_EQ(dev.max_threads_per_block(), 1024u);
-  EXPECT_EQ(dev.warp_size(), 32u);
+  testing::ExpectH200SmLimits(data->devices[0]);
   ASSERT_EQ(data->records.kernels.size(), 3u);
   // And the carveout comes back with each launch (the loader's decoder).
   EXPECT_EQ(data->records.kernels[0].shared_memory_config_bytes, 102400u);

@@ -17,6 +17,19 @@
 
 namespace cutrace::testing {
 
+// An H200's SM limits, what theoretical occupancy is computed from: 64 warps,
+// 32 blocks, 65536 registers and 233472 bytes of shared memory per SM, 1024
+// threads per block, 32-thread warps. ExpectH200SmLimits
+// (tests/unit/encoded_trace.h) checks them on the read side.
+inline void SetH200SmLimits(DeviceInfo* d) {
+  d->max_warps_per_sm = 64;
+  d->max_blocks_per_sm = 32;
+  d->max_registers_per_sm = 65536;
+  d->max_shared_memory_per_sm_bytes = 233472;
+  d->max_threads_per_block = 1024;
+  d->warp_size = 32;
+}
+
 inline HeaderInfo SampleHeader() {
   HeaderInfo h;
   h.producer = "cutrace-test 0.1.0";
@@ -144,6 +157,19 @@ inline RecordBatch SampleBatch(StringInterner& interner) {
     s.device_id = 1;
     s.kind = SyncKind::kStreamSynchronize;
     b.syncs.push_back(s);
+  }
+  return b;
+}
+
+// `n` kernels named `name`, 5 ns long, 10 ns apart from `start_ns`.
+inline RecordBatch KernelRun(StringInterner& interner, const char* name, int n, uint64_t start_ns) {
+  RecordBatch b;
+  for (int i = 0; i < n; ++i) {
+    KernelRecord k;
+    k.name_id = interner.Intern(name);
+    k.start_ns = start_ns + i * 10;
+    k.end_ns = k.start_ns + 5;
+    b.kernels.push_back(k);
   }
   return b;
 }

@@ -15,6 +15,7 @@
 #include "collector/trace_loader.h"
 #include "injection/production/production_controller.h"
 #include "injection/modes.h"
+#include "tests/unit/collector_test_util.h"
 #include "tests/unit/injection_session_fixture.h"
 
 namespace cutrace::injection {
@@ -50,15 +51,8 @@ class ControllerTest : public ::testing::Test {
     ASSERT_TRUE(writer_->Start().ok());
   }
   void Push(int n, const char* name) {
-    RecordBatch b;
-    for (int i = 0; i < n; ++i) {
-      KernelRecord k;
-      k.name_id = interner_.Intern(name);
-      k.start_ns = static_cast<uint64_t>(now_) + i * 10;
-      k.end_ns = k.start_ns + 5;
-      b.kernels.push_back(k);
-    }
-    ASSERT_TRUE(writer_->TryPush(std::move(b)));
+    ASSERT_TRUE(writer_->TryPush(
+        cutrace::testing::KernelRun(interner_, name, n, static_cast<uint64_t>(now_))));
   }
   void Sync() { ASSERT_TRUE(writer_->Flush(std::chrono::seconds(10))); }
   // A controller for `config` (no signals of its own) whose thread started

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "collector/trace_loader.h"
+#include "tests/unit/collector_test_util.h"
 #include "tests/unit/temp_dir.h"
 
 namespace cutrace::injection {
@@ -34,15 +35,7 @@ class FeatureHooksTest : public ::testing::Test {
     return file;
   }
   RecordBatch Kernels(int n, const char* name) {
-    RecordBatch b;
-    for (int i = 0; i < n; ++i) {
-      KernelRecord k;
-      k.name_id = interner_.Intern(name);
-      k.start_ns = static_cast<uint64_t>(now_) + i * 10;
-      k.end_ns = k.start_ns + 5;
-      b.kernels.push_back(k);
-    }
-    return b;
+    return cutrace::testing::KernelRun(interner_, name, n, static_cast<uint64_t>(now_));
   }
 
   cutrace::testing::TempDir tmp_;
