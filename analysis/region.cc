@@ -19,24 +19,6 @@ bool CpuRange(const RangeRecord& r) {
   return r.kind == RangeKind::kPushPop || r.kind == RangeKind::kStartEnd;
 }
 
-// The span of `spans` (sorted by start, disjoint) holding t, or -1.
-// Records come nearly in time order, so the span found last (*hint) or the
-// next one usually holds the next t: checked before a binary search.
-long Find(const std::vector<TimeSpan>& spans, uint64_t t, size_t* hint) {
-  const size_t h = *hint;
-  if (h < spans.size() && spans[h].start <= t) {
-    if (t <= spans[h].end) return static_cast<long>(h);
-    if (h + 1 == spans.size() || t < spans[h + 1].start) return -1;
-    if (t <= spans[h + 1].end) return static_cast<long>(*hint = h + 1);
-  }
-  auto it = std::upper_bound(spans.begin(), spans.end(), t,
-                             [](uint64_t v, const TimeSpan& s) { return v < s.start; });
-  if (it == spans.begin()) return -1;
-  --it;
-  *hint = static_cast<size_t>(it - spans.begin());
-  return t <= it->end ? static_cast<long>(*hint) : -1;
-}
-
 // Sorts and merges overlapping or touching spans.
 std::vector<TimeSpan> Merge(std::vector<TimeSpan> spans) {
   std::sort(spans.begin(), spans.end(),
@@ -49,28 +31,6 @@ std::vector<TimeSpan> Merge(std::vector<TimeSpan> spans) {
       out.push_back(s);
   }
   return out;
-}
-
-// The cpu span of `f` whose launches include correlation id c, or -1. The
-// spans' launch ranges follow each other in correlation order (ids are
-// handed out in call order): the last one starting at or below c is the
-// only one that can hold it.
-long SpanOfLaunch(const Window::File& f, uint64_t c) {
-  using L = Window::File::Launches;
-  const std::vector<L>& v = f.launches;
-  size_t h = f.launch_hint;
-  if (h >= v.size() || v[h].first > c || (h + 1 < v.size() && v[h + 1].first <= c)) {
-    if (h + 1 < v.size() && v[h + 1].first <= c && (h + 2 == v.size() || v[h + 2].first > c)) {
-      h = h + 1;  // the next span's launches, as time moves on
-    } else {
-      auto it = std::upper_bound(v.begin(), v.end(), c,
-                                 [](uint64_t x, const L& l) { return x < l.first; });
-      if (it == v.begin()) return -1;
-      h = static_cast<size_t>(it - v.begin()) - 1;
-    }
-    f.launch_hint = h;
-  }
-  return c <= v[h].last ? static_cast<long>(v[h].span) : -1;
 }
 
 }  // namespace
@@ -111,16 +71,6 @@ uint64_t Window::length_ns() const {
   uint64_t total = 0;
   for (const TimeSpan& p : parts) total += p.length();
   return total;
-}
-
-bool Window::Contains(uint64_t t) const { return !active || Find(parts, t, &part_hint_) >= 0; }
-
-bool Window::OpCounts(size_t file, uint64_t correlation, uint64_t start) const {
-  if (!active) return true;
-  if (file >= files.size()) return false;
-  const File& f = files[file];
-  if (correlation == 0 || !f.any_launch) return Contains(start);
-  return SpanOfLaunch(f, correlation) >= 0;
 }
 
 WindowResolver::WindowResolver(const RegionSpec& spec, size_t files)
@@ -229,29 +179,38 @@ Status WindowResolver::EndRanges() {
   return Status::Ok();
 }
 
-void WindowResolver::Api(size_t file, const TraceData& trace, const ApiRecord& a) {
-  SeeStart(a.start_ns);
-  SeeEnd(SafeEnd(a.start_ns, a.end_ns));
-  if (a.correlation_id == 0 || file >= window_.files.size()) return;
+uint8_t WindowResolver::ClassifyLaunch(size_t file, const TraceData& trace, uint32_t name_id) {
   // Whether the name launches work, cached by name id (once per name; a
   // hash lookup per call cost more than the rest of this pass).
+  const uint8_t known = LaunchesWork(ClassifyApiName(trace.strings.Display(name_id))) ? 2 : 1;
   std::vector<uint8_t>& cache = launch_name_[file];
-  uint8_t known = a.name_id < cache.size() ? cache[a.name_id] : 0;
-  if (known == 0) {
-    known = LaunchesWork(ClassifyApiName(trace.strings.Display(a.name_id))) ? 2 : 1;
-    if (a.name_id < (1u << 20)) {  // larger ids (hostile input) are classified each time
-      if (a.name_id >= cache.size()) cache.resize(a.name_id + 1, 0);
-      cache[a.name_id] = known;
-    }
+  if (name_id < (1u << 20)) {  // larger ids (hostile input) are classified each time
+    if (name_id >= cache.size()) cache.resize(name_id + 1, 0);
+    cache[name_id] = known;
   }
-  if (known != 2) return;
-  Window::File& f = window_.files[file];
-  f.any_launch = true;
-  const long k = Find(f.cpu, a.start_ns, &f.cpu_hint);
-  if (k < 0) return;
-  Window::File::Launches& l = calls_[file][static_cast<size_t>(k)];
-  l.first = std::min(l.first, a.correlation_id);
-  l.last = std::max(l.last, a.correlation_id);
+  return known;
+}
+
+void WindowResolver::Apis(size_t file, const TraceData& trace, std::span<const ApiRecord> calls) {
+  uint64_t first = trace_start_, last = trace_end_;
+  Window::File* const f = file < window_.files.size() ? &window_.files[file] : nullptr;
+  for (const ApiRecord& a : calls) {
+    first = std::min(first, a.start_ns);
+    last = std::max(last, SafeEnd(a.start_ns, a.end_ns));
+    if (a.correlation_id == 0 || f == nullptr) continue;
+    const std::vector<uint8_t>& cache = launch_name_[file];
+    uint8_t known = a.name_id < cache.size() ? cache[a.name_id] : 0;
+    if (known == 0) known = ClassifyLaunch(file, trace, a.name_id);
+    if (known != 2) continue;
+    f->any_launch = true;
+    const long k = FindSpan(f->cpu, a.start_ns, &f->cpu_hint);
+    if (k < 0) continue;
+    Window::File::Launches& l = calls_[file][static_cast<size_t>(k)];
+    l.first = std::min(l.first, a.correlation_id);
+    l.last = std::max(l.last, a.correlation_id);
+  }
+  trace_start_ = first;
+  trace_end_ = last;
 }
 
 void WindowResolver::EndCalls() {
@@ -268,18 +227,28 @@ void WindowResolver::EndCalls() {
   }
 }
 
-void WindowResolver::Op(size_t file, uint64_t correlation, uint64_t start, uint64_t end) {
-  SeeStart(start);
-  SeeEnd(end);
-  if (file >= window_.files.size() || spec_.range.empty()) return;
-  const Window::File& f = window_.files[file];
-  long k = -1;
-  if (correlation == 0 || !f.any_launch) {
-    k = Find(f.cpu, start, &f.cpu_hint);
+template <typename R>
+void WindowResolver::OpsOf(size_t file, std::span<const R> ops) {
+  uint64_t first = trace_start_, last = trace_end_;
+  if (file >= window_.files.size() || spec_.range.empty()) {
+    for (const R& o : ops) {
+      first = std::min(first, o.start_ns);
+      last = std::max(last, SafeEnd(o.start_ns, o.end_ns));
+    }
   } else {
-    k = SpanOfLaunch(f, correlation);
+    const Window::File& f = window_.files[file];
+    uint64_t* const gpu_end = gpu_end_[file].data();
+    for (const R& o : ops) {
+      const uint64_t end = SafeEnd(o.start_ns, o.end_ns);
+      first = std::min(first, o.start_ns);
+      last = std::max(last, end);
+      const long k = o.correlation_id == 0 || !f.any_launch ? FindSpan(f.cpu, o.start_ns, &f.cpu_hint)
+                                                             : f.SpanOfLaunch(o.correlation_id);
+      if (k >= 0) gpu_end[k] = std::max(gpu_end[k], end);
+    }
   }
-  if (k >= 0) gpu_end_[file][static_cast<size_t>(k)] = std::max(gpu_end_[file][static_cast<size_t>(k)], end);
+  trace_start_ = first;
+  trace_end_ = last;
 }
 
 Window WindowResolver::Finish() {
@@ -319,17 +288,13 @@ StatusOr<Window> ResolveWindow(TraceSet traces, const RegionSpec& spec) {
   Status s = r.EndRanges();
   if (!s.ok()) return s;
   if (spec.active()) {
-    for (size_t f = 0; f < traces.size(); ++f)
-      for (const ApiRecord& x : traces[f]->records.api_calls) r.Api(f, *traces[f], x);
+    for (size_t f = 0; f < traces.size(); ++f) r.Apis(f, *traces[f], traces[f]->records.api_calls);
     r.EndCalls();
     for (size_t f = 0; f < traces.size(); ++f) {
       const RecordBatch& b = traces[f]->records;
-      for (const KernelRecord& x : b.kernels)
-        r.Op(f, x.correlation_id, x.start_ns, SafeEnd(x.start_ns, x.end_ns));
-      for (const MemcpyRecord& x : b.memcpys)
-        r.Op(f, x.correlation_id, x.start_ns, SafeEnd(x.start_ns, x.end_ns));
-      for (const MemsetRecord& x : b.memsets)
-        r.Op(f, x.correlation_id, x.start_ns, SafeEnd(x.start_ns, x.end_ns));
+      r.Ops(f, std::span<const KernelRecord>(b.kernels));
+      r.Ops(f, std::span<const MemcpyRecord>(b.memcpys));
+      r.Ops(f, std::span<const MemsetRecord>(b.memsets));
     }
   }
   Window w = r.Finish();

@@ -34,8 +34,10 @@
 // torch.profiler numbers one name per step), when it has at least 10.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -68,6 +70,25 @@ struct TimeSpan {
   uint64_t length() const { return end - start; }
 };
 
+// The span of `spans` (sorted by start, disjoint) holding t ([start, end]),
+// or -1. Records come nearly in time order, so the span found last (*hint)
+// or the next one usually holds the next t: checked before a binary search.
+// Inline: the reports ask it once per record.
+inline long FindSpan(const std::vector<TimeSpan>& spans, uint64_t t, size_t* hint) {
+  const size_t h = *hint;
+  if (h < spans.size() && spans[h].start <= t) {
+    if (t <= spans[h].end) return static_cast<long>(h);
+    if (h + 1 == spans.size() || t < spans[h + 1].start) return -1;
+    if (t <= spans[h + 1].end) return static_cast<long>(*hint = h + 1);
+  }
+  auto it = std::upper_bound(spans.begin(), spans.end(), t,
+                             [](uint64_t v, const TimeSpan& s) { return v < s.start; });
+  if (it == spans.begin()) return -1;
+  --it;
+  *hint = static_cast<size_t>(it - spans.begin());
+  return t <= it->end ? static_cast<long>(*hint) : -1;
+}
+
 // The most repeated range, for the steady state.
 struct RangeCandidate {
   std::string pattern;  // a name, or "ProfilerStep*"
@@ -95,6 +116,26 @@ struct Window {
     bool any_launch = false;  // the file has launch calls at all
     // Where the last lookup landed (records come nearly in time order).
     mutable size_t cpu_hint = 0, launch_hint = 0;
+    // The cpu span whose launches include correlation id c, or -1. The
+    // spans' launch ranges follow each other in correlation order (ids
+    // are handed out in call order): the last one starting at or below c
+    // is the only one that can hold it.
+    long SpanOfLaunch(uint64_t c) const {
+      const std::vector<Launches>& v = launches;
+      size_t h = launch_hint;
+      if (h >= v.size() || v[h].first > c || (h + 1 < v.size() && v[h + 1].first <= c)) {
+        if (h + 1 < v.size() && v[h + 1].first <= c && (h + 2 == v.size() || v[h + 2].first > c)) {
+          h = h + 1;  // the next span's launches, as time moves on
+        } else {
+          auto it = std::upper_bound(v.begin(), v.end(), c,
+                                     [](uint64_t x, const Launches& l) { return x < l.first; });
+          if (it == v.begin()) return -1;
+          h = static_cast<size_t>(it - v.begin()) - 1;
+        }
+        launch_hint = h;
+      }
+      return c <= v[h].last ? static_cast<long>(v[h].span) : -1;
+    }
   };
   std::vector<File> files;
   std::optional<RangeCandidate> steady;  // found by the first pass
@@ -105,9 +146,15 @@ struct Window {
   uint64_t start_ns() const { return parts.empty() ? 0 : parts.front().start; }
   uint64_t end_ns() const { return parts.empty() ? 0 : parts.back().end; }
   // t inside some part ([start, end]).
-  bool Contains(uint64_t t) const;
+  bool Contains(uint64_t t) const { return !active || FindSpan(parts, t, &part_hint_) >= 0; }
   // Whether a GPU operation of `file` counts (launched inside, see above).
-  bool OpCounts(size_t file, uint64_t correlation, uint64_t start) const;
+  bool OpCounts(size_t file, uint64_t correlation, uint64_t start) const {
+    if (!active) return true;
+    if (file >= files.size()) return false;
+    const File& f = files[file];
+    if (correlation == 0 || !f.any_launch) return Contains(start);
+    return f.SpanOfLaunch(correlation) >= 0;
+  }
 };
 
 // The three passes, fed by a driver (ResolveWindow(), region_stream.cc).
@@ -122,10 +169,14 @@ class WindowResolver {
   void SeeEnd(uint64_t end) { trace_end_ = std::max(trace_end_, end); }
   // Chooses the instances; an error when none is left (says why).
   Status EndRanges();
-  // Pass 2: API calls, then EndCalls(); pass 3: GPU operations (with their end).
-  void Api(size_t file, const TraceData& trace, const ApiRecord& a);
+  // Pass 2: API calls, then EndCalls(); pass 3: GPU operations. A span at a
+  // time: every record of a trace passes here, so the loops keep what they
+  // use in locals.
+  void Apis(size_t file, const TraceData& trace, std::span<const ApiRecord> calls);
   void EndCalls();
-  void Op(size_t file, uint64_t correlation, uint64_t start, uint64_t end);
+  void Ops(size_t file, std::span<const KernelRecord> ops) { OpsOf(file, ops); }
+  void Ops(size_t file, std::span<const MemcpyRecord> ops) { OpsOf(file, ops); }
+  void Ops(size_t file, std::span<const MemsetRecord> ops) { OpsOf(file, ops); }
   // The window. Call after pass 3 (or after pass 1 when !spec.active()).
   Window Finish();
 
@@ -136,6 +187,9 @@ class WindowResolver {
     uint64_t start, end;
   };
   bool Matches(size_t file, const TraceData& trace, const RangeRecord& r);
+  uint8_t ClassifyLaunch(size_t file, const TraceData& trace, uint32_t name_id);
+  template <typename R>
+  void OpsOf(size_t file, std::span<const R> ops);
   RegionSpec spec_;
   uint64_t trace_start_ = UINT64_MAX, trace_end_ = 0;
   std::vector<std::vector<Instance>> found_;  // by file

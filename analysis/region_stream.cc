@@ -26,7 +26,7 @@ class ResolverSink final : public RecordSink {
   }
   void ApiCalls(std::span<const ApiRecord> x) override {
     if (calls_)
-      for (const ApiRecord& a : x) r_->Api(file_, *names_, a);
+      r_->Apis(file_, *names_, x);
     else if (starts_)
       for (const ApiRecord& a : x) r_->SeeStart(a.start_ns);
   }
@@ -50,7 +50,7 @@ class ResolverSink final : public RecordSink {
   template <typename R>
   void Ops(std::span<const R> x) {
     if (ops_)
-      for (const R& o : x) r_->Op(file_, o.correlation_id, o.start_ns, SafeEnd(o.start_ns, o.end_ns));
+      r_->Ops(file_, x);
     else if (starts_)
       for (const R& o : x) r_->SeeStart(o.start_ns);
   }

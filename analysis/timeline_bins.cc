@@ -18,7 +18,7 @@ uint64_t CeilDiv(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
 // Adds the length of each merged interval's part in each bin to `covered`.
 // Bin ends saturate: on an axis that reaches 2^64 - 1 the last bin's end
 // would wrap to the start of time.
-void Spread(const std::vector<Interval>& merged, uint64_t start, uint64_t bin_ns,
+void SpreadOverBins(const std::vector<Interval>& merged, uint64_t start, uint64_t bin_ns,
             std::vector<uint64_t>* covered) {
   for (const Interval& iv : merged) {
     uint64_t s = iv.start;
@@ -94,10 +94,10 @@ TimelineBins ComputeTimelineBins(TraceSet traces, size_t bins, const Window* win
     std::vector<Interval> comm_merged = Merge(std::move(ops.comm));
     std::vector<Interval> busy = Unite(Unite(compute, copy), comm_merged);
     std::vector<uint64_t> c(out.bins, 0), m(out.bins, 0), b(out.bins, 0), x(out.bins, 0);
-    Spread(compute, first, out.bin_ns, &c);
-    Spread(copy, first, out.bin_ns, &m);
-    Spread(busy, first, out.bin_ns, &b);
-    Spread(comm_merged, first, out.bin_ns, &x);
+    SpreadOverBins(compute, first, out.bin_ns, &c);
+    SpreadOverBins(copy, first, out.bin_ns, &m);
+    SpreadOverBins(busy, first, out.bin_ns, &b);
+    SpreadOverBins(comm_merged, first, out.bin_ns, &x);
     DeviceBins d;
     d.device = id;
     d.compute_ns = Measure(compute);
