@@ -38,6 +38,16 @@ class ChunksTest : public ::testing::Test {
     for (const auto& t : traces_) out.push_back(t.get());
     return out;
   }
+  // The traces placed for merge, with no gap over an hour between them, and
+  // merged into `merged`.
+  void MergeWithoutGap(MergedTrace* merged) const {
+    StatusOr<PlacedTraces> placed = PlaceTraces(Set());
+    ASSERT_TRUE(placed.ok()) << placed.status().message();
+    StatusOr<std::string> gap = CheckTimeGap(*placed, kHour);
+    ASSERT_TRUE(gap.ok()) << gap.status().message();
+    EXPECT_EQ(*gap, "");
+    *merged = MergePlacedTraces(*placed);
+  }
   cutrace::testing::TempDir dir_;
   std::vector<std::unique_ptr<TraceData>> traces_;
 };
@@ -59,12 +69,8 @@ TEST_F(ChunksTest, SevenChunksAreOneTrace) {
   EXPECT_TRUE(s.imbalance.empty());
 
   // Merge: six hours from the first window to the last are no skew.
-  StatusOr<PlacedTraces> placed = PlaceTraces(set);
-  ASSERT_TRUE(placed.ok()) << placed.status().message();
-  StatusOr<std::string> gap = CheckTimeGap(*placed, kHour);
-  ASSERT_TRUE(gap.ok()) << gap.status().message();
-  EXPECT_EQ(*gap, "");
-  MergedTrace merged = MergePlacedTraces(*placed);
+  MergedTrace merged;
+  ASSERT_NO_FATAL_FAILURE(MergeWithoutGap(&merged));
   // The process's totals so far: the last chunk's, not their sum (28).
   EXPECT_EQ(merged.statistics.kernels, 7u);
   EXPECT_EQ(merged.header.processes.size(), 1u);
@@ -90,13 +96,9 @@ TEST_F(ChunksTest, TwoRunsKeepTheirIdsApart) {
   Write("run-b", 200, 2);
   const std::vector<const TraceData*> set = Set();
   EXPECT_EQ(analysis::RanksOf(set).size(), 2u);
-  StatusOr<PlacedTraces> placed = PlaceTraces(set);
-  ASSERT_TRUE(placed.ok()) << placed.status().message();
   // run-b's two windows lie inside run-a's range: no gap between the runs.
-  StatusOr<std::string> gap = CheckTimeGap(*placed, kHour);
-  ASSERT_TRUE(gap.ok()) << gap.status().message();
-  EXPECT_EQ(*gap, "");
-  MergedTrace merged = MergePlacedTraces(*placed);
+  MergedTrace merged;
+  ASSERT_NO_FATAL_FAILURE(MergeWithoutGap(&merged));
   EXPECT_EQ(merged.statistics.kernels, 7u + 2u);
   EXPECT_EQ(merged.header.processes.size(), 2u);
   // run-b's correlation ids come after run-a's largest (61, the step of its
