@@ -31,12 +31,16 @@ struct TwoFiles {
     b.Kernel("k2", 0, 10, /*device=*/1);
     b.Api("cudaLaunchKernel", 0, 6);
   }
+  // Both files, a then b.
+  TraceSet Both() const { return TraceSet(both_); }
+
+ private:
+  const TraceData* both_[2] = {a.get(), b.get()};
 };
 
 TEST(AggregateTest, SameDeviceMergesOntoOneTimeline) {
   TwoFiles f;
-  const TraceData* both[] = {f.a.get(), f.b.get()};
-  TimelineReport r = AnalyzeTimeline(TraceSet(both));
+  TimelineReport r = AnalyzeTimeline(f.Both());
   ASSERT_EQ(r.devices.size(), 2u);
   // Overlap: [50,100) from a, [120,150) across files.
   ExpectOverlap(r.devices[0],
@@ -51,39 +55,36 @@ TEST(AggregateTest, SameDeviceMergesOntoOneTimeline) {
 
 TEST(AggregateTest, KernelsAndApiPoolByName) {
   TwoFiles f;
-  const TraceData* both[] = {f.a.get(), f.b.get()};
-  KernelReport k = ComputeKernelStats(TraceSet(both));
+  KernelReport k = ComputeKernelStats(f.Both());
   ASSERT_EQ(k.kernels.size(), 2u);
   EXPECT_EQ(k.kernels[0].name, "k1");
   EXPECT_EQ(k.kernels[0].count, 2u);
   EXPECT_EQ(k.kernels[0].total_ns, 200u);
   EXPECT_EQ(k.kernels[1].name, "k2");
   EXPECT_EQ(k.total_ns, 210u);
-  ApiReport api = ComputeApiStats(TraceSet(both));
+  ApiReport api = ComputeApiStats(f.Both());
   ASSERT_EQ(api.api_calls.size(), 1u);
   EXPECT_EQ(api.api_calls[0].count, 2u);
   EXPECT_EQ(api.api_calls[0].total_ns, 10u);
-  EXPECT_EQ(ComputeCopyStats(TraceSet(both)).copies.size(), 1u);
+  EXPECT_EQ(ComputeCopyStats(f.Both()).copies.size(), 1u);
 }
 
 TEST(AggregateTest, GapsAcrossFilesNameTheirOwnFilesOps) {
   TwoFiles f;
   f.b.Kernel("late", 400, 500);
-  const TraceData* both[] = {f.a.get(), f.b.get()};
-  TimelineReport r = AnalyzeTimeline(TraceSet(both));
+  TimelineReport r = AnalyzeTimeline(f.Both());
   ASSERT_EQ(r.gaps[0].gaps.size(), 1u);
   const Gap& g = r.gaps[0].gaps[0];
   EXPECT_EQ(g.start_ns, 220u);
   EXPECT_EQ(g.end_ns, 400u);
   EXPECT_EQ(g.before.file, 1u);
-  EXPECT_EQ(DescribeOp(TraceSet(both), g.before), "kernel:k1");
-  EXPECT_EQ(DescribeOp(TraceSet(both), g.after), "kernel:late");
+  EXPECT_EQ(DescribeOp(f.Both(), g.before), "kernel:k1");
+  EXPECT_EQ(DescribeOp(f.Both(), g.after), "kernel:late");
 }
 
 TEST(AggregateTest, SummaryHasAnOverviewPerFile) {
   TwoFiles f;
-  const TraceData* both[] = {f.a.get(), f.b.get()};
-  SummaryReport s = ComputeSummary(TraceSet(both));
+  SummaryReport s = ComputeSummary(f.Both());
   ASSERT_EQ(s.traces.size(), 2u);
   EXPECT_EQ(s.traces[0].path, "a.trace");
   EXPECT_EQ(s.traces[0].kernels, 1u);

@@ -50,6 +50,11 @@ class DetachTest : public InjectionSessionTest {
     Config c = DetachConfig();
     return StartSession(std::move(c));
   }
+  // StartDetaching, then the wait for the first window's detach request.
+  void StartAndAwaitFirstDetach(const char* window, const char* period) {
+    ASSERT_TRUE(StartDetaching(window, period).ok());
+    ASSERT_TRUE(WaitFor([&] { return DetachPending(1); }));
+  }
   // Detaching on, and the kinds it works with (no API records).
   Config DetachConfig() {
     Config c = MakeConfig();
@@ -103,8 +108,7 @@ class DetachTest : public InjectionSessionTest {
 
 // Windows long enough (300 ms) that polling every 10 ms never misses one.
 TEST_F(DetachTest, DetachesAtTheNextApiExitAndAttachesAgainForTheNextWindow) {
-  ASSERT_TRUE(StartDetaching("300ms", "1s").ok());
-  ASSERT_TRUE(WaitFor([&] { return DetachPending(1); }));
+  ASSERT_NO_FATAL_FAILURE(StartAndAwaitFirstDetach("300ms", "1s"));
   EXPECT_EQ(Count(DomainCall(1, CUPTI_CB_DOMAIN_DRIVER_API)), 0u);  // the runtime's exits only
   // Not at an entry (CUPTI wants the exit), nor at a driver call's exit.
   fake_->CallApi(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, CUPTI_API_ENTER);
@@ -228,8 +232,7 @@ TEST_F(DetachTest, NoCudaCallBeforeTheNextWindowLeavesCuptiAttached) {
 }
 
 TEST_F(DetachTest, AFailedAttachStopsTheWindowsAndTheExitStaysClean) {
-  ASSERT_TRUE(StartDetaching("10ms", "300ms").ok());
-  ASSERT_TRUE(WaitFor([&] { return DetachPending(1); }));
+  ASSERT_NO_FATAL_FAILURE(StartAndAwaitFirstDetach("10ms", "300ms"));
   // Another tool took CUPTI while cutrace was detached.
   fake_->subscribe_result = CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
   ApiExit();
@@ -286,8 +289,7 @@ TEST_F(DetachTest, AnApiExitWhileTheDetachIsAskedForDoesNotDetach) {
 }
 
 TEST_F(DetachTest, AModuleUnloadBetweenWindowsGetsLaunchNamesFromTheNextWindow) {
-  ASSERT_TRUE(StartDetaching("100ms", "400ms").ok());
-  ASSERT_TRUE(WaitFor([&] { return DetachPending(1); }));
+  ASSERT_NO_FATAL_FAILURE(StartAndAwaitFirstDetach("100ms", "400ms"));
   const int flushes = fake_->flushes.load();
   // An unload with a detach asked for: no flush (the window's came first).
   fake_->CallApi(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuModuleUnload, CUPTI_API_ENTER);
@@ -306,8 +308,7 @@ TEST_F(DetachTest, AModuleUnloadBetweenWindowsGetsLaunchNamesFromTheNextWindow) 
 }
 
 TEST_F(DetachTest, ABufferCuptiStillHoldsAfterTheFlushKeepsItAttachedUntilItComesBack) {
-  ASSERT_TRUE(StartDetaching("100ms", "400ms").ok());
-  ASSERT_TRUE(WaitFor([&] { return DetachPending(1); }));
+  ASSERT_NO_FATAL_FAILURE(StartAndAwaitFirstDetach("100ms", "400ms"));
   // CUPTI took a buffer and keeps it through the forced flush.
   size_t size = 0;
   uint8_t* held = TakeBuffer(&size);
@@ -332,8 +333,7 @@ TEST_F(DetachTest, ABufferCuptiStillHoldsAfterTheFlushKeepsItAttachedUntilItCome
 }
 
 TEST_F(DetachTest, ABufferHandedBackInsideCuptiFinalizeIsDroppedUnreadAndCounted) {
-  ASSERT_TRUE(StartDetaching("100ms", "400ms").ok());
-  ASSERT_TRUE(WaitFor([&] { return DetachPending(1); }));
+  ASSERT_NO_FATAL_FAILURE(StartAndAwaitFirstDetach("100ms", "400ms"));
   // A buffer CUPTI had and gave back already, which it hands back again
   // while tearing down (nothing cutrace does lets CUPTI hold one then, and
   // it gets none during a detach: CuptiGetsNoBufferOnceADetachIsUnderWay).
@@ -400,8 +400,7 @@ TEST_F(DetachTest, AGraphStopsTheDetachingForTheRestOfTheProcess) {
 }
 
 TEST_F(DetachTest, AGraphWhileADetachIsPendingKeepsCuptiAttached) {
-  ASSERT_TRUE(StartDetaching("100ms", "1h").ok());
-  ASSERT_TRUE(WaitFor([&] { return DetachPending(1); }));
+  ASSERT_NO_FATAL_FAILURE(StartAndAwaitFirstDetach("100ms", "1h"));
   // The graph call's own exit is the next runtime exit: no detach there.
   fake_->CallApi(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, CUPTI_API_ENTER);
   fake_->CallApi(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, CUPTI_API_EXIT);
@@ -414,8 +413,7 @@ TEST_F(DetachTest, AGraphWhileADetachIsPendingKeepsCuptiAttached) {
 }
 
 TEST_F(DetachTest, CuptiGetsNoBufferOnceADetachIsUnderWay) {
-  ASSERT_TRUE(StartDetaching("100ms", "1h").ok());
-  ASSERT_TRUE(WaitFor([&] { return DetachPending(1); }));
+  ASSERT_NO_FATAL_FAILURE(StartAndAwaitFirstDetach("100ms", "1h"));
   // CUPTI asks for a buffer in the middle of the detach's flush (a kernel
   // of the window ending late): refused, so cuptiFinalize finds none out.
   uint8_t* got = reinterpret_cast<uint8_t*>(1);

@@ -154,7 +154,17 @@ TEST(ModeDefaults, ContinuousModeLeavesOutApiRecordsUnlessAsked) {
   }
 }
 
-using ModesSessionTest = InjectionSessionTest;
+class ModesSessionTest : public InjectionSessionTest {
+ protected:
+  // Continuous mode attached between windows (CUTRACE_DETACH=0), the kinds
+  // taken as given (every default one unless the test sets others).
+  Config AttachedConfig() {
+    Config config = MakeConfig();
+    config.detach_between_windows = false;
+    config.kinds_given = true;
+    return config;
+  }
+};
 
 TEST_F(ModesSessionTest, SummaryModeWritesSummaryPacketsInsteadOfEvents) {
   ScopedEnv env({{"CUTRACE_MODE", "summary"}, {"CUTRACE_SUMMARY_INTERVAL", "1h"}});
@@ -208,10 +218,7 @@ TEST_F(ModesSessionTest, BetweenWindowsOnlyDeviceAndContextRecordsStayOn) {
                  {"CUTRACE_PERIOD", "1h"}});
   // Attached (CUTRACE_DETACH=0) with every default kind; the detaching
   // default is injection_detach_test.cc's.
-  Config config = MakeConfig();
-  config.detach_between_windows = false;
-  config.kinds_given = true;
-  ASSERT_TRUE(StartSession(std::move(config)).ok());
+  ASSERT_TRUE(StartSession(AttachedConfig()).ok());
   const std::set<CUpti_ActivityKind> between = {CUPTI_ACTIVITY_KIND_DEVICE,
                                                 CUPTI_ACTIVITY_KIND_CONTEXT};
   // The first window opens at the start and closes 10 ms later, on the
@@ -235,9 +242,7 @@ TEST_F(ModesSessionTest, BetweenWindowsOnlyDeviceAndContextRecordsStayOn) {
 TEST_F(ModesSessionTest, ApiCallsRecordInEveryWindow) {
   ScopedEnv env({{"CUTRACE_MODE", "continuous"}, {"CUTRACE_WINDOW", "150ms"},
                  {"CUTRACE_PERIOD", "300ms"}});
-  Config config = MakeConfig();
-  config.detach_between_windows = false;
-  config.kinds_given = true;
+  Config config = AttachedConfig();
   std::string error;
   config.kinds = *ParseKinds("kernel,runtime,driver", &error);
   ASSERT_TRUE(StartSession(std::move(config)).ok());

@@ -27,6 +27,17 @@ std::map<std::string, uint64_t> InvalidByReason(const proto::Statistics& s) {
   return out;
 }
 
+// The finished trace at `path` holds `kernels` kernels and counts the
+// records it refused by "kind/reason" as `invalid`.
+void ExpectKernelsAndInvalid(const std::string& path, size_t kernels,
+                             const std::map<std::string, uint64_t>& invalid) {
+  auto t = LoadTrace(path);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->records.kernels.size(), kernels);
+  ASSERT_TRUE(t->statistics.has_value());
+  EXPECT_EQ(InvalidByReason(*t->statistics), invalid);
+}
+
 CUpti_ActivityMemcpy6 Copy(uint64_t start, uint64_t end, uint32_t corr) {
   auto c = Zeroed<CUpti_ActivityMemcpy6>(CUPTI_ACTIVITY_KIND_MEMCPY);
   c.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_HTOD;
@@ -122,11 +133,7 @@ TEST_F(InjectionSessionTest, LaunchCallsInAnEarlierBufferStillCount) {
     }
   });
   session_->Finalize("exit");
-  auto t = LoadTrace(session_->path());
-  ASSERT_TRUE(t.ok());
-  EXPECT_EQ(t->records.kernels.size(), 50u);
-  EXPECT_EQ(InvalidByReason(*t->statistics),
-            (std::map<std::string, uint64_t>{{"kernel/ends_before_launch", 50}}));
+  ExpectKernelsAndInvalid(session_->path(), 50, {{"kernel/ends_before_launch", 50}});
 }
 
 TEST_F(InjectionSessionTest, CuptiClockIsValidatedAgainstCuptiTime) {
@@ -139,11 +146,7 @@ TEST_F(InjectionSessionTest, CuptiClockIsValidatedAgainstCuptiTime) {
     w.Add(Kernel("_Z1bv", 300, 5000000000000ull, 2));  // 5000 s after "now"
   });
   session_->Finalize("exit");
-  auto t = LoadTrace(session_->path());
-  ASSERT_TRUE(t.ok());
-  EXPECT_EQ(t->records.kernels.size(), 1u);
-  EXPECT_EQ(InvalidByReason(*t->statistics),
-            (std::map<std::string, uint64_t>{{"kernel/after_delivery", 1}}));
+  ExpectKernelsAndInvalid(session_->path(), 1, {{"kernel/after_delivery", 1}});
 }
 
 // A buffer CUPTI never hands back, even to the final forced flush, means
