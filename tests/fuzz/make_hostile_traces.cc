@@ -8,13 +8,13 @@
 // holds; hostile_test.py relies on these names and numbers.
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <limits>
 #include <string>
 
 #include "collector/string_interner.h"
 #include "collector/trace_info.h"
 #include "collector/trace_writer.h"
+#include "tests/fuzz/corpus_files.h"
 
 namespace {
 
@@ -70,10 +70,7 @@ class Trace {
     enc_.EncodeEnd(EndInfo{{2000, 1700000000000001000, 2000}, reason}, &bytes_);
   }
   bool Write(const std::string& dir, const std::string& name) {
-    std::ofstream out(dir + "/" + name, std::ios::binary | std::ios::trunc);
-    out.write(bytes_.data(), static_cast<std::streamsize>(bytes_.size()));
-    if (!out) std::fprintf(stderr, "make_hostile_traces: cannot write %s/%s\n", dir.c_str(), name.c_str());
-    return static_cast<bool>(out);
+    return testing::WriteCorpusFile("make_hostile_traces", dir, name, bytes_);
   }
 
  private:
@@ -86,11 +83,8 @@ class Trace {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: make_hostile_traces DIR\n");
-    return 2;
-  }
-  const std::string dir = argv[1];
+  const std::string dir = cutrace::testing::CorpusDir(argc, argv, "make_hostile_traces");
+  if (dir.empty()) return 2;
   bool ok = true;
 
   {  // One kernel ending 1 ns before 2^64: the timeline's last bin wrapped.

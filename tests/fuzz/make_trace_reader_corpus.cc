@@ -3,12 +3,12 @@
 // (truncated, wrong magic and version, absurd lengths, broken columns).
 // Run by hand when the format changes; the output is committed.
 #include <cstdio>
-#include <fstream>
 #include <string>
 
 #include "collector/proto_writer.h"
 #include "collector/trace_writer.h"
 #include "proto/cutrace.pb.h"
+#include "tests/fuzz/corpus_files.h"
 #include "tests/unit/collector_test_util.h"
 
 namespace {
@@ -16,9 +16,7 @@ namespace {
 using namespace cutrace;
 
 bool Write(const std::string& dir, const std::string& name, const std::string& bytes) {
-  std::ofstream out(dir + "/" + name, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  return static_cast<bool>(out);
+  return testing::WriteCorpusFile("make_trace_reader_corpus", dir, name, bytes);
 }
 
 std::string Header(const std::string& magic, uint32_t version) {
@@ -38,11 +36,8 @@ std::string WithBatch(const proto::EventBatch& batch) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: make_trace_reader_corpus DIR\n");
-    return 2;
-  }
-  const std::string dir = argv[1];
+  const std::string dir = cutrace::testing::CorpusDir(argc, argv, "make_trace_reader_corpus");
+  if (dir.empty()) return 2;
   bool ok = true;
 
   StringInterner interner;
