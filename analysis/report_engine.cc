@@ -12,7 +12,6 @@ namespace cutrace::analysis {
 
 namespace {
 
-constexpr size_t kMemsetRow = kCopyKindCount;
 
 // A row's median and spread, when its distribution saw every instance the
 // row counts (summary-mode copies carry no durations to see).

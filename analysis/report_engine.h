@@ -50,6 +50,9 @@
 
 namespace cutrace::analysis {
 
+// The copy table's row for memsets, after the copy kinds' rows.
+inline constexpr size_t kMemsetRow = kCopyKindCount;
+
 // Which reports to compute (each costs only when asked for).
 struct ReportParts {
   bool counts = false;    // per-file event counts and time extent

@@ -19,7 +19,6 @@ namespace cutrace::analysis {
 
 namespace {
 
-constexpr size_t kMemsetRow = kCopyKindCount;
 // Name ids below this are cached per file; a larger one (hostile input)
 // asks SlotIndex every time, so no id makes a cache allocate much.
 constexpr uint32_t kCachedIds = 1u << 20;

@@ -13,7 +13,6 @@ namespace cutrace::analysis {
 
 namespace {
 
-constexpr size_t kMemsetRow = kCopyKindCount;
 
 DurationTotals TotalsOf(const DurationAggregate& d) {
   DurationTotals t;

@@ -39,7 +39,7 @@
 #include "viewer_cli/output.h"
 #include "viewer_cli/report_common.h"
 
-namespace cutrace::cli {
+namespace cutrace::cli::cmd_columns {
 namespace {
 
 struct Options {
@@ -141,4 +141,4 @@ const CommandRegistration kRegistration("columns", 1000, [](CLI::App& app, int* 
 });
 
 }  // namespace
-}  // namespace cutrace::cli
+}  // namespace cutrace::cli::cmd_columns

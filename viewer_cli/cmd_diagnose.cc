@@ -16,7 +16,7 @@
 #include "viewer_cli/region_options.h"
 #include "viewer_cli/report_common.h"
 
-namespace cutrace::cli {
+namespace cutrace::cli::cmd_diagnose {
 namespace {
 
 struct Options {
@@ -118,4 +118,4 @@ void Register(CLI::App& app, int* exit_code) {
 const CommandRegistration kRegistration("diagnose", 25, Register);
 
 }  // namespace
-}  // namespace cutrace::cli
+}  // namespace cutrace::cli::cmd_diagnose

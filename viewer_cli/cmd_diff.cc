@@ -24,7 +24,7 @@
 #include "viewer_cli/report_common.h"
 #include "viewer_cli/streamed_report.h"
 
-namespace cutrace::cli {
+namespace cutrace::cli::cmd_diff {
 namespace {
 
 struct Options {
@@ -263,4 +263,4 @@ void Register(CLI::App& app, int* exit_code) {
 const CommandRegistration kRegistration("diff", 100, Register);
 
 }  // namespace
-}  // namespace cutrace::cli
+}  // namespace cutrace::cli::cmd_diff

@@ -22,7 +22,7 @@
 #include "viewer_cli/output_file.h"
 #include "viewer_cli/report_common.h"
 
-namespace cutrace::cli {
+namespace cutrace::cli::cmd_export {
 namespace {
 
 enum class ExportFormat { kChrome, kPerfetto, kCsv };
@@ -139,4 +139,4 @@ void Register(CLI::App& app, int* exit_code) {
 const CommandRegistration kRegistration("export", 85, Register);
 
 }  // namespace
-}  // namespace cutrace::cli
+}  // namespace cutrace::cli::cmd_export

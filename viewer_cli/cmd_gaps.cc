@@ -12,7 +12,7 @@
 #include "viewer_cli/report_views.h"
 #include "viewer_cli/streamed_report.h"
 
-namespace cutrace::cli {
+namespace cutrace::cli::cmd_gaps {
 namespace {
 
 struct Options {
@@ -72,4 +72,4 @@ void Register(CLI::App& app, int* exit_code) {
 const CommandRegistration kRegistration("gaps", 40, Register);
 
 }  // namespace
-}  // namespace cutrace::cli
+}  // namespace cutrace::cli::cmd_gaps

@@ -19,7 +19,7 @@
 #include "viewer_cli/output.h"
 #include "viewer_cli/output_file.h"
 
-namespace cutrace::cli {
+namespace cutrace::cli::cmd_import {
 namespace {
 
 struct Options {
@@ -260,4 +260,4 @@ void Register(CLI::App& app, int* exit_code) {
 const CommandRegistration kRegistration("import", 90, Register);
 
 }  // namespace
-}  // namespace cutrace::cli
+}  // namespace cutrace::cli::cmd_import

@@ -22,7 +22,7 @@
 #include "viewer_cli/output.h"
 #include "viewer_cli/report_common.h"
 
-namespace cutrace::cli {
+namespace cutrace::cli::cmd_info {
 namespace {
 
 using nlohmann::json;
@@ -413,4 +413,4 @@ void Register(CLI::App& app, int* exit_code) {
 const CommandRegistration kRegistration("info", 80, Register);
 
 }  // namespace
-}  // namespace cutrace::cli
+}  // namespace cutrace::cli::cmd_info

@@ -25,7 +25,7 @@
 #include "viewer_cli/report_views.h"
 #include "viewer_cli/streamed_report.h"
 
-namespace cutrace::cli {
+namespace cutrace::cli::cmd_kernels {
 namespace {
 
 struct Options {
@@ -125,4 +125,4 @@ void Register(CLI::App& app, int* exit_code) {
 const CommandRegistration kRegistration("kernels", 20, Register);
 
 }  // namespace
-}  // namespace cutrace::cli
+}  // namespace cutrace::cli::cmd_kernels

@@ -4,7 +4,7 @@
 #include "viewer_cli/report_views.h"
 #include "viewer_cli/simple_report.h"
 
-namespace cutrace::cli {
+namespace cutrace::cli::cmd_memcpy {
 namespace {
 
 const CommandRegistration kRegistration(
@@ -22,4 +22,4 @@ const CommandRegistration kRegistration(
                         Format format) { return CopiesTable(report, format); }}));
 
 }  // namespace
-}  // namespace cutrace::cli
+}  // namespace cutrace::cli::cmd_memcpy

@@ -16,7 +16,7 @@
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/report_common.h"
 
-namespace cutrace::cli {
+namespace cutrace::cli::cmd_merge {
 namespace {
 
 struct Options {
@@ -97,4 +97,4 @@ void Register(CLI::App& app, int* exit_code) {
 const CommandRegistration kRegistration("merge", 95, Register);
 
 }  // namespace
-}  // namespace cutrace::cli
+}  // namespace cutrace::cli::cmd_merge

@@ -21,7 +21,7 @@
 #include "viewer_cli/metric_views.h"
 #include "viewer_cli/report_common.h"
 
-namespace cutrace::cli {
+namespace cutrace::cli::cmd_metrics {
 namespace {
 
 struct Options {
@@ -192,4 +192,4 @@ void Register(CLI::App& app, int* exit_code) {
 const CommandRegistration kRegistration("metrics", 85, Register);
 
 }  // namespace
-}  // namespace cutrace::cli
+}  // namespace cutrace::cli::cmd_metrics

@@ -5,7 +5,7 @@
 #include "viewer_cli/report_views.h"
 #include "viewer_cli/simple_report.h"
 
-namespace cutrace::cli {
+namespace cutrace::cli::cmd_nvtx {
 namespace {
 
 const CommandRegistration kRegistration(
@@ -33,4 +33,4 @@ const CommandRegistration kRegistration(
          }}));
 
 }  // namespace
-}  // namespace cutrace::cli
+}  // namespace cutrace::cli::cmd_nvtx

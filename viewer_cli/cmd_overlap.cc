@@ -6,7 +6,7 @@
 #include "viewer_cli/report_views.h"
 #include "viewer_cli/simple_report.h"
 
-namespace cutrace::cli {
+namespace cutrace::cli::cmd_overlap {
 namespace {
 
 const CommandRegistration kRegistration(
@@ -29,4 +29,4 @@ const CommandRegistration kRegistration(
              }}));
 
 }  // namespace
-}  // namespace cutrace::cli
+}  // namespace cutrace::cli::cmd_overlap

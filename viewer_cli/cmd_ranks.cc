@@ -13,7 +13,7 @@
 #include "viewer_cli/display.h"
 #include "viewer_cli/report_common.h"
 
-namespace cutrace::cli {
+namespace cutrace::cli::cmd_ranks {
 namespace {
 
 struct Options {
@@ -112,4 +112,4 @@ void Register(CLI::App& app, int* exit_code) {
 const CommandRegistration kRegistration("ranks", 96, Register);
 
 }  // namespace
-}  // namespace cutrace::cli
+}  // namespace cutrace::cli::cmd_ranks

@@ -69,7 +69,7 @@
 #include "viewer_cli/run_chunks.h"
 #include "viewer_cli/run_selection.h"
 
-namespace cutrace::cli {
+namespace cutrace::cli::cmd_run {
 namespace {
 
 struct Options {
@@ -429,4 +429,4 @@ void Register(CLI::App& app, int* exit_code) {
 const CommandRegistration kRegistration("run", 0, Register);
 
 }  // namespace
-}  // namespace cutrace::cli
+}  // namespace cutrace::cli::cmd_run

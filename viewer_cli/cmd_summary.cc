@@ -22,7 +22,7 @@
 #include "viewer_cli/report_views.h"
 #include "viewer_cli/streamed_report.h"
 
-namespace cutrace::cli {
+namespace cutrace::cli::cmd_summary {
 namespace {
 
 // Kernels listed in the rank imbalance of several files.
@@ -336,4 +336,4 @@ void Register(CLI::App& app, int* exit_code) {
 const CommandRegistration kRegistration("summary", 10, Register);
 
 }  // namespace
-}  // namespace cutrace::cli
+}  // namespace cutrace::cli::cmd_summary

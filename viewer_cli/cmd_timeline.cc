@@ -18,7 +18,7 @@
 #include "viewer_cli/region_options.h"
 #include "viewer_cli/report_common.h"
 
-namespace cutrace::cli {
+namespace cutrace::cli::cmd_timeline {
 namespace {
 
 constexpr size_t kLabelWidth = 8;  // "compute " before the bar
@@ -156,4 +156,4 @@ void Register(CLI::App& app, int* exit_code) {
 const CommandRegistration kRegistration("timeline", 55, Register);
 
 }  // namespace
-}  // namespace cutrace::cli
+}  // namespace cutrace::cli::cmd_timeline

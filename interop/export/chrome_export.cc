@@ -41,9 +41,9 @@ struct GpuOp {
   uint32_t stream = 0;
 };
 
-class Exporter {
+class ChromeExporter {
  public:
-  Exporter(TraceSet traces, ByteSink* sink) : traces_(traces), out_(sink), processes_(traces) {}
+  ChromeExporter(TraceSet traces, ByteSink* sink) : traces_(traces), out_(sink), processes_(traces) {}
   Status Run();
   const ExportCounts& counts() const { return counts_; }
 
@@ -73,7 +73,7 @@ class Exporter {
   std::vector<int64_t> pids_;  // the Chrome pid of each host process
 };
 
-void Exporter::Open(const char* cat, std::string_view name, int64_t pid, int64_t tid,
+void ChromeExporter::Open(const char* cat, std::string_view name, int64_t pid, int64_t tid,
                     uint64_t start, uint64_t end) {
   std::string& o = b();
   o += first_event_ ? "\n" : ",\n";
@@ -89,12 +89,12 @@ void Exporter::Open(const char* cat, std::string_view name, int64_t pid, int64_t
   o += R"(,"args":{)";
 }
 
-Status Exporter::Close() {
+Status ChromeExporter::Close() {
   b() += "}}";
   return out_.MaybeFlush();
 }
 
-void Exporter::Meta(const char* what, int64_t pid, int64_t tid, const std::string& key,
+void ChromeExporter::Meta(const char* what, int64_t pid, int64_t tid, const std::string& key,
                     const std::string& value, bool number) {
   std::string& o = b();
   o += first_event_ ? "\n" : ",\n";
@@ -110,7 +110,7 @@ void Exporter::Meta(const char* what, int64_t pid, int64_t tid, const std::strin
   o += "}}";
 }
 
-void Exporter::Preamble() {
+void ChromeExporter::Preamble() {
   std::string& o = b();
   o += "{\n\"schemaVersion\": 1,\n\"displayTimeUnit\": \"ms\",\n";
   fmt::format_to(std::back_inserter(o),
@@ -146,7 +146,7 @@ void Exporter::Preamble() {
   o += "\"traceEvents\": [";
 }
 
-void Exporter::Metadata() {
+void ChromeExporter::Metadata() {
   std::set<uint32_t> devices, sync_devices;
   std::set<std::pair<uint32_t, uint32_t>> streams;  // (device, stream)
   std::map<uint32_t, std::string> device_rank;
@@ -197,7 +197,7 @@ void Exporter::Metadata() {
          fmt::format("stream {}", StreamNumber(key.second)));
 }
 
-Status Exporter::Events(size_t file) {
+Status ChromeExporter::Events(size_t file) {
   const TraceData& t = *traces_[file];
   const RecordBatch& r = t.records;
   auto gpu_args = [&](uint32_t device, uint32_t stream, uint32_t context, uint64_t correlation) {
@@ -286,7 +286,7 @@ Status Exporter::Events(size_t file) {
   return Status::Ok();
 }
 
-Status Exporter::Flows(size_t file) {
+Status ChromeExporter::Flows(size_t file) {
   const TraceData& t = *traces_[file];
   const RecordBatch& r = t.records;
   // The earliest GPU operation of each correlation id.
@@ -324,7 +324,7 @@ Status Exporter::Flows(size_t file) {
   return Status::Ok();
 }
 
-Status Exporter::Run() {
+Status ChromeExporter::Run() {
   // The base: the earliest timestamp, so every "ts" is small and non-negative.
   base_ = std::numeric_limits<uint64_t>::max();
   auto low = [&](uint64_t t) { base_ = std::min(base_, t); };
@@ -371,7 +371,7 @@ Status Exporter::Run() {
 }  // namespace
 
 StatusOr<ExportCounts> ExportChromeTrace(TraceSet traces, ByteSink* sink) {
-  Exporter exporter(traces, sink);
+  ChromeExporter exporter(traces, sink);
   if (Status s = exporter.Run(); !s.ok()) return s;
   return exporter.counts();
 }

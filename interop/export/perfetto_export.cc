@@ -54,9 +54,9 @@ using perfetto::StringArg;
 using perfetto::UintArg;
 using Descriptor = perfetto::TrackSpec;
 
-class Exporter {
+class PerfettoExporter {
  public:
-  Exporter(TraceSet traces, ByteSink* sink)
+  PerfettoExporter(TraceSet traces, ByteSink* sink)
       : traces_(traces), out_(sink), writer_(&out_.buffer()), processes_(traces) {}
   Status Run();
   const ExportCounts& counts() const { return counts_; }
@@ -105,7 +105,7 @@ uint64_t RecordKey(size_t file, Kind kind, uint64_t index) {
   return (static_cast<uint64_t>(file) << 44) | (static_cast<uint64_t>(kind) << 40) | index;
 }
 
-uint64_t Exporter::DeviceTrack(uint32_t device) {
+uint64_t PerfettoExporter::DeviceTrack(uint32_t device) {
   auto it = device_tracks_.find(device);
   if (it != device_tracks_.end()) return it->second;
   std::string name = fmt::format("GPU {}", device);
@@ -122,7 +122,7 @@ uint64_t Exporter::DeviceTrack(uint32_t device) {
   return uuid;
 }
 
-uint64_t Exporter::ChildTrack(std::map<std::pair<uint32_t, uint64_t>, uint64_t>& tracks,
+uint64_t PerfettoExporter::ChildTrack(std::map<std::pair<uint32_t, uint64_t>, uint64_t>& tracks,
                               uint32_t device, uint64_t key, std::string name) {
   auto it = tracks.find({device, key});
   if (it != tracks.end()) return it->second;
@@ -134,7 +134,7 @@ uint64_t Exporter::ChildTrack(std::map<std::pair<uint32_t, uint64_t>, uint64_t>&
   return uuid;
 }
 
-uint64_t Exporter::ThreadTrack(size_t file, uint64_t tid) {
+uint64_t PerfettoExporter::ThreadTrack(size_t file, uint64_t tid) {
   auto it = thread_tracks_.find({file, tid});
   if (it != thread_tracks_.end()) return it->second;
   const size_t process = processes_.Of(file, tid);
@@ -156,7 +156,7 @@ std::string StreamName(const char* what, uint64_t stream) {
                               : fmt::format("{} {}", what, stream);
 }
 
-void Exporter::PlanTracks() {
+void PerfettoExporter::PlanTracks() {
   std::vector<int64_t> used;
   for (size_t i = 0; i < processes_.all().size(); ++i) {
     const HostProcess& p = processes_.all()[i];
@@ -185,7 +185,7 @@ void Exporter::PlanTracks() {
   for (uint32_t d : devices) DeviceTrack(d);
 }
 
-void Exporter::PlanFlows(size_t file) {
+void PerfettoExporter::PlanFlows(size_t file) {
   const RecordBatch& r = traces_[file]->records;
   struct First {
     uint64_t start;
@@ -215,7 +215,7 @@ void Exporter::PlanFlows(size_t file) {
   }
 }
 
-void Exporter::PlanPoints() {
+void PerfettoExporter::PlanPoints() {
   auto add = [&](size_t file, Kind kind, uint32_t index, uint64_t start, uint64_t end) {
     uint16_t f = static_cast<uint16_t>(file);
     if (end <= start) {
@@ -308,7 +308,7 @@ void Exporter::PlanPoints() {
   std::stable_sort(points_.begin(), points_.end(), PointOrder);
 }
 
-uint64_t Exporter::Track(const Point& p, std::string* name, const char** category,
+uint64_t PerfettoExporter::Track(const Point& p, std::string* name, const char** category,
                          std::vector<Annotation>* args) {
   const TraceData& t = *traces_[p.file];
   const RecordBatch& r = t.records;
@@ -380,7 +380,7 @@ uint64_t Exporter::Track(const Point& p, std::string* name, const char** categor
   return counter_values_[p.index].track;
 }
 
-Status Exporter::WriteEvent(const Point& p) {
+Status PerfettoExporter::WriteEvent(const Point& p) {
   std::string name;
   const char* category = "";
   std::vector<Annotation> args;
@@ -409,7 +409,7 @@ Status Exporter::WriteEvent(const Point& p) {
   return out_.MaybeFlush();
 }
 
-Status Exporter::Run() {
+Status PerfettoExporter::Run() {
   PlanTracks();
   PlanPoints();
   writer_.StartSequence();
@@ -433,7 +433,7 @@ Status Exporter::Run() {
 }  // namespace
 
 StatusOr<ExportCounts> ExportPerfettoTrace(TraceSet traces, ByteSink* sink) {
-  Exporter exporter(traces, sink);
+  PerfettoExporter exporter(traces, sink);
   if (Status s = exporter.Run(); !s.ok()) return s;
   return exporter.counts();
 }
