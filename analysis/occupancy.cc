@@ -14,7 +14,7 @@ constexpr uint64_t kRegisterPartitions = 4;
 
 uint64_t RoundUp(uint64_t v, uint64_t unit) { return (v + unit - 1) / unit * unit; }
 
-uint32_t Clamp32(uint64_t v) {
+uint32_t ClampToBlockLimit(uint64_t v) {
   return v > kNoBlockLimit ? kNoBlockLimit : static_cast<uint32_t>(v);
 }
 
@@ -25,7 +25,7 @@ uint32_t BlocksByRegisters(const OccupancyDevice& d, const OccupancyLaunch& l,
   if (l.registers_per_thread == 0) return kNoBlockLimit;
   const uint64_t per_warp = RoundUp(uint64_t{l.registers_per_thread} * d.warp_size, kRegisterUnit);
   const uint64_t warps_per_partition = d.max_registers_per_sm / kRegisterPartitions / per_warp;
-  return Clamp32(warps_per_partition * kRegisterPartitions / warps_per_block);
+  return ClampToBlockLimit(warps_per_partition * kRegisterPartitions / warps_per_block);
 }
 
 // Also says which shared memory per SM it counted against.
@@ -39,7 +39,7 @@ uint32_t BlocksBySharedMemory(const OccupancyDevice& d, const OccupancyLaunch& l
   if (l.shared_memory_config_bytes != 0 && l.shared_memory_config_bytes >= per_block)
     *config = std::min(l.shared_memory_config_bytes, d.max_shared_memory_per_sm_bytes);
   if (per_block == 0) return kNoBlockLimit;
-  return Clamp32(*config / per_block);
+  return ClampToBlockLimit(*config / per_block);
 }
 
 }  // namespace
@@ -79,8 +79,8 @@ std::optional<Occupancy> TheoreticalOccupancy(const OccupancyDevice& device,
   Occupancy o;
   const uint64_t warps_per_block =
       (uint64_t{launch.threads_per_block} + device.warp_size - 1) / device.warp_size;
-  o.warps_per_block = Clamp32(warps_per_block);
-  o.blocks_by_warps = Clamp32(device.max_warps_per_sm / warps_per_block);
+  o.warps_per_block = ClampToBlockLimit(warps_per_block);
+  o.blocks_by_warps = ClampToBlockLimit(device.max_warps_per_sm / warps_per_block);
   o.blocks_by_blocks = device.max_blocks_per_sm;
   o.blocks_by_registers = BlocksByRegisters(device, launch, warps_per_block);
   o.blocks_by_shared_memory = BlocksBySharedMemory(device, launch, &o.shared_memory_config_bytes);
@@ -99,7 +99,7 @@ std::optional<Occupancy> TheoreticalOccupancy(const OccupancyDevice& device,
       o.limiter = limiter;
     }
   const uint64_t warps = uint64_t{o.blocks_per_sm} * warps_per_block;
-  o.warps_per_sm = Clamp32(warps);
+  o.warps_per_sm = ClampToBlockLimit(warps);
   o.pct = 100.0 * static_cast<double>(warps) / static_cast<double>(device.max_warps_per_sm);
   return o;
 }

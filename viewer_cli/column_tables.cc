@@ -19,7 +19,6 @@ using columns::Column;
 using columns::Dtype;
 using columns::DtypeText;
 using columns::ItemSize;
-using columns::Names;
 
 namespace {
 
@@ -54,11 +53,11 @@ struct ColumnTables::Table {
   size_t file_block = 0;  // the current file's first block (the same in every column)
   std::vector<Column> columns;
 
-  void Add(std::string column, Dtype dtype, Names names = Names::kNone,
+  void Add(std::string column, Dtype dtype, columns::Names names = columns::Names::kNone,
            const std::vector<std::string>* fixed = nullptr) {
     Column& c = columns.emplace_back();
     c.name = std::move(column);
-    c.dtype = names == Names::kNone ? dtype : Dtype::kI4;
+    c.dtype = names == columns::Names::kNone ? dtype : Dtype::kI4;
     c.names = names;
     if (fixed != nullptr) c.categories = *fixed;
   }
@@ -116,7 +115,7 @@ class Cursor {
 
 void DeclareKernels(Table& t) {
   t.AddTimes();
-  t.Add("name", Dtype::kI4, Names::kString);
+  t.Add("name", Dtype::kI4, columns::Names::kString);
   for (const char* c : {"device", "stream", "context"}) t.Add(c, Dtype::kU4);
   t.Add("correlation_id", Dtype::kU8);
   for (const char* c : {"grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z",
@@ -158,9 +157,9 @@ void FillKernels(Table& t, const std::vector<KernelRecord>& v, uint16_t file) {
 void DeclareMemcpys(Table& t) {
   t.AddTimes();
   t.Add("bytes", Dtype::kU8);
-  t.Add("kind", Dtype::kI4, Names::kFixed, &kCopyKinds);
-  t.Add("src_kind", Dtype::kI4, Names::kFixed, &kMemoryKinds);
-  t.Add("dst_kind", Dtype::kI4, Names::kFixed, &kMemoryKinds);
+  t.Add("kind", Dtype::kI4, columns::Names::kFixed, &kCopyKinds);
+  t.Add("src_kind", Dtype::kI4, columns::Names::kFixed, &kMemoryKinds);
+  t.Add("dst_kind", Dtype::kI4, columns::Names::kFixed, &kMemoryKinds);
   for (const char* c : {"device", "src_device", "dst_device", "stream", "context"})
     t.Add(c, Dtype::kU4);
   t.Add("correlation_id", Dtype::kU8);
@@ -198,7 +197,7 @@ void DeclareMemsets(Table& t) {
   t.AddTimes();
   t.Add("bytes", Dtype::kU8);
   t.Add("value", Dtype::kU4);
-  t.Add("memory_kind", Dtype::kI4, Names::kFixed, &kMemoryKinds);
+  t.Add("memory_kind", Dtype::kI4, columns::Names::kFixed, &kMemoryKinds);
   for (const char* c : {"device", "stream", "context"}) t.Add(c, Dtype::kU4);
   t.Add("correlation_id", Dtype::kU8);
 }
@@ -229,9 +228,9 @@ void FillMemsets(Table& t, const std::vector<MemsetRecord>& v, uint16_t file) {
 
 void DeclareRanges(Table& t) {
   t.AddTimes();
-  t.Add("name", Dtype::kI4, Names::kString);
-  t.Add("domain", Dtype::kI4, Names::kDomain);
-  t.Add("kind", Dtype::kI4, Names::kFixed, &kRangeKinds);
+  t.Add("name", Dtype::kI4, columns::Names::kString);
+  t.Add("domain", Dtype::kI4, columns::Names::kDomain);
+  t.Add("kind", Dtype::kI4, columns::Names::kFixed, &kRangeKinds);
   t.Add("depth", Dtype::kU4);
   t.Add("thread_id", Dtype::kU8);
   t.Add("device", Dtype::kU4);
@@ -267,8 +266,8 @@ void FillRanges(Table& t, const std::vector<RangeRecord>& v, uint16_t file) {
 
 void DeclareApiCalls(Table& t) {
   t.AddTimes();
-  t.Add("name", Dtype::kI4, Names::kString);
-  t.Add("domain", Dtype::kI4, Names::kFixed, &kApiDomains);
+  t.Add("name", Dtype::kI4, columns::Names::kString);
+  t.Add("domain", Dtype::kI4, columns::Names::kFixed, &kApiDomains);
   t.Add("thread_id", Dtype::kU8);
   t.Add("correlation_id", Dtype::kU8);
   t.Add("return_code", Dtype::kU4);
@@ -299,7 +298,7 @@ void FillApiCalls(Table& t, const std::vector<ApiRecord>& v, uint16_t file) {
 
 void DeclareSyncs(Table& t) {
   t.AddTimes();
-  t.Add("kind", Dtype::kI4, Names::kFixed, &kSyncKinds);
+  t.Add("kind", Dtype::kI4, columns::Names::kFixed, &kSyncKinds);
   for (const char* c : {"device", "stream", "context", "event_id"}) t.Add(c, Dtype::kU4);
   t.Add("correlation_id", Dtype::kU8);
 }
@@ -336,7 +335,7 @@ void ResolveNames(Column& column, size_t first, const TraceData& trace) {
       const auto id = static_cast<uint32_t>(codes[i]);
       auto it = by_id.find(id);
       if (it == by_id.end()) {
-        const std::string text = column.names == Names::kDomain ? analysis::DomainName(trace, id)
+        const std::string text = column.names == columns::Names::kDomain ? analysis::DomainName(trace, id)
                                                                 : trace.strings.Display(id);
         it = by_id.emplace(id, column.Code(text)).first;
       }
@@ -381,7 +380,7 @@ void ColumnTables::EndFile(const TraceData& trace) {
   for (auto& t : tables_) {
     if (!t) continue;
     for (Column& c : t->columns)
-      if (c.names == Names::kString || c.names == Names::kDomain)
+      if (c.names == columns::Names::kString || c.names == columns::Names::kDomain)
         ResolveNames(c, t->file_block, trace);
   }
 }
@@ -394,7 +393,7 @@ nlohmann::json ColumnTables::Describe() const {
     nlohmann::json categories = nlohmann::json::object();
     for (const Column& c : t->columns) {
       columns.push_back({{"name", c.name}, {"dtype", DtypeText(c.dtype)}});
-      if (c.names != Names::kNone) categories[c.name] = c.categories;
+      if (c.names != columns::Names::kNone) categories[c.name] = c.categories;
     }
     tables.push_back(
         {{"name", t->name}, {"rows", t->rows}, {"columns", columns}, {"categories", categories}});

@@ -16,7 +16,7 @@ namespace cutrace::interop {
 namespace {
 
 // Events per EventBatch packet: keeps packets far below the reader's limit.
-constexpr size_t kChunkRecords = 1u << 16;
+constexpr size_t kImportChunkRecords = 1u << 16;
 
 HeaderInfo MakeHeader(const ImportedTrace& trace, const std::string& source_path) {
   HeaderInfo h;
@@ -82,7 +82,7 @@ Status EmitAll(const ImportedTrace& trace, const std::string& source_path, Sink&
   for (const DeviceInfo& d : trace.devices)
     if (Status s = sink.Device(d); !s.ok()) return s;
   Status status;
-  ForEachChunk(trace.records, kChunkRecords, [&](const RecordBatch& chunk) {
+  ForEachChunk(trace.records, kImportChunkRecords, [&](const RecordBatch& chunk) {
     if (status.ok()) status = sink.Batch(chunk, *trace.strings);
   });
   if (!status.ok()) return status;

@@ -14,7 +14,7 @@
 namespace cutrace::interop {
 namespace {
 
-constexpr size_t kChunkRecords = 1u << 16;
+constexpr size_t kMergeChunkRecords = 1u << 16;
 
 // Re-interns one file's string ids into the merged table, once per id.
 class StringRemap {
@@ -287,7 +287,7 @@ Status EncodeMergedTrace(const MergedTrace& merged, ByteSink* sink) {
   if (Status s = emit(); !s.ok()) return s;
 
   Status status = Status::Ok();
-  ForEachChunk(merged.records, kChunkRecords, [&](const RecordBatch& chunk) {
+  ForEachChunk(merged.records, kMergeChunkRecords, [&](const RecordBatch& chunk) {
     if (!status.ok()) return;
     encoder.EncodeBatch(chunk, *merged.strings, &bytes);
     status = emit();
