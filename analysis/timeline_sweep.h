@@ -116,6 +116,7 @@ class TimelineSweep {
     uint64_t first = 0;
     bool seen = false;   // windowed: some operation seen, in the window or not
     uint64_t reach = 0;  // furthest end so far
+    size_t part = 0;     // windowed: the first window part ending after `reach`
     OpRef reach_op;
     uint32_t reach_label = 0;
     UnionMeter all, compute, copy;

@@ -25,12 +25,12 @@ namespace cutrace::analysis {
 
 namespace {
 
-// The first part that ends after t.
-size_t PartAfter(const std::vector<TimeSpan>& parts, uint64_t t) {
-  return static_cast<size_t>(
-      std::upper_bound(parts.begin(), parts.end(), t,
-                       [](uint64_t v, const TimeSpan& p) { return v < p.end; }) -
-      parts.begin());
+// The first part that ends after t, from *hint on: a device's gaps start at
+// its reach, which never moves back, so the search only moves forward.
+size_t PartAfter(const std::vector<TimeSpan>& parts, uint64_t t, size_t* hint) {
+  size_t j = *hint;
+  while (j < parts.size() && parts[j].end <= t) ++j;
+  return *hint = j;
 }
 
 // Calls add(s, e) for each non-empty piece of `op` inside the window's parts
@@ -53,7 +53,8 @@ template <typename Add>
 }  // namespace
 
 void TimelineSweep::WindowGaps(Device& d, const TimedItem* op, uint64_t from, uint64_t to) {
-  for (size_t j = PartAfter(window_, from); j < window_.size() && window_[j].start < to; ++j) {
+  for (size_t j = PartAfter(window_, from, &d.part); j < window_.size() && window_[j].start < to;
+       ++j) {
     const uint64_t s = std::max(from, window_[j].start), e = std::min(to, window_[j].end);
     if (s >= e) continue;
     Gap gap;
