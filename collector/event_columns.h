@@ -1,6 +1,6 @@
-// How the wire decoder (event_decoder.h) reads an EventBatch's columns:
-// varints, one column's cursor, one *Columns message checked against the
-// 0/1/count rule, and the chunked record output of a RecordSink. Shared by
+// How the wire decoder (event_decoder.h) reads an EventBatch's columns: one
+// column's cursor (over proto_reader.h's varints), one *Columns message
+// checked against the 0/1/count rule, and the chunked record output of a RecordSink. Shared by
 // the general decoder (event_decoder.cc) and its fast paths
 // (event_decoder_fast.cc); internal to cutrace_reader, not an interface for
 // anyone else. Column rules: proto/cutrace.proto (top comment).
@@ -13,12 +13,12 @@
 
 #include <cstdint>
 #include <initializer_list>
-#include <limits>
 #include <span>
 #include <string_view>
 #include <type_traits>
 
 #include "collector/event_decoder.h"
+#include "collector/proto_reader.h"
 #include "collector/records.h"
 
 namespace cutrace::event_wire {
@@ -37,74 +37,12 @@ inline uint64_t Convert(uint64_t raw, ColType type) {
   return raw;
 }
 
-// A varint of at most ten bytes (libprotobuf's limit; bits past 64 are
-// dropped, as libprotobuf does). False when it is longer or runs out.
-inline bool ReadVarint(const uint8_t*& p, const uint8_t* end, uint64_t* value) {
-  uint64_t result = 0;
-  for (int shift = 0; shift < 70; shift += 7) {
-    if (p >= end) return false;
-    const uint8_t b = *p++;
-    result |= static_cast<uint64_t>(b & 0x7f) << shift;
-    if ((b & 0x80) == 0) {
-      *value = result;
-      return true;
-    }
-  }
-  return false;
-}
-
-// The next varint of a packed column. Every varint of a packed field ends
-// inside it (its terminators were counted, and the last byte is one), so a
-// varint's later bytes can be read without a bounds check, and only the
-// ten-byte limit can fail: false for one over ten bytes. Times and
-// durations take two or three bytes: those are read inline.
-[[gnu::always_inline]] inline bool NextVarint(const uint8_t*& p, const uint8_t* end,
-                                              uint64_t* value) {
-  uint64_t raw = p[0];
-  if (raw < 0x80) {
-    p += 1;
-  } else if (raw = (raw & 0x7f) | (uint64_t{p[1]} << 7); p[1] < 0x80) {
-    p += 2;
-  } else if (raw = (raw & 0x3fff) | (uint64_t{p[2]} << 14); p[2] < 0x80) {
-    p += 3;
-  } else if (!ReadVarint(p, end, &raw)) {
-    return false;
-  }
-  *value = raw;
-  return true;
-}
-
-// Skips a field of wire type `wt`. Groups and invalid wire types are not
-// ours: the caller falls back.
-inline bool SkipField(const uint8_t*& p, const uint8_t* end, uint32_t wt) {
-  uint64_t v = 0;
-  switch (wt) {
-    case 0: return ReadVarint(p, end, &v);
-    case 1:
-      if (end - p < 8) return false;
-      p += 8;
-      return true;
-    case 2:
-      if (!ReadVarint(p, end, &v) || v > static_cast<uint64_t>(end - p)) return false;
-      p += v;
-      return true;
-    case 5:
-      if (end - p < 4) return false;
-      p += 4;
-      return true;
-    default: return false;
-  }
-}
-
-// Reads the tag of the next field; false at a tag libprotobuf rejects
-// (field 0, or more than 32 bits).
-inline bool ReadTag(const uint8_t*& p, const uint8_t* end, uint32_t* field, uint32_t* wt) {
-  uint64_t tag = 0;
-  if (!ReadVarint(p, end, &tag) || tag > std::numeric_limits<uint32_t>::max()) return false;
-  *field = static_cast<uint32_t>(tag >> 3);
-  *wt = static_cast<uint32_t>(tag & 7);
-  return *field != 0;
-}
+// The wire primitives (proto_reader.h), by their short names here.
+using wire::NextVarint;
+using wire::ReadLength;
+using wire::ReadTag;
+using wire::ReadVarint;
+using wire::SkipField;
 
 struct Column {
   const uint8_t* p = nullptr;

@@ -63,9 +63,7 @@ bool Columns::Parse(std::string_view bytes, const ColType* types, int ntypes) {
     } else if (field >= 2 && field < 2u + static_cast<uint32_t>(ntypes)) {
       Column& c = col[field];
       uint64_t len = 0;
-      if (wt != 2 || c.seen || !ReadVarint(p, end, &len) ||
-          len > static_cast<uint64_t>(end - p))
-        return false;
+      if (wt != 2 || c.seen || !ReadLength(p, end, &len)) return false;
       c.seen = true;
       c.type = types[field - 2];
       c.p = p;
@@ -104,9 +102,7 @@ bool BatchFields::Parse(std::string_view body) {
       base_seen = true;
     } else if (field >= wire::EventBatch::kKernels && field <= wire::EventBatch::kSyncs) {
       uint64_t len = 0;
-      if (wt != 2 || has[field] || !ReadVarint(p, end, &len) ||
-          len > static_cast<uint64_t>(end - p))
-        return false;
+      if (wt != 2 || has[field] || !ReadLength(p, end, &len)) return false;
       has[field] = true;
       kinds[field] = std::string_view(reinterpret_cast<const char*>(p), len);
       p += len;

@@ -146,8 +146,7 @@ WireDecode MinStart(std::string_view body, uint64_t* min_start) {
         continue;
       }
       uint64_t len = 0;
-      if (wt != 2 || seen || !ReadVarint(p, end, &len) || len > static_cast<uint64_t>(end - p))
-        return WireDecode::kFallback;
+      if (wt != 2 || seen || !ReadLength(p, end, &len)) return WireDecode::kFallback;
       seen = true;
       const uint8_t* q = p;
       const uint8_t* column_end = p + len;

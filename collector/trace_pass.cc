@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "collector/format.h"
+#include "collector/proto_reader.h"
 #include "collector/wire_fields.h"
 
 namespace cutrace {
@@ -16,56 +17,30 @@ constexpr size_t kMaxProblems = 20;
 // The EventBatch bytes of a packet body that holds exactly one `events`
 // field, as the writer frames every batch; false for anything else.
 bool EventsBody(std::string_view body, std::string_view* events) {
-  constexpr uint8_t kTag = (wire::TracePacket::kEvents << 3) | 2;
-  if (body.size() < 2 || static_cast<uint8_t>(body[0]) != kTag) return false;
+  const uint8_t* p = reinterpret_cast<const uint8_t*>(body.data());
+  const uint8_t* end = p + body.size();
+  uint32_t field = 0, wt = 0;
   uint64_t length = 0;
-  size_t pos = 1;
-  for (int shift = 0; shift < 35; shift += 7) {
-    if (pos >= body.size()) return false;
-    const uint8_t b = static_cast<uint8_t>(body[pos++]);
-    length |= static_cast<uint64_t>(b & 0x7f) << shift;
-    if ((b & 0x80) == 0) {
-      if (length != body.size() - pos) return false;
-      *events = body.substr(pos);
-      return true;
-    }
-  }
-  return false;
+  if (!wire::ReadTag(p, end, &field, &wt) || field != wire::TracePacket::kEvents || wt != 2 ||
+      !wire::ReadVarint(p, end, &length) || length != static_cast<uint64_t>(end - p))
+    return false;
+  *events = std::string_view(reinterpret_cast<const char*>(p), length);
+  return true;
 }
 
 // Whether a packet body other than EventsBody()'s might still carry an
 // `events` field (libprotobuf keeps the last field of a oneof). Walks the
 // top-level fields only; bytes it cannot walk might hold anything.
 bool MayHoldEvents(std::string_view body) {
-  size_t pos = 0;
-  auto varint = [&](uint64_t* v) {
-    *v = 0;
-    for (int shift = 0; shift < 70; shift += 7) {
-      if (pos >= body.size()) return false;
-      const uint8_t b = static_cast<uint8_t>(body[pos++]);
-      *v |= static_cast<uint64_t>(b & 0x7f) << shift;
-      if ((b & 0x80) == 0) return true;
-    }
-    return false;
-  };
-  while (pos < body.size()) {
-    uint64_t tag = 0, v = 0;
-    if (!varint(&tag)) return true;
-    if ((tag >> 3) == wire::TracePacket::kEvents) return true;
-    switch (tag & 7) {
-      case 0:
-        if (!varint(&v)) return true;
-        break;
-      case 1: pos += 8; break;
-      case 2:
-        if (!varint(&v) || v > body.size() - pos) return true;
-        pos += v;
-        break;
-      case 5: pos += 4; break;
-      default: return true;
-    }
+  const uint8_t* p = reinterpret_cast<const uint8_t*>(body.data());
+  const uint8_t* end = p + body.size();
+  while (p < end) {
+    uint32_t field = 0, wt = 0;
+    if (!wire::ReadTag(p, end, &field, &wt) || field == wire::TracePacket::kEvents ||
+        !wire::SkipField(p, end, wt))
+      return true;
   }
-  return pos != body.size();
+  return false;
 }
 
 }  // namespace

@@ -18,25 +18,19 @@
 #include <google/protobuf/stubs/logging.h>
 
 #include "collector/format.h"
+#include "collector/proto_reader.h"
 
 namespace cutrace {
 
 namespace {
 
-// Reads a varint at bytes[*pos]. Returns 1 on success, 0 if the input ends
-// inside it, -1 if it is longer than ten bytes.
-int ReadVarint(std::string_view bytes, uint64_t* pos, uint64_t* value) {
-  uint64_t result = 0;
-  for (int shift = 0; shift < 70; shift += 7) {
-    if (*pos >= bytes.size()) return 0;
-    const uint8_t b = static_cast<uint8_t>(bytes[(*pos)++]);
-    result |= static_cast<uint64_t>(b & 0x7f) << shift;
-    if ((b & 0x80) == 0) {
-      *value = result;
-      return 1;
-    }
-  }
-  return -1;
+// Reads a varint at bytes[*pos] (proto_reader.h's rules).
+wire::VarintRead ReadVarintAt(std::string_view bytes, uint64_t* pos, uint64_t* value) {
+  const uint8_t* begin = reinterpret_cast<const uint8_t*>(bytes.data());
+  const uint8_t* p = begin + *pos;
+  const wire::VarintRead r = wire::ReadVarintOr(p, begin + bytes.size(), value);
+  *pos = static_cast<uint64_t>(p - begin);
+  return r;
 }
 
 // libprotobuf logs a line to stderr for every string field with invalid
@@ -249,25 +243,25 @@ bool TraceReader::NextRaw(std::string_view* body) {
   }
   uint64_t pos = start;
   uint64_t tag = 0;
-  int r = ReadVarint(bytes_, &pos, &tag);
-  if (r == 0) {
+  wire::VarintRead r = ReadVarintAt(bytes_, &pos, &tag);
+  if (r == wire::VarintRead::kTruncated) {
     Stop(left, true, "truncated: the file ends inside a packet header" + At(start) + " (" +
                          Bytes(left) + " lost)");
     return false;
   }
-  if (r < 0 || tag != 0x0A) {
+  if (r != wire::VarintRead::kOk || tag != 0x0A) {
     Stop(left, false,
          "corrupt: not a trace packet" + At(start) + "; ignoring the last " + Bytes(left));
     return false;
   }
   uint64_t length = 0;
-  r = ReadVarint(bytes_, &pos, &length);
-  if (r == 0) {
+  r = ReadVarintAt(bytes_, &pos, &length);
+  if (r == wire::VarintRead::kTruncated) {
     Stop(left, true, "truncated: the file ends inside a packet header" + At(start) + " (" +
                          Bytes(left) + " lost)");
     return false;
   }
-  if (r < 0 || length > kMaxPacketBytes) {
+  if (r != wire::VarintRead::kOk || length > kMaxPacketBytes) {
     Stop(left, false, "corrupt: packet" + At(start) +
                           " claims an impossible length; ignoring the last " + Bytes(left));
     return false;

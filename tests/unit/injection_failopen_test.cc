@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "collector/proto_reader.h"
 #include "collector/trace_loader.h"
 #include "tests/unit/lifecycle_app.h"
 #include "tests/unit/temp_dir.h"
@@ -186,12 +187,11 @@ TEST_F(InjectionFailOpenTest, WriteErrorPartWayIsOneLineAndTheFileReadsBack) {
   ASSERT_EQ(whole.traces.size(), 1u);
   const std::string bytes = cutrace::testing::Slurp(whole.traces[0]);
   ASSERT_GT(bytes.size(), 2u);
-  size_t len = 0, shift = 0, i = 1;
-  for (; i < bytes.size(); ++i, shift += 7) {
-    len |= static_cast<size_t>(bytes[i] & 0x7F) << shift;
-    if ((bytes[i] & 0x80) == 0) break;
-  }
-  const size_t header_end = i + 1 + len;
+  const uint8_t* begin = reinterpret_cast<const uint8_t*>(bytes.data());
+  const uint8_t* p = begin + 1;  // past the packet's tag
+  uint64_t len = 0;
+  ASSERT_TRUE(wire::ReadVarint(p, begin + bytes.size(), &len));
+  const size_t header_end = static_cast<size_t>(p - begin) + len;
   ASSERT_LT(header_end + 16, bytes.size()) << "the trace must be longer than its header";
   ::unlink(whole.traces[0].c_str());
 

@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "collector/proto_reader.h"
 #include "collector/trace_loader.h"
 #include "interop/export/chrome_export.h"
 #include "interop/export/perfetto_export.h"
@@ -41,13 +42,11 @@ struct Field {
 };
 
 bool ReadVarint(const std::string& s, size_t* pos, uint64_t* v) {
-  *v = 0;
-  for (int shift = 0; shift < 64 && *pos < s.size(); shift += 7) {
-    uint8_t b = static_cast<uint8_t>(s[(*pos)++]);
-    *v |= uint64_t{b & 0x7fu} << shift;
-    if (!(b & 0x80)) return true;
-  }
-  return false;
+  const uint8_t* begin = reinterpret_cast<const uint8_t*>(s.data());
+  const uint8_t* p = begin + *pos;
+  const bool ok = wire::ReadVarint(p, begin + s.size(), v);
+  *pos = static_cast<size_t>(p - begin);
+  return ok;
 }
 
 // Every field of a message, in order; fails the test on malformed input.
