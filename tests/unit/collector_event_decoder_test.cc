@@ -1,6 +1,7 @@
 // The wire fast path (collector/event_decoder.h) against libprotobuf +
-// BatchDecoder::Decode on the same bytes: identical records and counts for
-// everything the writer produces, kFallback (and nothing appended) for every
+// BatchDecoder::Decode on the same bytes (libprotobuf's reading, serialized
+// again): identical records and counts for everything the writer produces,
+// hand-checked records for other encodings libprotobuf accepts, kFallback (and nothing appended) for every
 // encoding it leaves to libprotobuf, and packet start hints that bound every
 // event's start.
 #include <gtest/gtest.h>
@@ -306,6 +307,67 @@ TEST(EventDecoderTest, OtherEncodingsFallBackAndAppendNothing) {
     EXPECT_EQ(out.kernels.size(), 2u);
     EXPECT_EQ(counts.inverted_dropped, 0u);
   }
+}
+
+// What the fast path leaves to libprotobuf, BatchDecoder::Decode() reads:
+// libprotobuf's parse, serialized again in the writer's form, through the
+// same wire decoder. The records are worked out by hand from the bytes.
+TEST(EventDecoderTest, OtherEncodingsDecodeThroughLibprotobuf) {
+  auto decode = [](const std::string& columns, RecordBatch* out, std::string* problem) {
+    std::string body;
+    ProtoWriter w(&body);
+    w.Int(wire::EventBatch::kBaseNs, 1000);
+    w.Bytes(wire::EventBatch::kKernels, columns);
+    proto::EventBatch parsed;
+    EXPECT_TRUE(parsed.ParseFromString(body));
+    BatchDecoder decoder;
+    return decoder.Decode(parsed, out, problem);
+  };
+  std::string problem;
+  std::string unpacked;  // one start delta, zigzag 10 = +5, written one value per tag
+  {
+    ProtoWriter w(&unpacked);
+    w.Uint(wire::KernelColumns::kCount, 1);
+    w.Uint(wire::KernelColumns::kStartDeltaNs, 10);
+    w.Uint(wire::KernelColumns::kDurationNs, 7);
+  }
+  RecordBatch out;
+  ASSERT_TRUE(decode(unpacked, &out, &problem)) << problem;
+  ASSERT_EQ(out.kernels.size(), 1u);
+  EXPECT_EQ(out.kernels[0].start_ns, 1005u);
+  EXPECT_EQ(out.kernels[0].end_ns, 1012u);
+
+  std::string twice;  // the start column in two halves: deltas 5, then 6
+  {
+    ProtoWriter w(&twice);
+    w.Uint(wire::KernelColumns::kCount, 2);
+    w.PackedSint(wire::KernelColumns::kStartDeltaNs, 1, [](size_t) { return 5; });
+    w.PackedSint(wire::KernelColumns::kStartDeltaNs, 1, [](size_t) { return 6; });
+    w.Uint(wire::KernelColumns::kDeviceId, 3);  // one value: every kernel's
+  }
+  // An unknown field 20 as an empty group, which the wire decoder does not
+  // skip: dropped before the decode.
+  twice += std::string("\xa3\x01\xa4\x01", 4);
+  out = RecordBatch{};
+  ASSERT_TRUE(decode(twice, &out, &problem)) << problem;
+  ASSERT_EQ(out.kernels.size(), 2u);
+  EXPECT_EQ(out.kernels[0].start_ns, 1005u);
+  EXPECT_EQ(out.kernels[1].start_ns, 1011u);
+  EXPECT_EQ(out.kernels[1].end_ns, 1011u);
+  EXPECT_EQ(out.kernels[0].device_id, 3u);
+  EXPECT_EQ(out.kernels[1].device_id, 3u);
+
+  std::string two_of_three;  // durations must number 0, 1 or `count`
+  {
+    ProtoWriter w(&two_of_three);
+    w.Uint(wire::KernelColumns::kCount, 3);
+    w.PackedSint(wire::KernelColumns::kStartDeltaNs, 3, [](size_t) { return 1; });
+    w.PackedUint(wire::KernelColumns::kDurationNs, 2, [](size_t) { return 1; });
+  }
+  out = RecordBatch{};
+  EXPECT_FALSE(decode(two_of_three, &out, &problem));
+  EXPECT_EQ(problem, "kernel column duration_ns has 2 values for 3 events");
+  EXPECT_TRUE(out.kernels.empty());
 }
 
 // Start columns whose deltas are all >= 0 and short take a shortcut
