@@ -12,6 +12,31 @@ uint32_t ValidOrZero(uint32_t v) { return v == kInvalid32 ? 0 : v; }
 
 uint32_t NonNegative(int32_t v) { return v < 0 ? 0 : static_cast<uint32_t>(v); }
 
+// The fields every device operation's CUPTI record names alike (kernels,
+// copies, peer copies, memsets).
+template <typename In, typename Out>
+void DeviceOpFields(const In& in, Out* r) {
+  r->start_ns = in.start;
+  r->end_ns = in.end;
+  r->correlation_id = in.correlationId;
+  r->graph_node_id = in.graphNodeId;
+  r->device_id = in.deviceId;
+  r->context_id = in.contextId;
+  r->stream_id = in.streamId;
+  r->graph_id = in.graphId;
+}
+
+// A copy's fields, alike in MEMCPY and MEMCPY2 (peer) records.
+template <typename In>
+void CopyFields(const In& in, MemcpyRecord* m) {
+  DeviceOpFields(in, m);
+  m->bytes = in.bytes;
+  m->copy_kind = ToCopyKind(in.copyKind);
+  m->src_kind = ToMemoryKind(in.srcKind);
+  m->dst_kind = ToMemoryKind(in.dstKind);
+  m->flags = (in.flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) ? 1 : 0;
+}
+
 }  // namespace
 
 std::optional<InvalidReason> CheckTimes(uint64_t start, uint64_t end) {
@@ -44,15 +69,8 @@ std::optional<InvalidReason> ConvertKernel(const CUpti_ActivityKernel10& in, uin
     return InvalidReason::kEndsBeforeQueued;
   }
   KernelRecord k;
-  k.start_ns = in.start;
-  k.end_ns = in.end;
-  k.correlation_id = in.correlationId;
-  k.graph_node_id = in.graphNodeId;
+  DeviceOpFields(in, &k);
   k.name_id = name_id;
-  k.device_id = in.deviceId;
-  k.context_id = in.contextId;
-  k.stream_id = in.streamId;
-  k.graph_id = in.graphId;
   k.grid[0] = NonNegative(in.gridX);
   k.grid[1] = NonNegative(in.gridY);
   k.grid[2] = NonNegative(in.gridZ);
@@ -80,19 +98,8 @@ std::optional<InvalidReason> ConvertKernel(const CUpti_ActivityKernel10& in, uin
 std::optional<InvalidReason> ConvertMemcpy(const CUpti_ActivityMemcpy6& in, MemcpyRecord* out) {
   if (auto bad = CheckTimes(in.start, in.end)) return bad;
   MemcpyRecord m;
-  m.start_ns = in.start;
-  m.end_ns = in.end;
-  m.bytes = in.bytes;
-  m.correlation_id = in.runtimeCorrelationId != 0 ? in.runtimeCorrelationId : in.correlationId;
-  m.graph_node_id = in.graphNodeId;
-  m.device_id = in.deviceId;
-  m.context_id = in.contextId;
-  m.stream_id = in.streamId;
-  m.graph_id = in.graphId;
-  m.copy_kind = ToCopyKind(in.copyKind);
-  m.src_kind = ToMemoryKind(in.srcKind);
-  m.dst_kind = ToMemoryKind(in.dstKind);
-  m.flags = (in.flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) ? 1 : 0;
+  CopyFields(in, &m);
+  if (in.runtimeCorrelationId != 0) m.correlation_id = in.runtimeCorrelationId;
   *out = m;
   return std::nullopt;
 }
@@ -101,21 +108,9 @@ std::optional<InvalidReason> ConvertPeerCopy(const CUpti_ActivityMemcpyPtoP4& in
                                              MemcpyRecord* out) {
   if (auto bad = CheckTimes(in.start, in.end)) return bad;
   MemcpyRecord m;
-  m.start_ns = in.start;
-  m.end_ns = in.end;
-  m.bytes = in.bytes;
-  m.correlation_id = in.correlationId;
-  m.graph_node_id = in.graphNodeId;
-  m.device_id = in.deviceId;
-  m.context_id = in.contextId;
-  m.stream_id = in.streamId;
+  CopyFields(in, &m);
   m.src_device_id = in.srcDeviceId;
   m.dst_device_id = in.dstDeviceId;
-  m.graph_id = in.graphId;
-  m.copy_kind = ToCopyKind(in.copyKind);
-  m.src_kind = ToMemoryKind(in.srcKind);
-  m.dst_kind = ToMemoryKind(in.dstKind);
-  m.flags = (in.flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) ? 1 : 0;
   *out = m;
   return std::nullopt;
 }
@@ -123,16 +118,9 @@ std::optional<InvalidReason> ConvertPeerCopy(const CUpti_ActivityMemcpyPtoP4& in
 std::optional<InvalidReason> ConvertMemset(const CUpti_ActivityMemset4& in, MemsetRecord* out) {
   if (auto bad = CheckTimes(in.start, in.end)) return bad;
   MemsetRecord m;
-  m.start_ns = in.start;
-  m.end_ns = in.end;
+  DeviceOpFields(in, &m);
   m.bytes = in.bytes;
-  m.correlation_id = in.correlationId;
-  m.graph_node_id = in.graphNodeId;
-  m.device_id = in.deviceId;
-  m.context_id = in.contextId;
-  m.stream_id = in.streamId;
   m.value = in.value;
-  m.graph_id = in.graphId;
   m.memory_kind = ToMemoryKind(in.memoryKind);
   *out = m;
   return std::nullopt;

@@ -228,21 +228,17 @@ void PerfettoExporter::PlanPoints() {
   for (size_t f = 0; f < traces_.size(); ++f) {
     const TraceData& t = *traces_[f];
     const RecordBatch& r = t.records;
-    for (uint32_t i = 0; i < r.kernels.size(); ++i) {
-      add(f, Kind::kKernel, i, r.kernels[i].start_ns, r.kernels[i].end_ns);
-      ChildTrack(stream_tracks_, r.kernels[i].device_id, r.kernels[i].stream_id,
-                 StreamName("stream", r.kernels[i].stream_id));
-    }
-    for (uint32_t i = 0; i < r.memcpys.size(); ++i) {
-      add(f, Kind::kMemcpy, i, r.memcpys[i].start_ns, r.memcpys[i].end_ns);
-      ChildTrack(stream_tracks_, r.memcpys[i].device_id, r.memcpys[i].stream_id,
-                 StreamName("stream", r.memcpys[i].stream_id));
-    }
-    for (uint32_t i = 0; i < r.memsets.size(); ++i) {
-      add(f, Kind::kMemset, i, r.memsets[i].start_ns, r.memsets[i].end_ns);
-      ChildTrack(stream_tracks_, r.memsets[i].device_id, r.memsets[i].stream_id,
-                 StreamName("stream", r.memsets[i].stream_id));
-    }
+    // Kernels, copies and memsets: on their device's stream tracks.
+    auto on_streams = [&](Kind kind, const auto& records) {
+      for (uint32_t i = 0; i < records.size(); ++i) {
+        add(f, kind, i, records[i].start_ns, records[i].end_ns);
+        ChildTrack(stream_tracks_, records[i].device_id, records[i].stream_id,
+                   StreamName("stream", records[i].stream_id));
+      }
+    };
+    on_streams(Kind::kKernel, r.kernels);
+    on_streams(Kind::kMemcpy, r.memcpys);
+    on_streams(Kind::kMemset, r.memsets);
     for (uint32_t i = 0; i < r.syncs.size(); ++i) {
       add(f, Kind::kSync, i, r.syncs[i].start_ns, r.syncs[i].end_ns);
       ChildTrack(sync_tracks_, r.syncs[i].device_id, 0, "synchronization");

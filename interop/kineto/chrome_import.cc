@@ -181,16 +181,21 @@ Status Importer::OnEvent(ChromeEvent& e) {
   const ChromeArgs& a = e.args;
   const uint64_t correlation = a.Has(ChromeArgs::kCorrelation) ? NonNegative(a.correlation) : 0;
   RecordBatch& rec = out_->records;
+  // What every device operation (kernel, copy, memset, sync) takes alike:
+  // times, correlation, context, device and stream.
+  auto device_op = [&](auto* r) -> Status {
+    r->start_ns = start;
+    r->end_ns = end;
+    r->correlation_id = correlation;
+    r->context_id = Clamp32(a.context);
+    if (Status s = Device(e, &r->device_id); !s.ok()) return s;
+    return Stream(e, &r->stream_id);
+  };
   switch (cat) {
     case Cat::kKernel: {
       KernelRecord k;
-      k.start_ns = start;
-      k.end_ns = end;
-      k.correlation_id = correlation;
       k.name_id = Intern(e.name);
-      if (Status s = Device(e, &k.device_id); !s.ok()) return s;
-      if (Status s = Stream(e, &k.stream_id); !s.ok()) return s;
-      k.context_id = Clamp32(a.context);
+      if (Status s = device_op(&k); !s.ok()) return s;
       for (int i = 0; i < 3; ++i) {
         k.grid[i] = Clamp32(a.grid[i]);
         k.block[i] = Clamp32(a.block[i]);
@@ -204,14 +209,9 @@ Status Importer::OnEvent(ChromeEvent& e) {
     }
     case Cat::kMemcpy: {
       MemcpyRecord m;
-      m.start_ns = start;
-      m.end_ns = end;
-      m.correlation_id = correlation;
       m.bytes = NonNegative(a.bytes);
       if (!ParseMemcpyName(e.name, &m)) ++counts().unknown_copy_kind;
-      if (Status s = Device(e, &m.device_id); !s.ok()) return s;
-      if (Status s = Stream(e, &m.stream_id); !s.ok()) return s;
-      m.context_id = Clamp32(a.context);
+      if (Status s = device_op(&m); !s.ok()) return s;
       if (a.Has(ChromeArgs::kFromDevice)) m.src_device_id = Clamp32(a.from_device);
       if (a.Has(ChromeArgs::kToDevice)) m.dst_device_id = Clamp32(a.to_device);
       rec.memcpys.push_back(m);
@@ -220,14 +220,9 @@ Status Importer::OnEvent(ChromeEvent& e) {
     }
     case Cat::kMemset: {
       MemsetRecord m;
-      m.start_ns = start;
-      m.end_ns = end;
-      m.correlation_id = correlation;
       m.bytes = NonNegative(a.bytes);
       m.memory_kind = ParseMemsetName(e.name);
-      if (Status s = Device(e, &m.device_id); !s.ok()) return s;
-      if (Status s = Stream(e, &m.stream_id); !s.ok()) return s;
-      m.context_id = Clamp32(a.context);
+      if (Status s = device_op(&m); !s.ok()) return s;
       rec.memsets.push_back(m);
       ++counts().memsets;
       break;
@@ -248,13 +243,8 @@ Status Importer::OnEvent(ChromeEvent& e) {
     }
     case Cat::kSync: {
       SyncRecord s;
-      s.start_ns = start;
-      s.end_ns = end;
-      s.correlation_id = correlation;
       s.kind = ParseSyncName(e.name);
-      if (Status st = Device(e, &s.device_id); !st.ok()) return st;
-      if (Status st = Stream(e, &s.stream_id); !st.ok()) return st;
-      s.context_id = Clamp32(a.context);
+      if (Status st = device_op(&s); !st.ok()) return st;
       s.event_id = Clamp32(a.wait_event_id);
       rec.syncs.push_back(s);
       ++counts().syncs;

@@ -205,30 +205,23 @@ StatusOr<PlacedTraces> PlaceTraces(TraceSet traces) {
 
     Shifter shift(out.offsets_ns[f]);
     RecordBatch& r = t.records;
-    for (KernelRecord& k : r.kernels) {
-      ShiftInterval(shift, k);
-      k.device_id = device(k.device_id);
-      k.correlation_id = correlation(k.correlation_id);
-    }
+    // A device operation (kernel, copy, memset, sync): shifted, on its
+    // device's new id, with its correlation in the merged range.
+    auto place_device_op = [&](auto& x) {
+      ShiftInterval(shift, x);
+      x.device_id = device(x.device_id);
+      x.correlation_id = correlation(x.correlation_id);
+    };
+    for (KernelRecord& k : r.kernels) place_device_op(k);
     for (MemcpyRecord& m : r.memcpys) {
-      ShiftInterval(shift, m);
-      m.device_id = device(m.device_id);
+      place_device_op(m);
       if (m.copy_kind == CopyKind::kPtoP) {
         m.src_device_id = device(m.src_device_id);
         m.dst_device_id = device(m.dst_device_id);
       }
-      m.correlation_id = correlation(m.correlation_id);
     }
-    for (MemsetRecord& m : r.memsets) {
-      ShiftInterval(shift, m);
-      m.device_id = device(m.device_id);
-      m.correlation_id = correlation(m.correlation_id);
-    }
-    for (SyncRecord& s : r.syncs) {
-      ShiftInterval(shift, s);
-      s.device_id = device(s.device_id);
-      s.correlation_id = correlation(s.correlation_id);
-    }
+    for (MemsetRecord& m : r.memsets) place_device_op(m);
+    for (SyncRecord& s : r.syncs) place_device_op(s);
     for (ApiRecord& a : r.api_calls) {
       ShiftInterval(shift, a);
       a.thread_id = thread(a.thread_id);
