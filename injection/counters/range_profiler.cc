@@ -226,19 +226,7 @@ bool RangeProfiler::StartRange(Context& c) {
   CUptiResult r = api_->Start(&p);
   if (r != CUPTI_SUCCESS && r != CUPTI_ERROR_INSUFFICIENT_PRIVILEGES && r != CUPTI_ERROR_HARDWARE_BUSY) {
     // After a reset some versions want the configuration again.
-    auto set = Params<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
-    set.pRangeProfilerObject = c.object;
-    set.configSize = c.config.size();
-    set.pConfig = c.config.data();
-    set.counterDataImageSize = c.counter_data.size();
-    set.pCounterDataImage = c.counter_data.data();
-    set.range = config_.scope == MetricsScope::kNvtx ? CUPTI_UserRange : CUPTI_AutoRange;
-    set.replayMode = config_.scope == MetricsScope::kNvtx ? CUPTI_UserReplay : CUPTI_KernelReplay;
-    set.maxRangesPerPass = config_.scope == MetricsScope::kNvtx ? kNvtxRanges : kKernelRanges;
-    set.numNestingLevels = 1;
-    set.minNestingLevel = 1;
-    set.targetNestingLevel = 1;
-    if (api_->SetConfig(&set) == CUPTI_SUCCESS) r = api_->Start(&p);
+    if (ApplyConfig(c) == CUPTI_SUCCESS) r = api_->Start(&p);
   }
   if (r != CUPTI_SUCCESS) {
     Fail("cuptiRangeProfilerStart", r);

@@ -130,6 +130,9 @@ class RangeProfiler {
   bool SetUp(CUcontext ctx, Context& c);
   bool ValidateMetrics(Context& c, const std::string& chip);
   bool Configure(Context& c);
+  // Sets the context's configuration and counter image on its range
+  // profiler object (at setup, and again when a start after a reset wants it).
+  CUptiResult ApplyConfig(Context& c);
   bool StartRange(Context& c);
   // Stop, decode, evaluate every range into samples, reset the image.
   void Collect(Context& c, uint64_t correlation_id, uint32_t kernel_name_id, uint64_t launch_index = 0);

@@ -107,20 +107,7 @@ bool RangeProfiler::SetUp(CUcontext ctx, Context& c) {
     Fail("cuptiRangeProfilerCounterDataImageInitialize", r);
     return false;
   }
-  auto set = Params<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
-  set.pRangeProfilerObject = c.object;
-  set.configSize = c.config.size();
-  set.pConfig = c.config.data();
-  set.counterDataImageSize = c.counter_data.size();
-  set.pCounterDataImage = c.counter_data.data();
-  set.range = config_.scope == MetricsScope::kNvtx ? CUPTI_UserRange : CUPTI_AutoRange;
-  set.replayMode = config_.scope == MetricsScope::kNvtx ? CUPTI_UserReplay : CUPTI_KernelReplay;
-  set.maxRangesPerPass = ranges;
-  set.numNestingLevels = 1;
-  set.minNestingLevel = 1;
-  set.passIndex = 0;
-  set.targetNestingLevel = 1;
-  if (CUptiResult r = api_->SetConfig(&set); r != CUPTI_SUCCESS) {
+  if (CUptiResult r = ApplyConfig(c); r != CUPTI_SUCCESS) {
     Fail("cuptiRangeProfilerSetConfig", r);
     return false;
   }
@@ -166,6 +153,24 @@ bool RangeProfiler::ValidateMetrics(Context& c, const std::string& chip) {
   for (const std::string& m : metrics_) pending_.metric_name_ids.push_back(interner_->Intern(m));
   validated_ = true;
   return true;
+}
+
+CUptiResult RangeProfiler::ApplyConfig(Context& c) {
+  const bool nvtx = config_.scope == MetricsScope::kNvtx;
+  auto set = Params<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
+  set.pRangeProfilerObject = c.object;
+  set.configSize = c.config.size();
+  set.pConfig = c.config.data();
+  set.counterDataImageSize = c.counter_data.size();
+  set.pCounterDataImage = c.counter_data.data();
+  set.range = nvtx ? CUPTI_UserRange : CUPTI_AutoRange;
+  set.replayMode = nvtx ? CUPTI_UserReplay : CUPTI_KernelReplay;
+  set.maxRangesPerPass = nvtx ? kNvtxRanges : kKernelRanges;
+  set.numNestingLevels = 1;
+  set.minNestingLevel = 1;
+  set.passIndex = 0;
+  set.targetNestingLevel = 1;
+  return api_->SetConfig(&set);
 }
 
 bool RangeProfiler::Configure(Context& c) {
