@@ -162,11 +162,7 @@ void SummaryAggregator::Add(const RecordBatch& batch) {
     CopySummaryInfo& c = copies_[{static_cast<uint32_t>(m.copy_kind), false, m.device_id}];
     c.copy_kind = m.copy_kind;
     c.device_id = m.device_id;
-    ++c.count;
-    c.bytes += m.bytes;
-    c.total_ns += d;
-    c.max_ns = std::max(c.max_ns, d);
-    if (m.pageable()) ++c.pageable_count;
+    c.Add(m.bytes, d, m.pageable());
     sweeper_for(m.device_id).Add(m.start_ns, m.end_ns, /*compute=*/false);
   }
   for (const MemsetRecord& m : batch.memsets) {
@@ -174,10 +170,7 @@ void SummaryAggregator::Add(const RecordBatch& batch) {
     CopySummaryInfo& c = copies_[{0u, true, m.device_id}];
     c.memset = true;
     c.device_id = m.device_id;
-    ++c.count;
-    c.bytes += m.bytes;
-    c.total_ns += d;
-    c.max_ns = std::max(c.max_ns, d);
+    c.Add(m.bytes, d, false);
     sweeper_for(m.device_id).Add(m.start_ns, m.end_ns, /*compute=*/false);
   }
   for (const RangeRecord& r : batch.ranges) {

@@ -60,15 +60,29 @@ struct KernelSummaryInfo {
   DurationAggregate durations;
 };
 
-struct CopySummaryInfo {
-  CopyKind copy_kind = CopyKind::kUnknown;
-  bool memset = false;
-  uint32_t device_id = 0;
+// Copies' (or memsets') totals: one interval's in CopySummaryInfo, a run's
+// in SummaryTotals (summary_totals.h).
+struct CopyTotals {
   uint64_t count = 0;
   uint64_t bytes = 0;
   uint64_t total_ns = 0;
   uint64_t pageable_count = 0;
   uint64_t max_ns = 0;
+
+  void Add(uint64_t op_bytes, uint64_t duration_ns, bool pageable) {
+    ++count;
+    bytes += op_bytes;
+    total_ns += duration_ns;
+    max_ns = duration_ns > max_ns ? duration_ns : max_ns;
+    if (pageable) ++pageable_count;
+  }
+  void Merge(const CopyTotals& o);  // saturating sums (summary_totals.cc)
+};
+
+struct CopySummaryInfo : CopyTotals {
+  CopyKind copy_kind = CopyKind::kUnknown;
+  bool memset = false;
+  uint32_t device_id = 0;
 };
 
 struct RangeSummaryInfo {

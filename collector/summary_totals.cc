@@ -7,6 +7,14 @@
 
 namespace cutrace {
 
+void CopyTotals::Merge(const CopyTotals& o) {
+  count += o.count;
+  bytes = SatAdd(bytes, o.bytes);
+  total_ns = SatAdd(total_ns, o.total_ns);
+  pageable_count += o.pageable_count;
+  max_ns = std::max(max_ns, o.max_ns);
+}
+
 void MergeDurations(DurationAggregate* a, const DurationAggregate& b) {
   if (b.count == 0) return;
   if (a->count == 0) {
@@ -83,12 +91,7 @@ void SummaryTotals::Add(const SummaryInfo& s, const NameFn& name, const NameFn& 
   for (const KernelSummaryInfo& k : s.kernels)
     MergeDurations(&kernels[{name(k.name_id), k.device_id}], k.durations);
   for (const CopySummaryInfo& c : s.copies) {
-    CopyTotals& t = copies[{c.memset ? "memset" : CopyKindLabel(c.copy_kind), c.device_id}];
-    t.count += c.count;
-    t.bytes = SatAdd(t.bytes, c.bytes);
-    t.total_ns = SatAdd(t.total_ns, c.total_ns);
-    t.pageable_count += c.pageable_count;
-    t.max_ns = std::max(t.max_ns, c.max_ns);
+    copies[{c.memset ? "memset" : CopyKindLabel(c.copy_kind), c.device_id}].Merge(c);
   }
   for (const RangeSummaryInfo& r : s.ranges) {
     const std::string dom = r.domain_id == 0 ? std::string("default") : domain(r.domain_id);

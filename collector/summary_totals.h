@@ -32,14 +32,6 @@ uint64_t HistogramPercentile(const DurationAggregate& d, double percent);
 // Population standard deviation.
 double Stddev(const DurationAggregate& d);
 
-struct CopyTotals {
-  uint64_t count = 0;
-  uint64_t bytes = 0;
-  uint64_t total_ns = 0;
-  uint64_t pageable_count = 0;
-  uint64_t max_ns = 0;
-};
-
 struct DeviceTotals {
   uint64_t first_ns = UINT64_MAX;
   uint64_t last_ns = 0;
