@@ -33,7 +33,7 @@ class DurationDistribution {
  public:
   static constexpr size_t kExactLimit = 1024;
 
-  void Add(uint64_t ns) {
+  [[gnu::always_inline]] void Add(uint64_t ns) {
     totals_.Add(ns);
     if (!histogram_.empty()) {
       // The common case inline: a bucket inside the span seen so far.

@@ -74,7 +74,7 @@ struct TimeSpan {
 // or -1. Records come nearly in time order, so the span found last (*hint)
 // or the next one usually holds the next t: checked before a binary search.
 // Inline: the reports ask it once per record.
-inline long FindSpan(const std::vector<TimeSpan>& spans, uint64_t t, size_t* hint) {
+[[gnu::always_inline]] inline long FindSpan(const std::vector<TimeSpan>& spans, uint64_t t, size_t* hint) {
   const size_t h = *hint;
   if (h < spans.size() && spans[h].start <= t) {
     if (t <= spans[h].end) return static_cast<long>(h);
@@ -120,7 +120,7 @@ struct Window {
     // spans' launch ranges follow each other in correlation order (ids
     // are handed out in call order): the last one starting at or below c
     // is the only one that can hold it.
-    long SpanOfLaunch(uint64_t c) const {
+    [[gnu::always_inline]] long SpanOfLaunch(uint64_t c) const {
       const std::vector<Launches>& v = launches;
       size_t h = launch_hint;
       if (h >= v.size() || v[h].first > c || (h + 1 < v.size() && v[h + 1].first <= c)) {
@@ -146,9 +146,9 @@ struct Window {
   uint64_t start_ns() const { return parts.empty() ? 0 : parts.front().start; }
   uint64_t end_ns() const { return parts.empty() ? 0 : parts.back().end; }
   // t inside some part ([start, end]).
-  bool Contains(uint64_t t) const { return !active || FindSpan(parts, t, &part_hint_) >= 0; }
+  [[gnu::always_inline]] bool Contains(uint64_t t) const { return !active || FindSpan(parts, t, &part_hint_) >= 0; }
   // Whether a GPU operation of `file` counts (launched inside, see above).
-  bool OpCounts(size_t file, uint64_t correlation, uint64_t start) const {
+  [[gnu::always_inline]] bool OpCounts(size_t file, uint64_t correlation, uint64_t start) const {
     if (!active) return true;
     if (file >= files.size()) return false;
     const File& f = files[file];

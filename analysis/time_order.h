@@ -59,7 +59,7 @@ struct TimedItem {
 };
 static_assert(sizeof(TimedItem) == 40);
 
-inline bool ItemBefore(const TimedItem& x, const TimedItem& y) {
+[[gnu::always_inline]] inline bool ItemBefore(const TimedItem& x, const TimedItem& y) {
   if (x.start != y.start) return x.start < y.start;
   if (x.cls != y.cls) return x.cls < y.cls;
   if (x.end != y.end) return x.end < y.end;
