@@ -43,7 +43,7 @@ bool Validate(const proto::EventBatch& b, std::string* problem) {
 }  // namespace
 
 void BatchDecoder::AddShape(const proto::KernelShape& shape) {
-  ShapeFields f;
+  KernelShape f;
   f.name_id = shape.name_id();
   f.grid[0] = shape.grid_x();
   f.grid[1] = shape.grid_y();

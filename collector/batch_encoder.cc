@@ -63,23 +63,7 @@ inline uint64_t Mix(uint64_t h, uint64_t v) {
 
 }  // namespace
 
-KernelShapeKey KernelShapeKey::Of(const KernelRecord& k) {
-  KernelShapeKey s;
-  s.name_id = k.name_id;
-  for (int i = 0; i < 3; ++i) {
-    s.grid[i] = k.grid[i];
-    s.block[i] = k.block[i];
-  }
-  s.registers_per_thread = k.registers_per_thread;
-  s.static_shared_bytes = k.static_shared_bytes;
-  s.dynamic_shared_bytes = k.dynamic_shared_bytes;
-  s.local_bytes_per_thread = k.local_bytes_per_thread;
-  s.launch_type = k.launch_type;
-  s.shared_memory_config_bytes = k.shared_memory_config_bytes;
-  return s;
-}
-
-size_t BatchEncoder::KeyHash::operator()(const KernelShapeKey& k) const {
+size_t BatchEncoder::KeyHash::operator()(const KernelShape& k) const {
   uint64_t h = k.name_id;
   for (int i = 0; i < 3; ++i) h = Mix(h, (uint64_t{k.grid[i]} << 32) | k.block[i]);
   h = Mix(h, (uint64_t{k.registers_per_thread} << 32) | k.static_shared_bytes);
@@ -88,7 +72,7 @@ size_t BatchEncoder::KeyHash::operator()(const KernelShapeKey& k) const {
 }
 
 uint32_t BatchEncoder::ShapeId(const KernelRecord& k) {
-  const KernelShapeKey key = KernelShapeKey::Of(k);
+  const KernelShape key = KernelShape::Of(k);
   if (last_id_ != 0 && key == last_key_) return last_id_;
   auto [it, inserted] = shapes_.emplace(key, static_cast<uint32_t>(shapes_.size() + 1));
   if (inserted) new_shapes_.push_back(KernelShapeEntry{it->second, key});

@@ -22,25 +22,9 @@
 
 namespace cutrace {
 
-// A kernel launch configuration: the fields of proto KernelShape but `id`.
-struct KernelShapeKey {
-  uint32_t name_id = 0;
-  uint32_t grid[3] = {0, 0, 0};
-  uint32_t block[3] = {0, 0, 0};
-  uint32_t registers_per_thread = 0;
-  uint32_t static_shared_bytes = 0;
-  uint32_t dynamic_shared_bytes = 0;
-  uint32_t local_bytes_per_thread = 0;
-  uint32_t launch_type = 0;
-  uint32_t shared_memory_config_bytes = 0;
-
-  static KernelShapeKey Of(const KernelRecord& k);
-  bool operator==(const KernelShapeKey&) const = default;
-};
-
 struct KernelShapeEntry {
   uint32_t id = 0;
-  KernelShapeKey key;
+  KernelShape key;
 };
 
 class BatchEncoder {
@@ -61,7 +45,7 @@ class BatchEncoder {
 
  private:
   struct KeyHash {
-    size_t operator()(const KernelShapeKey& k) const;
+    size_t operator()(const KernelShape& k) const;
   };
   uint32_t ShapeId(const KernelRecord& k);
   void EncodeKernels(const std::vector<KernelRecord>& v, int64_t base, ProtoWriter* w);
@@ -71,11 +55,11 @@ class BatchEncoder {
   void EncodeApiCalls(const std::vector<ApiRecord>& v, int64_t base, ProtoWriter* w);
   void EncodeSyncs(const std::vector<SyncRecord>& v, int64_t base, ProtoWriter* w);
 
-  std::unordered_map<KernelShapeKey, uint32_t, KeyHash> shapes_;
+  std::unordered_map<KernelShape, uint32_t, KeyHash> shapes_;
   std::vector<KernelShapeEntry> new_shapes_;
   // The most recent shape: launch storms repeat one shape, so most lookups
   // end here without hashing.
-  KernelShapeKey last_key_;
+  KernelShape last_key_;
   uint32_t last_id_ = 0;
   std::vector<uint32_t> shape_ids_;  // scratch: one per kernel of the batch
 };

@@ -15,7 +15,7 @@
 
 namespace cutrace {
 
-void ShapeTable::Set(uint32_t id, const ShapeFields& shape) {
+void ShapeTable::Set(uint32_t id, const KernelShape& shape) {
   if (id >= kDenseLimit) {
     sparse_[id] = shape;
     return;
@@ -280,24 +280,17 @@ WireDecode Decode(std::string_view body, const ShapeTable& shapes, Out& out, Dec
             k.queued_ns = Get<kKernelTypes, 11>(c, bad);
             k.channel_id = static_cast<uint32_t>(Get<kKernelTypes, 12>(c, bad));
           }
-          const ShapeFields* s = shapes.Find(shape_id);
+          const KernelShape* s = shapes.Find(shape_id);
           if (s == nullptr) {
             ++counts->unknown_shapes;
             k.name_id = 0;  // a reused record may hold the previous name
             return;
           }
-          k.name_id = s->name_id;
-          if (!all) return;
-          for (int d = 0; d < 3; ++d) {
-            k.grid[d] = s->grid[d];
-            k.block[d] = s->block[d];
+          if (all) {
+            s->ApplyTo(&k);
+          } else {
+            k.name_id = s->name_id;
           }
-          k.registers_per_thread = s->registers_per_thread;
-          k.static_shared_bytes = s->static_shared_bytes;
-          k.dynamic_shared_bytes = s->dynamic_shared_bytes;
-          k.local_bytes_per_thread = s->local_bytes_per_thread;
-          k.shared_memory_config_bytes = s->shared_memory_config_bytes;
-          k.launch_type = s->launch_type;
         });
   }
   out.End(RecordKind::kKernel);

@@ -28,26 +28,13 @@
 
 namespace cutrace {
 
-// The fields of a proto KernelShape that a KernelRecord carries.
-struct ShapeFields {
-  uint32_t name_id = 0;
-  uint32_t grid[3] = {0, 0, 0};
-  uint32_t block[3] = {0, 0, 0};
-  uint32_t registers_per_thread = 0;
-  uint32_t static_shared_bytes = 0;
-  uint32_t dynamic_shared_bytes = 0;
-  uint32_t local_bytes_per_thread = 0;
-  uint32_t shared_memory_config_bytes = 0;  // the carveout the launch ran with; 0 = unknown
-  uint8_t launch_type = 0;
-};
-
 // Kernel shapes by id. The writer numbers them 1, 2, 3..., so a vector
 // indexed by id answers without hashing; an id beyond kDenseLimit (hostile
 // input) goes to a map, so no id makes it allocate more than a few MiB.
 class ShapeTable {
  public:
-  void Set(uint32_t id, const ShapeFields& shape);  // a later definition wins
-  const ShapeFields* Find(uint32_t id) const {
+  void Set(uint32_t id, const KernelShape& shape);  // a later definition wins
+  const KernelShape* Find(uint32_t id) const {
     if (id < dense_.size()) return present_[id] ? &dense_[id] : nullptr;
     if (id < kDenseLimit) return nullptr;
     auto it = sparse_.find(id);
@@ -56,9 +43,9 @@ class ShapeTable {
 
  private:
   static constexpr uint32_t kDenseLimit = 1u << 16;
-  std::vector<ShapeFields> dense_;
+  std::vector<KernelShape> dense_;
   std::vector<bool> present_;
-  std::unordered_map<uint32_t, ShapeFields> sparse_;
+  std::unordered_map<uint32_t, KernelShape> sparse_;
 };
 
 // kBroken: only from DecodeEventBatchToSink(), when a column turned out

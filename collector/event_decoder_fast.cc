@@ -193,7 +193,7 @@ bool DecodeKernelsForReports(Columns& c, uint64_t base, const ShapeTable& shapes
         r.correlation_id = corr;
         r.device_id = device;
         r.graph_id = graph;
-        const ShapeFields* s = shapes.Find(static_cast<uint32_t>(shape_id));
+        const KernelShape* s = shapes.Find(static_cast<uint32_t>(shape_id));
         if (s == nullptr) {
           ++counts->unknown_shapes;
           r.name_id = 0;

@@ -87,6 +87,51 @@ struct KernelRecord {
   uint8_t launch_type = 0;
 };
 
+// A kernel's launch configuration: the fields of proto KernelShape but its
+// id. The writer interns each distinct one (batch_encoder.h), the readers
+// look them up by id (event_decoder.h's ShapeTable).
+struct KernelShape {
+  uint32_t name_id = 0;
+  uint32_t grid[3] = {0, 0, 0};
+  uint32_t block[3] = {0, 0, 0};
+  uint32_t registers_per_thread = 0;
+  uint32_t static_shared_bytes = 0;
+  uint32_t dynamic_shared_bytes = 0;
+  uint32_t local_bytes_per_thread = 0;
+  uint32_t shared_memory_config_bytes = 0;
+  uint8_t launch_type = 0;
+
+  bool operator==(const KernelShape&) const = default;
+
+  // The shape a kernel ran with, and the same written into a record.
+  static KernelShape Of(const KernelRecord& k) {
+    KernelShape s;
+    s.name_id = k.name_id;
+    s.CopyLaunch(k, &s);
+    return s;
+  }
+  void ApplyTo(KernelRecord* k) const {
+    k->name_id = name_id;
+    CopyLaunch(*this, k);
+  }
+
+ private:
+  // Every field but the name, from one kind of holder to another.
+  template <typename From, typename To>
+  static void CopyLaunch(const From& from, To* to) {
+    for (int d = 0; d < 3; ++d) {
+      to->grid[d] = from.grid[d];
+      to->block[d] = from.block[d];
+    }
+    to->registers_per_thread = from.registers_per_thread;
+    to->static_shared_bytes = from.static_shared_bytes;
+    to->dynamic_shared_bytes = from.dynamic_shared_bytes;
+    to->local_bytes_per_thread = from.local_bytes_per_thread;
+    to->shared_memory_config_bytes = from.shared_memory_config_bytes;
+    to->launch_type = from.launch_type;
+  }
+};
+
 struct MemcpyRecord {
   uint64_t start_ns = 0;
   uint64_t end_ns = 0;

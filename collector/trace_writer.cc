@@ -84,7 +84,7 @@ void TraceEncoder::EncodeNewStrings(StringInterner& interner, std::string* out) 
     }
     for (const KernelShapeEntry& s : shapes) {
       namespace f = wire::KernelShape;
-      const KernelShapeKey& k = s.key;
+      const KernelShape& k = s.key;
       const size_t token = w->BeginNested(wire::InternedData::kKernelShapes);
       w->Uint(f::kId, s.id);
       w->Uint(f::kNameId, k.name_id);

@@ -247,7 +247,7 @@ TEST(EventDecoderTest, ReportKernelsAndCallsIntoASinkDecodeAsIntoABatch) {
     ShapeTable shapes;
     for (size_t i = 0; i < e.shapes.size() && i < known; ++i) {
       const proto::KernelShape& s = e.shapes[i];
-      ShapeFields f;
+      KernelShape f;
       f.name_id = s.name_id();
       shapes.Set(s.id(), f);
     }
