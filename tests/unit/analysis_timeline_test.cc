@@ -17,6 +17,13 @@ TimelineReport Analyze(const TraceBuilder& trace, const GapOptions& options = {}
   return AnalyzeTimeline(TraceSet(one), options);
 }
 
+// The device's only idle gap is [start, end).
+void ExpectOneGap(const DeviceGaps& device, uint64_t start, uint64_t end) {
+  ASSERT_EQ(device.gaps.size(), 1u);
+  EXPECT_EQ(device.gaps[0].start_ns, start);
+  EXPECT_EQ(device.gaps[0].end_ns, end);
+}
+
 TEST(TimelineTest, ConcurrentKernelsOnTwoStreamsAreNotCountedTwice) {
   TraceBuilder t;
   t.Kernel("k1", 0, 100, 0, /*stream=*/1);
@@ -33,9 +40,7 @@ TEST(TimelineTest, ConcurrentKernelsOnTwoStreamsAreNotCountedTwice) {
                                .overlap = 0,
                                .compute_only = 250,
                                .copy_only = 0});
-  ASSERT_EQ(r.gaps[0].gaps.size(), 1u);
-  EXPECT_EQ(r.gaps[0].gaps[0].start_ns, 150u);
-  EXPECT_EQ(r.gaps[0].gaps[0].end_ns, 200u);
+  ExpectOneGap(r.gaps[0], 150, 200);
 }
 
 TEST(TimelineTest, CopiesUnderKernels) {
@@ -68,9 +73,7 @@ TEST(TimelineTest, DevicesHaveSeparateTimelines) {
   ExpectOverlap(r.devices[1],
                 {.device = 1, .span = 35, .busy = 25, .idle = 10, .compute = 15, .copy = 10});
   EXPECT_EQ(r.gaps[0].gap_count, 0u);
-  ASSERT_EQ(r.gaps[1].gaps.size(), 1u);
-  EXPECT_EQ(r.gaps[1].gaps[0].start_ns, 20u);
-  EXPECT_EQ(r.gaps[1].gaps[0].end_ns, 30u);
+  ExpectOneGap(r.gaps[1], 20, 30);
 }
 
 TEST(TimelineTest, TouchingOperationsLeaveNoGap) {
@@ -98,11 +101,7 @@ TEST(TimelineTest, OneEventIsAllBusy) {
   t.Kernel("k", 1000, 1250);
   TimelineReport r = Analyze(t);
   ASSERT_EQ(r.devices.size(), 1u);
-  EXPECT_EQ(r.devices[0].span_ns, 250u);
-  EXPECT_EQ(r.devices[0].busy_ns, 250u);
-  EXPECT_EQ(r.devices[0].idle_ns, 0u);
-  EXPECT_EQ(r.devices[0].first_ns, 1000u);
-  EXPECT_EQ(r.devices[0].last_ns, 1250u);
+  ExpectOverlap(r.devices[0], {.first = 1000, .last = 1250, .span = 250, .busy = 250, .idle = 0});
   EXPECT_EQ(r.gaps[0].gap_count, 0u);
   EXPECT_TRUE(r.gaps[0].gaps.empty());
 }

@@ -30,83 +30,49 @@ class TraceBuilder {
 
   void Kernel(const std::string& name, uint64_t start, uint64_t end, uint32_t device = 0,
               uint32_t stream = 7, uint64_t correlation = 0) {
-    KernelRecord k;
-    k.name_id = Name(name);
-    k.start_ns = start;
-    k.end_ns = end;
-    k.device_id = device;
-    k.stream_id = stream;
-    k.correlation_id = correlation;
-    data_.records.kernels.push_back(k);
+    data_.records.kernels.push_back({.start_ns = start, .end_ns = end, .correlation_id = correlation,
+                                     .name_id = Name(name), .device_id = device,
+                                     .stream_id = stream});
   }
   void KernelId(uint32_t name_id, uint64_t start, uint64_t end) {
-    KernelRecord k;
-    k.name_id = name_id;
-    k.start_ns = start;
-    k.end_ns = end;
-    data_.records.kernels.push_back(k);
+    data_.records.kernels.push_back({.start_ns = start, .end_ns = end, .name_id = name_id});
   }
 
   void Copy(CopyKind kind, uint64_t start, uint64_t end, uint64_t bytes, uint32_t device = 0,
             bool pageable = false, uint64_t correlation = 0) {
-    MemcpyRecord m;
-    m.copy_kind = kind;
-    m.start_ns = start;
-    m.end_ns = end;
-    m.bytes = bytes;
-    m.device_id = device;
-    m.src_kind = pageable ? MemoryKind::kPageable : MemoryKind::kPinned;
-    m.dst_kind = MemoryKind::kDevice;
-    m.correlation_id = correlation;
-    data_.records.memcpys.push_back(m);
+    data_.records.memcpys.push_back(
+        {.start_ns = start, .end_ns = end, .bytes = bytes, .correlation_id = correlation,
+         .device_id = device, .copy_kind = kind,
+         .src_kind = pageable ? MemoryKind::kPageable : MemoryKind::kPinned,
+         .dst_kind = MemoryKind::kDevice});
   }
 
   void Memset(uint64_t start, uint64_t end, uint64_t bytes, uint32_t device = 0,
               uint64_t correlation = 0) {
-    MemsetRecord m;
-    m.start_ns = start;
-    m.end_ns = end;
-    m.bytes = bytes;
-    m.device_id = device;
-    m.correlation_id = correlation;
-    data_.records.memsets.push_back(m);
+    data_.records.memsets.push_back({.start_ns = start, .end_ns = end, .bytes = bytes,
+                                     .correlation_id = correlation, .device_id = device});
   }
 
   void Api(const std::string& name, uint64_t start, uint64_t end, uint64_t thread = 1,
            uint64_t correlation = 0, uint32_t return_code = 0,
            ApiDomain domain = ApiDomain::kRuntime) {
-    ApiRecord a;
-    a.name_id = Name(name);
-    a.start_ns = start;
-    a.end_ns = end;
-    a.thread_id = thread;
-    a.correlation_id = correlation;
-    a.return_code = return_code;
-    a.domain = domain;
-    data_.records.api_calls.push_back(a);
+    data_.records.api_calls.push_back({.start_ns = start, .end_ns = end, .thread_id = thread,
+                                       .correlation_id = correlation, .name_id = Name(name),
+                                       .return_code = return_code, .domain = domain});
   }
 
   void Range(const std::string& name, uint64_t start, uint64_t end, uint64_t thread,
              uint32_t depth, const std::string& domain = {},
              RangeKind kind = RangeKind::kPushPop) {
-    RangeRecord r;
-    r.name_id = Name(name);
-    r.domain_id = domain.empty() ? 0 : Name(domain);
-    r.start_ns = start;
-    r.end_ns = end;
-    r.thread_id = thread;
-    r.depth = depth;
-    r.kind = kind;
-    data_.records.ranges.push_back(r);
+    data_.records.ranges.push_back({.start_ns = start, .end_ns = end, .thread_id = thread,
+                                    .name_id = Name(name),
+                                    .domain_id = domain.empty() ? 0 : Name(domain),
+                                    .depth = depth, .kind = kind});
   }
 
   void Sync(SyncKind kind, uint64_t start, uint64_t end, uint32_t device = 0) {
-    SyncRecord s;
-    s.kind = kind;
-    s.start_ns = start;
-    s.end_ns = end;
-    s.device_id = device;
-    data_.records.syncs.push_back(s);
+    data_.records.syncs.push_back(
+        {.start_ns = start, .end_ns = end, .device_id = device, .kind = kind});
   }
 
   TraceData& data() { return data_; }

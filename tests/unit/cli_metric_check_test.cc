@@ -17,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/unit/temp_dir.h"
 #include "viewer_cli/metric_check.h"
 
 namespace cutrace::cli {
@@ -100,15 +101,7 @@ TEST(CliMetricCheck, DescribesEachMissingNameWithTheChipsLackingIt) {
 
 class StandInChecker : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/cutrace_metric_check_XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override {
-    std::string cmd = "rm -rf '" + dir_ + "'";
-    ASSERT_EQ(std::system(cmd.c_str()), 0);
-  }
+  void SetUp() override { ASSERT_FALSE(dir_.empty()) << "no temporary directory"; }
   // A checker that runs `body` (sh).
   std::string Script(const std::string& body) {
     std::string path = dir_ + "/checker";
@@ -122,7 +115,8 @@ class StandInChecker : public ::testing::Test {
     ss << in.rdbuf();
     return ss.str();
   }
-  std::string dir_;
+  cutrace::testing::TempDir tmp_;
+  std::string dir_ = tmp_.path();
 };
 
 TEST_F(StandInChecker, GetsTheChipsAndNamesAndRunsWithoutCutraceInjected) {

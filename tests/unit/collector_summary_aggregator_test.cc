@@ -14,22 +14,12 @@ namespace cutrace {
 namespace {
 
 KernelRecord Kernel(uint32_t name, uint64_t start, uint64_t end, uint32_t device = 0) {
-  KernelRecord k;
-  k.name_id = name;
-  k.start_ns = start;
-  k.end_ns = end;
-  k.device_id = device;
-  return k;
+  return {.start_ns = start, .end_ns = end, .name_id = name, .device_id = device};
 }
 
 MemcpyRecord Copy(CopyKind kind, uint64_t start, uint64_t end, uint64_t bytes) {
-  MemcpyRecord m;
-  m.copy_kind = kind;
-  m.start_ns = start;
-  m.end_ns = end;
-  m.bytes = bytes;
-  m.src_kind = MemoryKind::kPageable;
-  return m;
+  return {.start_ns = start, .end_ns = end, .bytes = bytes, .copy_kind = kind,
+          .src_kind = MemoryKind::kPageable};
 }
 
 TEST(DurationBucket, CoversEveryDurationWithBoundedWidth) {
@@ -95,23 +85,11 @@ TEST(SummaryAggregator, CopiesMemsetsRangesAndApi) {
   b.memcpys.push_back(Copy(CopyKind::kHtoD, 0, 100, 4096));
   b.memcpys.push_back(Copy(CopyKind::kHtoD, 200, 250, 1024));
   b.memcpys.push_back(Copy(CopyKind::kDtoH, 300, 310, 8));
-  MemsetRecord ms;
-  ms.start_ns = 400;
-  ms.end_ns = 420;
-  ms.bytes = 64;
-  b.memsets.push_back(ms);
-  RangeRecord r;
-  r.name_id = 3;
-  r.start_ns = 0;
-  r.end_ns = 1000;
+  b.memsets.push_back({.start_ns = 400, .end_ns = 420, .bytes = 64});
+  const RangeRecord r{.start_ns = 0, .end_ns = 1000, .name_id = 3};
   b.ranges.push_back(r);
   b.ranges.push_back(r);
-  ApiRecord a;
-  a.name_id = 4;
-  a.start_ns = 0;
-  a.end_ns = 5;
-  a.return_code = 1;
-  b.api_calls.push_back(a);
+  b.api_calls.push_back({.start_ns = 0, .end_ns = 5, .name_id = 4, .return_code = 1});
   b.syncs.push_back({});
   agg.Add(b);
   SummaryInfo s = agg.Close(1000);

@@ -19,38 +19,31 @@ class MarkerPairerTest : public ::testing::Test {
  protected:
   void Start(uint32_t id, uint64_t t, uint64_t thread, uint32_t name, uint32_t domain = 0,
              bool process_scoped = false) {
-    MarkerEvent e;
-    e.id = id;
-    e.timestamp = t;
-    e.thread_id = thread;
-    e.name_id = name;
-    e.domain_id = domain;
-    e.flags = CUPTI_ACTIVITY_FLAG_MARKER_START;
-    e.process_scoped = process_scoped;
-    pairer_.OnMarker(e, &out_, &stats_);
+    Send({.timestamp = t, .id = id, .flags = CUPTI_ACTIVITY_FLAG_MARKER_START,
+          .process_scoped = process_scoped, .thread_id = thread, .name_id = name,
+          .domain_id = domain});
   }
   void End(uint32_t id, uint64_t t, uint64_t thread, uint32_t domain = 0) {
-    MarkerEvent e;
-    e.id = id;
-    e.timestamp = t;
-    e.thread_id = thread;
-    e.domain_id = domain;
-    e.flags = CUPTI_ACTIVITY_FLAG_MARKER_END;
-    pairer_.OnMarker(e, &out_, &stats_);
+    Send({.timestamp = t, .id = id, .flags = CUPTI_ACTIVITY_FLAG_MARKER_END, .thread_id = thread,
+          .domain_id = domain});
   }
   void Mark(uint32_t id, uint64_t t, uint64_t thread, uint32_t name) {
-    MarkerEvent e;
-    e.id = id;
-    e.timestamp = t;
-    e.thread_id = thread;
-    e.name_id = name;
-    e.flags = CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS;
-    pairer_.OnMarker(e, &out_, &stats_);
+    Send({.timestamp = t, .id = id, .flags = CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS,
+          .thread_id = thread, .name_id = name});
   }
+  void Send(const MarkerEvent& e) { pairer_.OnMarker(e, &out_, &stats_); }
   std::map<uint64_t, RangeRecord> ById() const {
     std::map<uint64_t, RangeRecord> m;
     for (const auto& r : out_) m[r.range_id] = r;
     return m;
+  }
+  // Range `start_end` was recorded as start/end, off the thread's stack, so
+  // the push/pop range `push` opened after it is outermost (depth 0).
+  void ExpectStartEndOverOutermostPush(uint64_t start_end, uint64_t push) const {
+    auto r = ById();
+    EXPECT_EQ(r[start_end].kind, RangeKind::kStartEnd);
+    EXPECT_EQ(r[push].kind, RangeKind::kPushPop);
+    EXPECT_EQ(r[push].depth, 0u);
   }
 
   MarkerPairer pairer_;
@@ -116,10 +109,7 @@ TEST_F(MarkerPairerTest, NonLifoEndIsStartEndAndFixesDepthAbove) {
   Start(8, 85, kT1, 108);  // nvtxRangePush Q: counted depth 1 for now
   End(7, 90, kT1);         // P ends first: not LIFO, so start/end
   End(8, 95, kT1);
-  auto r = ById();
-  EXPECT_EQ(r[7].kind, RangeKind::kStartEnd);
-  EXPECT_EQ(r[8].kind, RangeKind::kPushPop);
-  EXPECT_EQ(r[8].depth, 0u);
+  ExpectStartEndOverOutermostPush(7, 8);
 }
 
 TEST_F(MarkerPairerTest, ProcessScopedStartIsStartEndAndOffTheStack) {
@@ -127,10 +117,7 @@ TEST_F(MarkerPairerTest, ProcessScopedStartIsStartEndAndOffTheStack) {
   Start(10, 101, kT1, 110);
   End(10, 102, kT1);
   End(9, 103, kT1);
-  auto r = ById();
-  EXPECT_EQ(r[9].kind, RangeKind::kStartEnd);
-  EXPECT_EQ(r[10].kind, RangeKind::kPushPop);
-  EXPECT_EQ(r[10].depth, 0u);
+  ExpectStartEndOverOutermostPush(9, 10);
 }
 
 TEST_F(MarkerPairerTest, MarksAndColors) {
@@ -230,12 +217,9 @@ TEST(MarkerPairerLimitTest, TooManyOpenRangesAreRefused) {
   ActivityStats stats;
   std::vector<RangeRecord> out;
   for (uint32_t id = 1; id <= 3; ++id) {
-    MarkerEvent e;
-    e.id = id;
-    e.timestamp = id * 10;
-    e.thread_id = kT1;
-    e.flags = CUPTI_ACTIVITY_FLAG_MARKER_START;
-    pairer.OnMarker(e, &out, &stats);
+    pairer.OnMarker(
+        {.timestamp = id * 10, .id = id, .flags = CUPTI_ACTIVITY_FLAG_MARKER_START, .thread_id = kT1},
+        &out, &stats);
   }
   EXPECT_EQ(pairer.open_count(), 2u);
   EXPECT_EQ(stats.invalid(RecordFamily::kRange, InvalidReason::kTooManyOpen), 1u);

@@ -17,6 +17,7 @@
 #include "interop/export/chrome_export.h"
 #include "interop/export/csv_export.h"
 #include "interop/kineto/chrome_import.h"
+#include "tests/unit/analysis_expect.h"
 #include "tests/unit/analysis_trace_builder.h"
 
 namespace cutrace::interop {
@@ -32,6 +33,7 @@ using analysis::kGapCauses;
 using analysis::KernelReport;
 using analysis::KernelStats;
 using analysis::TimelineReport;
+using cutrace::testing::ExpectSameRows;
 using cutrace::testing::TraceBuilder;
 using nlohmann::json;
 
@@ -216,35 +218,20 @@ TEST(ChromeExportTest, OutputFollowsTheChromeTraceRulesAndKinetoShape) {
 
 // The kernel, gap and overlap reports of `a` and `b` agree exactly.
 void ExpectSameReports(TraceSet a, TraceSet b) {
-
   KernelReport ka = ComputeKernelStats(a), kb = ComputeKernelStats(b);
-  ASSERT_EQ(ka.kernels.size(), kb.kernels.size());
   EXPECT_EQ(ka.total_ns, kb.total_ns);
-  for (size_t i = 0; i < ka.kernels.size(); ++i) {
-    const KernelStats &x = ka.kernels[i], &y = kb.kernels[i];
-    EXPECT_EQ(x.name, y.name);
-    EXPECT_EQ(x.count, y.count);
-    EXPECT_EQ(x.total_ns, y.total_ns);
-    EXPECT_EQ(x.min_ns, y.min_ns);
-    EXPECT_EQ(x.max_ns, y.max_ns);
-    EXPECT_EQ(x.p50_ns, y.p50_ns);
-    EXPECT_EQ(x.p99_ns, y.p99_ns);
-    EXPECT_DOUBLE_EQ(x.stddev_ns, y.stddev_ns);
-    EXPECT_DOUBLE_EQ(x.pct, y.pct);
-  }
+  ExpectSameRows(ka.kernels, kb.kernels, &KernelStats::name, &KernelStats::count,
+                 &KernelStats::total_ns, &KernelStats::min_ns, &KernelStats::max_ns,
+                 &KernelStats::p50_ns, &KernelStats::p99_ns, &KernelStats::stddev_ns,
+                 &KernelStats::pct);
 
   TimelineReport ta = AnalyzeTimeline(a), tb = AnalyzeTimeline(b);
-  ASSERT_EQ(ta.devices.size(), tb.devices.size());
-  for (size_t d = 0; d < ta.devices.size(); ++d) {
-    const DeviceOverlap &x = ta.devices[d], &y = tb.devices[d];
-    EXPECT_EQ(x.device, y.device);
-    EXPECT_EQ(x.first_ns, y.first_ns);  // absolute times survive
-    EXPECT_EQ(x.span_ns, y.span_ns);
-    EXPECT_EQ(x.busy_ns, y.busy_ns);
-    EXPECT_EQ(x.idle_ns, y.idle_ns);
-    EXPECT_EQ(x.compute_ns, y.compute_ns);
-    EXPECT_EQ(x.copy_ns, y.copy_ns);
-    EXPECT_EQ(x.overlap_ns, y.overlap_ns);
+  // first_ns: absolute times survive.
+  ExpectSameRows(ta.devices, tb.devices, &DeviceOverlap::device, &DeviceOverlap::first_ns,
+                 &DeviceOverlap::span_ns, &DeviceOverlap::busy_ns, &DeviceOverlap::idle_ns,
+                 &DeviceOverlap::compute_ns, &DeviceOverlap::copy_ns, &DeviceOverlap::overlap_ns);
+  ASSERT_EQ(ta.gaps.size(), tb.gaps.size());
+  for (size_t d = 0; d < ta.gaps.size(); ++d) {
     ASSERT_EQ(ta.gaps[d].gaps.size(), tb.gaps[d].gaps.size());
     EXPECT_EQ(ta.gaps[d].idle_ns, tb.gaps[d].idle_ns);
     for (size_t g = 0; g < ta.gaps[d].gaps.size(); ++g) {

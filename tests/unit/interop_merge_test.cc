@@ -18,6 +18,7 @@
 #include "collector/trace_writer.h"
 #include "interop/merge/trace_merge.h"
 #include "interop/merge/trace_placement.h"
+#include "tests/unit/temp_dir.h"
 #include "tests/unit/trace_file.h"
 
 namespace cutrace::interop {
@@ -72,12 +73,7 @@ std::string WriteRank(const std::string& path, const Rank& r, int64_t shift,
 
 class MergeTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/cutrace_merge_test_XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
+  void SetUp() override { ASSERT_FALSE(dir_.empty()) << "no temporary directory"; }
 
   // The per-rank name that `cutrace run --output DIR/rank-%q{RANK}.trace`
   // gives under mpirun/torchrun, where each rank sees its own RANK.
@@ -101,7 +97,8 @@ class MergeTest : public ::testing::Test {
     return out;
   }
 
-  std::string dir_;
+  cutrace::testing::TempDir tmp_;
+  std::string dir_ = tmp_.path();
 };
 
 TEST_F(MergeTest, RankPatternGivesOneNamePerRank) {
