@@ -62,14 +62,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import validate as v  # noqa: E402
-
-checks: list[dict] = []
-
-
-def check(name: str, ok: bool, detail: str = "") -> bool:
-    checks.append({"name": name, "verdict": "PASS" if ok else "FAIL", "detail": detail})
-    print(f"{'PASS' if ok else 'FAIL'}  {name}{': ' + detail if detail else ''}", flush=True)
-    return ok
+from checklist import check, checks  # noqa: E402
 
 
 def rss_kib(pid: int) -> int:

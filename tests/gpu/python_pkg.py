@@ -39,27 +39,13 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import validate as v  # noqa: E402
-
-checks = []
-
-
-def check(name, ok, detail=""):
-    checks.append({"name": name, "verdict": "PASS" if ok else "FAIL", "detail": detail})
-    print(f"{'PASS' if ok else 'FAIL'}  {name}{': ' + detail if detail else ''}", flush=True)
-    return ok
+from checklist import check, checks  # noqa: E402
+from torch_operands import gpu_operands  # noqa: E402
 
 
 def workload(steps, profile):
-    import torch
-
-    if not torch.cuda.is_available():
-        sys.exit(77)
+    torch, a, b, c = gpu_operands()
     import cutrace
-
-    dev = torch.device("cuda")
-    a = torch.randn(256, 256, device=dev)
-    b = torch.randn(256, 256, device=dev)
-    c = torch.randn(256, device=dev)
 
     def step(i):
         torch.cuda.nvtx.range_push(f"step_{i}")
