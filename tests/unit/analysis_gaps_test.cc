@@ -3,6 +3,8 @@
 // listing that never changes the idle totals.
 #include <gtest/gtest.h>
 
+#include <initializer_list>
+
 #include "analysis/device_timeline.h"
 #include "tests/unit/analysis_trace_builder.h"
 
@@ -168,22 +170,17 @@ TEST(GapsTest, ASyncRecordWithoutLaunchCallsIsUnknown) {
 }
 
 TEST(GapsTest, ApiNamesAreClassified) {
-  EXPECT_EQ(ClassifyApiName("cudaDeviceSynchronize"), ApiRole::kHostSync);
-  EXPECT_EQ(ClassifyApiName("cudaStreamSynchronize_ptsz"), ApiRole::kHostSync);
-  EXPECT_EQ(ClassifyApiName("cuCtxSynchronize"), ApiRole::kHostSync);
-  EXPECT_EQ(ClassifyApiName("cudaEventSynchronize"), ApiRole::kEventWait);
-  EXPECT_EQ(ClassifyApiName("cuStreamWaitEvent"), ApiRole::kEventWait);
-  EXPECT_EQ(ClassifyApiName("cudaLaunchKernel"), ApiRole::kLaunch);
-  EXPECT_EQ(ClassifyApiName("cuLaunchKernel"), ApiRole::kLaunch);
-  EXPECT_EQ(ClassifyApiName("cudaGraphLaunch"), ApiRole::kLaunch);
-  EXPECT_EQ(ClassifyApiName("cudaMemcpyAsync"), ApiRole::kLaunch);
-  EXPECT_EQ(ClassifyApiName("cuMemsetD32Async"), ApiRole::kLaunch);
+  auto expect_role = [](ApiRole role, std::initializer_list<const char*> names) {
+    for (const char* name : names) EXPECT_EQ(ClassifyApiName(name), role) << name;
+  };
+  expect_role(ApiRole::kHostSync,
+              {"cudaDeviceSynchronize", "cudaStreamSynchronize_ptsz", "cuCtxSynchronize"});
+  expect_role(ApiRole::kEventWait, {"cudaEventSynchronize", "cuStreamWaitEvent"});
+  expect_role(ApiRole::kLaunch, {"cudaLaunchKernel", "cuLaunchKernel", "cudaGraphLaunch",
+                                 "cudaMemcpyAsync", "cuMemsetD32Async"});
   // Copies and memsets without "Async" launch work and wait for it.
-  EXPECT_EQ(ClassifyApiName("cudaMemcpy"), ApiRole::kSyncCopy);
-  EXPECT_EQ(ClassifyApiName("cuMemcpyHtoD_v2"), ApiRole::kSyncCopy);
-  EXPECT_EQ(ClassifyApiName("cudaMemset"), ApiRole::kSyncCopy);
-  EXPECT_EQ(ClassifyApiName("cudaMalloc"), ApiRole::kOther);
-  EXPECT_EQ(ClassifyApiName("cudaEventRecord"), ApiRole::kOther);
+  expect_role(ApiRole::kSyncCopy, {"cudaMemcpy", "cuMemcpyHtoD_v2", "cudaMemset"});
+  expect_role(ApiRole::kOther, {"cudaMalloc", "cudaEventRecord"});
 }
 
 }  // namespace

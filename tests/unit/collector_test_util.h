@@ -101,21 +101,10 @@ inline RecordBatch SampleBatch(StringInterner& interner) {
     m.flags = 1;
     b.memcpys.push_back(m);
   }
-  {
-    MemsetRecord m;
-    m.start_ns = 1'000'100'000;
-    m.end_ns = m.start_ns + 50;
-    m.bytes = 4096;
-    m.correlation_id = 55;
-    m.graph_node_id = 8;
-    m.device_id = 1;
-    m.context_id = 2;
-    m.stream_id = 3;
-    m.value = 0xdeadbeef;
-    m.graph_id = 9;
-    m.memory_kind = MemoryKind::kManaged;
-    b.memsets.push_back(m);
-  }
+  b.memsets.push_back({.start_ns = 1'000'100'000, .end_ns = 1'000'100'050, .bytes = 4096,
+                       .correlation_id = 55, .graph_node_id = 8, .device_id = 1, .context_id = 2,
+                       .stream_id = 3, .value = 0xdeadbeef, .graph_id = 9,
+                       .memory_kind = MemoryKind::kManaged});
   const uint32_t r1 = interner.Intern("outer");
   const uint32_t r2 = interner.Intern("inner");
   const uint32_t dom = interner.Intern("my-domain");
@@ -134,30 +123,16 @@ inline RecordBatch SampleBatch(StringInterner& interner) {
     b.ranges.push_back(r);
   }
   const uint32_t api = interner.Intern("cudaLaunchKernel");
-  for (int i = 0; i < 2; ++i) {
-    ApiRecord a;
-    a.start_ns = 999'999'000 + 500 * i;
-    a.end_ns = a.start_ns + 4000;
-    a.thread_id = 0x7f00'0000'1234ull;
-    a.correlation_id = 10 + 3 * i;
-    a.name_id = api;
-    a.callback_id = 211;
-    a.return_code = i;
-    a.domain = i ? ApiDomain::kDriver : ApiDomain::kRuntime;
-    b.api_calls.push_back(a);
+  for (uint32_t i = 0; i < 2; ++i) {
+    const uint64_t start = 999'999'000 + 500 * i;
+    b.api_calls.push_back({.start_ns = start, .end_ns = start + 4000,
+                           .thread_id = 0x7f00'0000'1234ull, .correlation_id = 10 + 3 * i,
+                           .name_id = api, .callback_id = 211, .return_code = i,
+                           .domain = i ? ApiDomain::kDriver : ApiDomain::kRuntime});
   }
-  {
-    SyncRecord s;
-    s.start_ns = 1'000'200'000;
-    s.end_ns = s.start_ns + 7;
-    s.correlation_id = 99;
-    s.context_id = 2;
-    s.stream_id = 7;
-    s.event_id = 12;
-    s.device_id = 1;
-    s.kind = SyncKind::kStreamSynchronize;
-    b.syncs.push_back(s);
-  }
+  b.syncs.push_back({.start_ns = 1'000'200'000, .end_ns = 1'000'200'007, .correlation_id = 99,
+                     .context_id = 2, .stream_id = 7, .event_id = 12, .device_id = 1,
+                     .kind = SyncKind::kStreamSynchronize});
   return b;
 }
 

@@ -32,11 +32,9 @@ TEST(ControlChannelTest, ParsesTheThreeCommands) {
 }
 
 TEST(ControlChannelTest, RefusesUnknownCommandsAndCapturesOfNoneOrOverAnHour) {
-  EXPECT_FALSE(ParseControlCommand("reboot"));
-  EXPECT_FALSE(ParseControlCommand(" dump"));
-  EXPECT_FALSE(ParseControlCommand("capture forever"));
-  EXPECT_FALSE(ParseControlCommand("capture 0s"));
-  EXPECT_FALSE(ParseControlCommand("capture 3601s"));
+  for (const char* refused : {"reboot", " dump", "capture forever", "capture 0s", "capture 3601s"}) {
+    EXPECT_FALSE(ParseControlCommand(refused)) << refused;
+  }
   EXPECT_TRUE(ParseControlCommand("capture 3600s"));
 }
 

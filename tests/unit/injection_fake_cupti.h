@@ -191,29 +191,11 @@ class FakeCupti : public CuptiApi {
   }
   CUptiResult ActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable) override {
     Query("cuptiActivityEnableRuntimeApi");
-    if (!has_per_api_enable) return CUPTI_ERROR_NOT_SUPPORTED;
-    std::lock_guard<std::mutex> lock(mu_);
-    if (enable) {
-      enabled_runtime_cbids.insert(cbid);
-      if (!cuda_running.load()) recording_runtime_cbids_.insert(cbid);
-    } else {
-      enabled_runtime_cbids.erase(cbid);
-      recording_runtime_cbids_.erase(cbid);
-    }
-    return CUPTI_SUCCESS;
+    return EnablePerCall(cbid, enable, &enabled_runtime_cbids, &recording_runtime_cbids_);
   }
   CUptiResult ActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t enable) override {
     Query("cuptiActivityEnableDriverApi");
-    if (!has_per_api_enable) return CUPTI_ERROR_NOT_SUPPORTED;
-    std::lock_guard<std::mutex> lock(mu_);
-    if (enable) {
-      enabled_driver_cbids.insert(cbid);
-      if (!cuda_running.load()) recording_driver_cbids_.insert(cbid);
-    } else {
-      enabled_driver_cbids.erase(cbid);
-      recording_driver_cbids_.erase(cbid);
-    }
-    return CUPTI_SUCCESS;
+    return EnablePerCall(cbid, enable, &enabled_driver_cbids, &recording_driver_cbids_);
   }
   // The kinds on now (enabled and not disabled since), and the API calls
   // recorded now: a consistent copy, safe while cutrace's threads switch them.
@@ -312,6 +294,22 @@ class FakeCupti : public CuptiApi {
       detached_ = false;
     }
     calls.push_back(std::move(call));
+  }
+  // A per-call enable of the runtime or the driver API: `enabled` keeps
+  // every id switched on, `recording` those that give records (see
+  // cuda_running).
+  CUptiResult EnablePerCall(CUpti_CallbackId cbid, uint8_t enable, std::set<uint32_t>* enabled,
+                            std::set<uint32_t>* recording) {
+    if (!has_per_api_enable) return CUPTI_ERROR_NOT_SUPPORTED;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (enable) {
+      enabled->insert(cbid);
+      if (!cuda_running.load()) recording->insert(cbid);
+    } else {
+      enabled->erase(cbid);
+      recording->erase(cbid);
+    }
+    return CUPTI_SUCCESS;
   }
   // The kind switched on or off after per-call enables overrides them
   // (cupti_activity.h); the caller holds mu_.
