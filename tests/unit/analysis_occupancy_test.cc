@@ -17,15 +17,9 @@ namespace cutrace::analysis {
 namespace {
 
 OccupancyDevice Hopper() {
-  OccupancyDevice d;
-  d.compute_capability_major = 9;
-  d.compute_capability_minor = 0;
-  d.warp_size = 32;
-  d.max_warps_per_sm = 64;
-  d.max_blocks_per_sm = 32;
-  d.max_registers_per_sm = 65536;
-  d.max_shared_memory_per_sm_bytes = 233472;
-  return d;
+  return {.compute_capability_major = 9, .compute_capability_minor = 0, .warp_size = 32,
+          .max_warps_per_sm = 64, .max_blocks_per_sm = 32, .max_registers_per_sm = 65536,
+          .max_shared_memory_per_sm_bytes = 233472};
 }
 
 OccupancyLaunch Launch(uint32_t threads, uint32_t registers, uint32_t shared = 0,

@@ -85,90 +85,70 @@ TEST(EventDecoderTest, SampleBatchDecodesAsLibprotobufDoes) {
   CheckBothWays(e, SIZE_MAX);
 }
 
+// 40 batches, batch `round` filled by fill(round, rng, &batch) from one
+// generator seeded with `seed`: the same batches on every run.
+template <typename Fill>
+std::vector<RecordBatch> RandomBatches(uint64_t seed, Fill fill) {
+  std::mt19937_64 rng(seed);
+  std::vector<RecordBatch> batches(40);
+  for (int round = 0; round < 40; ++round) fill(round, rng, &batches[round]);
+  return batches;
+}
+
 TEST(EventDecoderTest, RandomBatchesDecodeAsLibprotobufDoes) {
-  std::mt19937_64 rng(7);
   StringInterner interner;
-  std::vector<RecordBatch> batches;
-  for (int round = 0; round < 40; ++round) {
-    RecordBatch b;
+  const auto batches = RandomBatches(7, [&](int, std::mt19937_64& rng, RecordBatch* b) {
     size_t n = rng() % 5 == 0 ? 1 : rng() % 300;  // one-event batches read constants
     auto pick = [&](uint64_t range) { return rng() % 3 == 0 ? uint64_t{7} : rng() % range; };
     for (size_t i = 0; i < n; ++i) {
       uint64_t start = (uint64_t{1} << 60) + rng() % 1'000'000'000;
       // Now and then an inverted record, which both paths must drop.
       uint64_t end = rng() % 50 == 0 ? start - 1 - rng() % 1000 : start + pick(1u << 30);
+      // Fields in declaration order: braced initializers are evaluated in
+      // order, so the draws are the same on every compiler.
       switch (rng() % 6) {
-        case 0: {
-          KernelRecord k;
-          k.start_ns = start;
-          k.end_ns = end;
-          k.correlation_id = pick(UINT64_MAX);
-          // append: GCC 12 -O3 warns -Wrestrict on "k" + std::to_string() (a false
-          // positive of its inlined std::string code).
-          k.name_id = interner.Intern(std::string("k").append(std::to_string(pick(20))));
-          k.device_id = static_cast<uint32_t>(pick(4));
-          k.stream_id = static_cast<uint32_t>(pick(1u << 31));
-          k.grid[0] = static_cast<uint32_t>(pick(UINT32_MAX));
-          k.graph_node_id = pick(UINT64_MAX);
-          k.queued_ns = pick(10000);
-          b.kernels.push_back(k);
+        case 0:
+          b->kernels.push_back(
+              {.start_ns = start, .end_ns = end, .correlation_id = pick(UINT64_MAX),
+               .graph_node_id = pick(UINT64_MAX), .queued_ns = pick(10000),
+               // append: GCC 12 -O3 warns -Wrestrict on "k" + std::to_string() (a false
+               // positive of its inlined std::string code).
+               .name_id = interner.Intern(std::string("k").append(std::to_string(pick(20)))),
+               .device_id = static_cast<uint32_t>(pick(4)),
+               .stream_id = static_cast<uint32_t>(pick(1u << 31)),
+               .grid = {static_cast<uint32_t>(pick(UINT32_MAX)), 0, 0}});
           break;
-        }
-        case 1: {
-          MemcpyRecord m;
-          m.start_ns = start;
-          m.end_ns = end;
-          m.bytes = pick(UINT64_MAX);
-          m.copy_kind = static_cast<CopyKind>(pick(kCopyKindCount));
-          m.src_kind = static_cast<MemoryKind>(pick(8));
-          m.correlation_id = pick(1u << 20);
-          m.flags = static_cast<uint8_t>(pick(2));
-          b.memcpys.push_back(m);
+        case 1:
+          b->memcpys.push_back({.start_ns = start, .end_ns = end, .bytes = pick(UINT64_MAX),
+                               .correlation_id = pick(1u << 20),
+                               .copy_kind = static_cast<CopyKind>(pick(kCopyKindCount)),
+                               .src_kind = static_cast<MemoryKind>(pick(8)),
+                               .flags = static_cast<uint8_t>(pick(2))});
           break;
-        }
-        case 2: {
-          MemsetRecord m;
-          m.start_ns = start;
-          m.end_ns = end;
-          m.value = static_cast<uint32_t>(pick(UINT32_MAX));
-          m.memory_kind = static_cast<MemoryKind>(pick(8));
-          b.memsets.push_back(m);
+        case 2:
+          b->memsets.push_back({.start_ns = start, .end_ns = end,
+                               .value = static_cast<uint32_t>(pick(UINT32_MAX)),
+                               .memory_kind = static_cast<MemoryKind>(pick(8))});
           break;
-        }
-        case 3: {
-          RangeRecord r;
-          r.start_ns = start;
-          r.end_ns = end;
-          r.thread_id = pick(UINT64_MAX);
-          r.depth = static_cast<uint32_t>(pick(5));
-          r.kind = static_cast<RangeKind>(pick(4));
-          b.ranges.push_back(r);
+        case 3:
+          b->ranges.push_back({.start_ns = start, .end_ns = end, .thread_id = pick(UINT64_MAX),
+                              .depth = static_cast<uint32_t>(pick(5)),
+                              .kind = static_cast<RangeKind>(pick(4))});
           break;
-        }
-        case 4: {
-          ApiRecord a;
-          a.start_ns = start;
-          a.end_ns = end;
-          a.thread_id = pick(3);
-          a.correlation_id = pick(1u << 20);
-          a.domain = static_cast<ApiDomain>(pick(3));
-          a.return_code = static_cast<uint32_t>(pick(3));
-          b.api_calls.push_back(a);
+        case 4:
+          b->api_calls.push_back({.start_ns = start, .end_ns = end, .thread_id = pick(3),
+                                 .correlation_id = pick(1u << 20),
+                                 .return_code = static_cast<uint32_t>(pick(3)),
+                                 .domain = static_cast<ApiDomain>(pick(3))});
           break;
-        }
-        default: {
-          SyncRecord s;
-          s.start_ns = start;
-          s.end_ns = end;
-          s.kind = static_cast<SyncKind>(pick(6));
-          s.event_id = static_cast<uint32_t>(pick(100));
-          b.syncs.push_back(s);
+        default:
+          b->syncs.push_back({.start_ns = start, .end_ns = end,
+                             .event_id = static_cast<uint32_t>(pick(100)),
+                             .kind = static_cast<SyncKind>(pick(6))});
           break;
-        }
       }
     }
-    batches.push_back(std::move(b));
-  }
+  });
   Encoded e = Encode(batches, interner);
   CheckBothWays(e, SIZE_MAX);
   CheckBothWays(e, 3);  // most shapes undefined: counted, fields left 0
@@ -199,11 +179,8 @@ class CollectSink final : public RecordSink {
 // general decode into a RecordBatch makes: inverted records dropped, unknown
 // shapes counted, chunk boundaries crossed.
 TEST(EventDecoderTest, ReportKernelsAndCallsIntoASinkDecodeAsIntoABatch) {
-  std::mt19937_64 rng(11);
   StringInterner interner;
-  std::vector<RecordBatch> batches;
-  for (int round = 0; round < 40; ++round) {
-    RecordBatch b;
+  const auto batches = RandomBatches(11, [&](int round, std::mt19937_64& rng, RecordBatch* b) {
     const size_t n = round % 7 == 0 ? 1 : rng() % 400;
     const bool one_device = round % 4 != 0;
     const uint32_t device = static_cast<uint32_t>(rng() % 4);
@@ -220,7 +197,7 @@ TEST(EventDecoderTest, ReportKernelsAndCallsIntoASinkDecodeAsIntoABatch) {
       k.graph_id = one_device ? 0 : static_cast<uint32_t>(rng() % 2);
       k.stream_id = static_cast<uint32_t>(rng() % 8);
       k.queued_ns = rng() % 10000;
-      b.kernels.push_back(k);
+      b->kernels.push_back(k);
     }
     // API calls likewise: one thread, domain and return code per batch (a
     // host thread's packet), or varying ones.
@@ -237,10 +214,9 @@ TEST(EventDecoderTest, ReportKernelsAndCallsIntoASinkDecodeAsIntoABatch) {
       a.thread_id = one_device ? thread : rng() % 3;
       a.domain = one_device ? ApiDomain::kDriver : static_cast<ApiDomain>(rng() % 3);
       a.return_code = one_device ? 0 : static_cast<uint32_t>(rng() % 2);
-      b.api_calls.push_back(a);
+      b->api_calls.push_back(a);
     }
-    batches.push_back(std::move(b));
-  }
+  });
   Encoded e = Encode(batches, interner);
   for (size_t known : {SIZE_MAX, size_t{5}}) {
     SCOPED_TRACE(known);
