@@ -139,13 +139,10 @@ validate_cases() {
   local c t rc
   for c in $(python3 "$tests/validate.py" --names | tr ';' ' '); do
     section "validate $c"
-    t=$(step_timeout 200)
-    if ((t == 0)); then record "$c" "NOT RUN" "no time left"; continue; fi
     # Each run inside has its own timeout (60 s), well inside the step's.
-    timeout -k 10 "$t" python3 "$tests/validate.py" --case "$c" --cutrace "$cutrace" \
-      --bin-dir "$bundle/bin" --lib "$bundle/lib/libcutrace_injection.so" --timeout 60 \
-      --work "$work/cases/$c" --json-out "$work/cases/$c.json" > "$work/logs/$c.log" 2>&1
-    rc=$?
+    run_step "$c" 200 "$work/logs/$c.log" python3 "$tests/validate.py" --case "$c" \
+      --cutrace "$cutrace" --bin-dir "$bundle/bin" --lib "$bundle/lib/libcutrace_injection.so" \
+      --timeout 60 --work "$work/cases/$c" --json-out "$work/cases/$c.json" || continue
     # The console gets the failures and the summary; the log has every line.
     grep -E '^FAIL  \[' "$work/logs/$c.log" | head -15
     tail -1 "$work/logs/$c.log"
@@ -161,12 +158,9 @@ validate_cases() {
 torch_loop() {
   section "torch_loop (PyTorch under cutrace run)"
   local t rc
-  t=$(step_timeout 240)
-  if ((t == 0)); then record torch_loop "NOT RUN" "no time left"; return; fi
-  timeout -k 10 "$t" python3 "$tests/torch_loop.py" --cutrace "$cutrace" --timeout 120 \
-    --work "$work/cases/torch_loop" --json-out "$work/cases/torch_loop.json" \
-    > "$work/logs/torch_loop.log" 2>&1
-  rc=$?
+  run_step torch_loop 240 "$work/logs/torch_loop.log" python3 "$tests/torch_loop.py" \
+    --cutrace "$cutrace" --timeout 120 --work "$work/cases/torch_loop" \
+    --json-out "$work/cases/torch_loop.json" || return
   grep -E '^(FAIL  \[|FIGURE)' "$work/logs/torch_loop.log" | head -15
   tail -1 "$work/logs/torch_loop.log"
   case $rc in
@@ -181,16 +175,13 @@ torch_loop() {
 failopen_group() {
   local group=$1 want=$2 t rc extra=()
   section "failopen $group"
-  t=$(step_timeout "$want")
-  if ((t == 0)); then record "failopen_$group" "NOT RUN" "no time left"; return; fi
   [[ -f $bundle/lib/libcutrace_fake_cupti_version.so ]] &&
     extra+=(--fake-cupti "$bundle/lib/libcutrace_fake_cupti_version.so")
   [[ -d $bundle/lib-asan ]] && extra+=(--asan-dir "$bundle/lib-asan")
-  timeout -k 10 "$t" python3 "$tests/failopen.py" --group "$group" --cutrace "$cutrace" \
-    --bin-dir "$bundle/bin" --lib "$bundle/lib/libcutrace_injection.so" "${extra[@]}" \
-    --work "$work/failopen/$group" --json-out "$work/cases/failopen_$group.json" \
-    > "$work/logs/failopen_$group.log" 2>&1
-  rc=$?
+  run_step "failopen_$group" "$want" "$work/logs/failopen_$group.log" python3 "$tests/failopen.py" \
+    --group "$group" --cutrace "$cutrace" --bin-dir "$bundle/bin" \
+    --lib "$bundle/lib/libcutrace_injection.so" "${extra[@]}" --work "$work/failopen/$group" \
+    --json-out "$work/cases/failopen_$group.json" || return
   grep -E '^(FAIL  \[|  (PASS|FAIL|SKIP) )' "$work/logs/failopen_$group.log" | head -60
   tail -1 "$work/logs/failopen_$group.log"
   case $rc in
@@ -199,6 +190,19 @@ failopen_group() {
     124|137) record "failopen_$group" FAIL "timed out after ${t}s" ;;
     *) record "failopen_$group" FAIL "$(tail -1 "$work/logs/failopen_$group.log")" ;;
   esac
+}
+
+# run_step NAME WANTED LOG CMD...: CMD under `timeout` for WANTED seconds (or
+# what the budget has left), its output into LOG. Sets the caller's `t` (the
+# timeout) and `rc` (CMD's status); returns 1, NAME recorded NOT RUN, when no
+# time is left.
+run_step() {
+  local name=$1 want=$2 log=$3
+  shift 3
+  t=$(step_timeout "$want")
+  if ((t == 0)); then record "$name" "NOT RUN" "no time left"; return 1; fi
+  timeout -k 10 "$t" "$@" > "$log" 2>&1
+  rc=$?
 }
 
 # record_rc NAME RC TIMEOUT LOG PASS_NOTE: a python step's verdict row from its exit status.
@@ -216,12 +220,9 @@ record_rc() {
 counters() {
   section "counters (known work vs ncu)"
   local t rc
-  t=$(step_timeout 150)
-  if ((t == 0)); then record counters "NOT RUN" "no time left"; return; fi
-  timeout -k 10 "$t" python3 "$tests/counters.py" --cutrace "$cutrace" --bin-dir "$bundle/bin" \
-    --work "$work/cases/counters" --json-out "$work/cases/counters.json" \
-    > "$work/logs/counters.log" 2>&1
-  rc=$?
+  run_step counters 150 "$work/logs/counters.log" python3 "$tests/counters.py" \
+    --cutrace "$cutrace" --bin-dir "$bundle/bin" --work "$work/cases/counters" \
+    --json-out "$work/cases/counters.json" || return
   grep -vE '^PASS  \[' "$work/logs/counters.log" | head -40
   record_rc counters "$rc" "$t" "$work/logs/counters.log" "$(tail -1 "$work/logs/counters.log")"
 }
@@ -232,12 +233,8 @@ counters() {
 modes() {
   section "production modes (summary, continuous, disk cap, flight recorder)"
   local t rc
-  t=$(step_timeout 120)
-  if ((t == 0)); then record modes "NOT RUN" "no time left"; return; fi
-  timeout -k 10 "$t" python3 "$tests/modes.py" --cutrace "$cutrace" --bin-dir "$bundle/bin" \
-    --work "$work/cases/modes" --json-out "$work/cases/modes.json" \
-    > "$work/logs/modes.log" 2>&1
-  rc=$?
+  run_step modes 120 "$work/logs/modes.log" python3 "$tests/modes.py" --cutrace "$cutrace" \
+    --bin-dir "$bundle/bin" --work "$work/cases/modes" --json-out "$work/cases/modes.json" || return
   grep -vE '^PASS  ' "$work/logs/modes.log" | head -40
   record_rc modes "$rc" "$t" "$work/logs/modes.log" "$(sed -n 's/^FIGURE modes overhead: //p' "$work/logs/modes.log")"
 }
@@ -249,11 +246,8 @@ modes() {
 idle_causes() {
   section "idle time by cause (PyTorch MLP and GEMM loops)"
   local t rc
-  t=$(step_timeout 150)
-  if ((t == 0)); then record idle_causes "NOT RUN" "no time left"; return; fi
-  timeout -k 10 "$t" python3 "$tests/idle_causes.py" --cutrace "$cutrace" \
-    --out "$work/cases/idle_causes" > "$work/logs/idle_causes.log" 2>&1
-  rc=$?
+  run_step idle_causes 150 "$work/logs/idle_causes.log" python3 "$tests/idle_causes.py" \
+    --cutrace "$cutrace" --out "$work/cases/idle_causes" || return
   grep -vE '^PASS  ' "$work/logs/idle_causes.log" | head -20
   record_rc idle_causes "$rc" "$t" "$work/logs/idle_causes.log" \
     "$(grep '^FIGURE' "$work/logs/idle_causes.log" | cut -c8- | cut -c1-120 | paste -sd'|')"
@@ -269,11 +263,9 @@ idle_causes() {
 capture() {
   section "capture ranges (profiler API, NVTX, delay and duration)"
   local t rc
-  t=$(step_timeout 180)
-  if ((t == 0)); then record capture "NOT RUN" "no time left"; return; fi
-  timeout -k 10 "$t" python3 "$tests/capture.py" --cutrace "$cutrace" --bin-dir "$bundle/bin" \
-    --work "$work/cases/capture" --json-out "$work/cases/capture.json" > "$work/logs/capture.log" 2>&1
-  rc=$?
+  run_step capture 180 "$work/logs/capture.log" python3 "$tests/capture.py" \
+    --cutrace "$cutrace" --bin-dir "$bundle/bin" --work "$work/cases/capture" \
+    --json-out "$work/cases/capture.json" || return
   grep -vE '^PASS  ' "$work/logs/capture.log" | head -40
   record_rc capture "$rc" "$t" "$work/logs/capture.log" \
     "$(grep '^FIGURE' "$work/logs/capture.log" | cut -c9- | cut -c1-120 | paste -sd'|')"
@@ -295,11 +287,8 @@ python_pkg() {
     record python FAIL "no wheel in $bundle/wheel (run scripts/python-test.sh before make-gpu-bundle.sh)"
     return
   fi
-  t=$(step_timeout 240)
-  if ((t == 0)); then record python "NOT RUN" "no time left"; return; fi
-  timeout -k 10 "$t" python3 "$tests/python_pkg.py" --wheel "$whl" --work "$work/cases/python" \
-    --json-out "$work/cases/python.json" > "$work/logs/python.log" 2>&1
-  rc=$?
+  run_step python 240 "$work/logs/python.log" python3 "$tests/python_pkg.py" --wheel "$whl" \
+    --work "$work/cases/python" --json-out "$work/cases/python.json" || return
   grep -vE '^PASS  ' "$work/logs/python.log" | head -60
   record_rc python "$rc" "$t" "$work/logs/python.log" \
     "$(grep '^FIGURE' "$work/logs/python.log" | cut -c8- | cut -c1-120 | paste -sd'|')"
@@ -314,12 +303,10 @@ python_pkg() {
 modes_long() {
   section "production modes, minutes-long runs"
   local t rc s=${MODES_LONG_S:-120}
-  t=$(step_timeout $((s * 3 + 150)))
-  if ((t == 0)); then record modes_long "NOT RUN" "no time left"; return; fi
-  timeout -k 10 "$t" python3 "$tests/modes.py" --cutrace "$cutrace" --bin-dir "$bundle/bin" \
-    ${OVERHEAD_CPUS:+--cpus "$OVERHEAD_CPUS"} --long-s "$s" --side-s "${MODES_SIDE_S:-30}" --work "$work/cases/modes_long" --json-out "$work/cases/modes_long.json" \
-    > "$work/logs/modes_long.log" 2>&1
-  rc=$?
+  run_step modes_long $((s * 3 + 150)) "$work/logs/modes_long.log" python3 "$tests/modes.py" \
+    --cutrace "$cutrace" --bin-dir "$bundle/bin" ${OVERHEAD_CPUS:+--cpus "$OVERHEAD_CPUS"} \
+    --long-s "$s" --side-s "${MODES_SIDE_S:-30}" --work "$work/cases/modes_long" \
+    --json-out "$work/cases/modes_long.json" || return
   grep -vE '^PASS  ' "$work/logs/modes_long.log" | head -40
   record_rc modes_long "$rc" "$t" "$work/logs/modes_long.log" "$(sed -n 's/^FIGURE modes long: //p' "$work/logs/modes_long.log")"
 }
