@@ -29,6 +29,7 @@ namespace {
 using nlohmann::json;
 
 using Result = testing::CliResult;
+using testing::ExpectFields;
 using testing::Slurp;
 
 class CliReportTest : public testing::CliTest {
@@ -94,16 +95,10 @@ TEST_F(CliReportTest, KernelsJsonShape) {
   const json& step = j["kernels"][0];
   EXPECT_EQ(Keys(step), (Keyset{"name", "short_name", "count", "total_ns", "avg_ns", "min_ns",
                                 "max_ns", "p50_ns", "p99_ns", "stddev_ns", "pct"}));
-  EXPECT_EQ(step["name"], "step()");  // demangled
-  EXPECT_EQ(step["short_name"], "step()");  // nothing to elide
-  EXPECT_EQ(step["count"], 2);
-  EXPECT_EQ(step["total_ns"], 300);
-  EXPECT_EQ(step["avg_ns"], 150);
-  EXPECT_EQ(step["min_ns"], 100);
-  EXPECT_EQ(step["max_ns"], 200);
-  EXPECT_EQ(step["p50_ns"], 100);
-  EXPECT_EQ(step["p99_ns"], 200);
-  EXPECT_EQ(step["stddev_ns"], 50);
+  // name demangled; short_name: nothing to elide.
+  ExpectFields(step, {{"name", "step()"}, {"short_name", "step()"}, {"count", 2}, {"total_ns", 300},
+                      {"avg_ns", 150}, {"min_ns", 100}, {"max_ns", 200}, {"p50_ns", 100},
+                      {"p99_ns", 200}, {"stddev_ns", 50}});
   EXPECT_DOUBLE_EQ(step["pct"].get<double>(), 75.0);
   EXPECT_EQ(j["kernels"][1]["name"], "tail()");
   EXPECT_EQ(RunJson({"kernels", "--format", "json", "--top", "1", path})["kernels"].size(), 1u);
@@ -122,17 +117,11 @@ TEST_F(CliReportTest, OverlapJsonShape) {
                              "comm_only_ns", "comm_compute_overlap_ns", "comm_hidden_pct",
                              "idle_by_cause_ns"}));
   // No launch call is joined to the kernel after the gap: its 200 ns are unknown's.
-  EXPECT_EQ(d["idle_by_cause_ns"]["unknown"], 200);
-  EXPECT_EQ(d["idle_by_cause_ns"]["host_busy"], 0);
-  EXPECT_EQ(d["device"], 0);
-  EXPECT_EQ(d["span_ns"], 610);
-  EXPECT_EQ(d["busy_ns"], 410);  // [1000,1300) + [1500,1610)
-  EXPECT_EQ(d["idle_ns"], 200);
-  EXPECT_EQ(d["compute_ns"], 350);
-  EXPECT_EQ(d["copy_ns"], 110);
-  EXPECT_EQ(d["overlap_ns"], 50);  // [1200,1250)
-  EXPECT_EQ(d["compute_only_ns"], 300);
-  EXPECT_EQ(d["copy_only_ns"], 60);
+  ExpectFields(d["idle_by_cause_ns"], {{"unknown", 200}, {"host_busy", 0}});
+  // busy: [1000,1300) + [1500,1610); overlap: [1200,1250).
+  ExpectFields(d, {{"device", 0}, {"span_ns", 610}, {"busy_ns", 410}, {"idle_ns", 200},
+                   {"compute_ns", 350}, {"copy_ns", 110}, {"overlap_ns", 50},
+                   {"compute_only_ns", 300}, {"copy_only_ns", 60}});
 }
 
 TEST_F(CliReportTest, GapsJsonShapeAndMinGap) {
@@ -149,13 +138,9 @@ TEST_F(CliReportTest, GapsJsonShapeAndMinGap) {
   const json& g = d["gaps"][0];
   EXPECT_EQ(Keys(g),
             (Keyset{"start_ns", "end_ns", "duration_ns", "before", "after", "cause", "causes"}));
-  EXPECT_EQ(g["start_ns"], 1300);
-  EXPECT_EQ(g["end_ns"], 1500);
-  EXPECT_EQ(g["duration_ns"], 200);
-  EXPECT_EQ(g["before"], "memcpy:HtoD");
-  EXPECT_EQ(g["after"], "kernel:tail()");
   // The kernel after the gap has no correlation id: no launch call is known.
-  EXPECT_EQ(g["cause"], "unknown");
+  ExpectFields(g, {{"start_ns", 1300}, {"end_ns", 1500}, {"duration_ns", 200},
+                   {"before", "memcpy:HtoD"}, {"after", "kernel:tail()"}, {"cause", "unknown"}});
   EXPECT_EQ(g["causes"], json({{"unknown", 200}}));
 
   json filtered = RunJson({"gaps", "--format", "json", "--min-gap", "1us", path});
@@ -181,12 +166,9 @@ TEST_F(CliReportTest, MemcpyJsonShape) {
   // 100 ns of HtoD and 10 ns of memset: 100/110 and 10/110 of the copy time.
   EXPECT_DOUBLE_EQ(c["pct"].get<double>(), 100.0 * 100 / 110);
   EXPECT_DOUBLE_EQ(j["copies"][1]["pct"].get<double>(), 100.0 * 10 / 110);
-  EXPECT_EQ(c["kind"], "HtoD");
-  EXPECT_EQ(c["count"], 1);
-  EXPECT_EQ(c["bytes"], 4000);
-  EXPECT_EQ(c["total_ns"], 100);
+  ExpectFields(c, {{"kind", "HtoD"}, {"count", 1}, {"bytes", 4000}, {"total_ns", 100},
+                   {"pageable_count", 1}});
   EXPECT_DOUBLE_EQ(c["gbps"].get<double>(), 40.0);
-  EXPECT_EQ(c["pageable_count"], 1);
   EXPECT_EQ(j["copies"][1]["kind"], "memset");
   EXPECT_DOUBLE_EQ(j["copies"][1]["gbps"].get<double>(), 10.0);
 }

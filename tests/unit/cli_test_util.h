@@ -1,7 +1,7 @@
 // What the CLI tests share: a fresh temporary directory per test, the built
-// `cutrace` binary (CUTRACE_BINARY_DIR/bin/cutrace), and running it with its
+// `cutrace` binary (CUTRACE_BINARY_DIR/bin/cutrace), running it with its
 // stdout and stderr captured into files of that directory (and its stdout
-// read as JSON).
+// read as JSON), and a JSON row checked against the figures a test knows.
 #pragma once
 
 #include <sys/stat.h>
@@ -25,6 +25,15 @@ inline std::string Slurp(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// Every key of `want` has `want`'s value in the JSON object `row`; keys of
+// `row` that `want` leaves out are not checked. Numbers compare exactly (a
+// double known only to a few ulps is checked with EXPECT_DOUBLE_EQ instead).
+inline void ExpectFields(const nlohmann::json& row, const nlohmann::json& want) {
+  for (auto it = want.begin(); it != want.end(); ++it) {
+    EXPECT_EQ(row.contains(it.key()) ? row.at(it.key()) : nlohmann::json(), it.value()) << it.key();
+  }
 }
 
 struct CliResult {
