@@ -75,8 +75,7 @@ struct ReportParts {
 };
 
 // Per-file counts for the overview (summary.h).
-struct EventCounts {
-  uint64_t kernels = 0, memcpys = 0, memsets = 0, ranges = 0, api_calls = 0, syncs = 0;
+struct EventCounts : KindCounts {
   uint64_t first_ns = UINT64_MAX;  // earliest start of any record
   uint64_t last_ns = 0;            // latest end of any record
 };

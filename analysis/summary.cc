@@ -22,12 +22,7 @@ TraceOverview Overview(const TraceData& trace, const EventCounts& counts) {
   o.host = trace.header.host();
   o.rank = trace.header.rank();
   o.pid = trace.header.pid();
-  o.kernels = counts.kernels;
-  o.memcpys = counts.memcpys;
-  o.memsets = counts.memsets;
-  o.ranges = counts.ranges;
-  o.api_calls = counts.api_calls;
-  o.syncs = counts.syncs;
+  o.kind_counts() = counts.kind_counts();
   if (counts.first_ns <= counts.last_ns) {
     o.first_ns = counts.first_ns;
     o.last_ns = counts.last_ns;

@@ -21,7 +21,8 @@
 
 namespace cutrace::analysis {
 
-struct TraceOverview {
+// The records of each kind (KindCounts), then the rest.
+struct TraceOverview : KindCounts {
   std::string path;
   std::string program;  // the command line, space-separated
   std::string host;
@@ -30,12 +31,6 @@ struct TraceOverview {
   uint64_t first_ns = 0;     // earliest timestamp of any record
   uint64_t last_ns = 0;      // latest end of any record
   uint64_t duration_ns = 0;  // last_ns - first_ns
-  uint64_t kernels = 0;
-  uint64_t memcpys = 0;
-  uint64_t memsets = 0;
-  uint64_t ranges = 0;
-  uint64_t api_calls = 0;
-  uint64_t syncs = 0;
   uint64_t dropped = 0;  // by CUPTI or at a full queue
   uint64_t invalid = 0;  // rejected by the converter
   bool clean_shutdown = false;

@@ -222,6 +222,43 @@ inline constexpr size_t kRecordKinds = 6;
 inline constexpr std::array<std::string_view, kRecordKinds> kRecordKindNames = {
     "kernels", "memcpys", "memsets", "ranges", "api_calls", "syncs"};
 
+// One count per kind, each member named as kRecordKindNames names its kind:
+// what a file says it holds (StatsInfo), what a reader counted
+// (analysis::EventCounts, TraceOverview), what an export wrote.
+struct KindCounts {
+  uint64_t kernels = 0, memcpys = 0, memsets = 0, ranges = 0, api_calls = 0, syncs = 0;
+
+  uint64_t& of(RecordKind k) {
+    switch (k) {
+      case RecordKind::kKernel: return kernels;
+      case RecordKind::kMemcpy: return memcpys;
+      case RecordKind::kMemset: return memsets;
+      case RecordKind::kRange: return ranges;
+      case RecordKind::kApi: return api_calls;
+      case RecordKind::kSync: break;
+    }
+    return syncs;
+  }
+  uint64_t of(RecordKind k) const { return const_cast<KindCounts*>(this)->of(k); }
+  // This part of a struct that extends it (copies or adds only the counts).
+  KindCounts& kind_counts() { return *this; }
+  const KindCounts& kind_counts() const { return *this; }
+  uint64_t total() const {
+    uint64_t n = 0;
+    for (size_t k = 0; k < kRecordKinds; ++k) n += of(static_cast<RecordKind>(k));
+    return n;
+  }
+  // Adds each kind's count, saturating at UINT64_MAX (a hostile file's).
+  KindCounts& operator+=(const KindCounts& o) {
+    for (size_t k = 0; k < kRecordKinds; ++k) {
+      uint64_t& x = of(static_cast<RecordKind>(k));
+      const uint64_t y = o.of(static_cast<RecordKind>(k));
+      x = x > UINT64_MAX - y ? UINT64_MAX : x + y;
+    }
+    return *this;
+  }
+};
+
 // The record type of a kind.
 template <RecordKind K>
 using RecordOf = std::tuple_element_t<static_cast<size_t>(K),
@@ -254,6 +291,7 @@ struct RecordBatch {
   }
 
   size_t size() const;
+  KindCounts counts() const;  // records of each kind
   bool empty() const { return size() == 0; }
   void clear();
   // Memory the records themselves take (size, not capacity).
@@ -279,6 +317,12 @@ inline size_t RecordBatch::size() const {
   size_t n = 0;
   ForEachKind([&](auto, const auto& v) { n += v.size(); }, *this);
   return n;
+}
+
+inline KindCounts RecordBatch::counts() const {
+  KindCounts c;
+  ForEachKind([&](auto kind, const auto& v) { c.of(decltype(kind)::value) = v.size(); }, *this);
+  return c;
 }
 
 inline size_t RecordBatch::bytes() const {

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "collector/records.h"
+
 namespace cutrace {
 
 // Mirrors proto ClockDomain.
@@ -116,13 +118,8 @@ struct InvalidCountInfo {
 };
 
 // Totals so far (the last Statistics packet in a file wins).
-struct StatsInfo {
-  uint64_t kernels = 0;
-  uint64_t memcpys = 0;
-  uint64_t memsets = 0;
-  uint64_t ranges = 0;
-  uint64_t api_calls = 0;
-  uint64_t syncs = 0;
+// The records of each kind (KindCounts), then the rest.
+struct StatsInfo : KindCounts {
   uint64_t other_records = 0;
   uint64_t records_dropped_by_cupti = 0;
   uint64_t records_dropped_queue_full = 0;

@@ -104,9 +104,7 @@ json InfoJson(const TraceData& t) {
   json devices = json::array();
   for (const proto::Device& d : t.devices) devices.push_back(MessageJson(d));
   const RecordBatch& r = t.records;
-  json events = {{"kernels", r.kernels.size()},     {"memcpys", r.memcpys.size()},
-                 {"memsets", r.memsets.size()},     {"ranges", r.ranges.size()},
-                 {"api_calls", r.api_calls.size()}, {"syncs", r.syncs.size()}};
+  json events = KindCountsJson(r.counts());
   uint64_t n = EventCount(r);
   json by_kind = json::object();
   for (const KindBytes& k : ByKind(t)) by_kind[k.name] = {{"bytes", k.bytes}, {"bytes_per_event", k.per_event()}};

@@ -72,13 +72,7 @@ nlohmann::json OverviewJson(const analysis::TraceOverview& o) {
           {"first_ns", o.first_ns},
           {"last_ns", o.last_ns},
           {"duration_ns", o.duration_ns},
-          {"events",
-           {{"kernels", o.kernels},
-            {"memcpys", o.memcpys},
-            {"memsets", o.memsets},
-            {"ranges", o.ranges},
-            {"api_calls", o.api_calls},
-            {"syncs", o.syncs}}},
+          {"events", KindCountsJson(o)},
           {"dropped", o.dropped},
           {"invalid", o.invalid},
           {"clean_shutdown", o.clean_shutdown},
@@ -226,12 +220,7 @@ Rendered RenderSummary(const analysis::SummaryReport& s, analysis::TraceSet trac
     analysis::TraceOverview sum;
     size_t warnings = 0;
     for (const analysis::TraceOverview& o : s.traces) {
-      sum.kernels += o.kernels;
-      sum.memcpys += o.memcpys;
-      sum.memsets += o.memsets;
-      sum.ranges += o.ranges;
-      sum.api_calls += o.api_calls;
-      sum.syncs += o.syncs;
+      sum.kind_counts() += o;
       warnings += o.warnings.size();
     }
     r.lines.push_back(fmt::format(

@@ -91,6 +91,13 @@ void PrintJson(const nlohmann::json& json, std::FILE* out) {
   fmt::print(out, "{}\n", json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
+nlohmann::json KindCountsJson(const KindCounts& counts) {
+  nlohmann::json j = nlohmann::json::object();
+  for (size_t k = 0; k < kRecordKinds; ++k)
+    j[std::string(kRecordKindNames[k])] = counts.of(static_cast<RecordKind>(k));
+  return j;
+}
+
 void AddShortNames(nlohmann::json& objects) {
   if (!objects.is_array()) return;
   std::vector<std::string> names;

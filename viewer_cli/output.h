@@ -20,6 +20,8 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "collector/records.h"
+
 namespace cutrace::cli {
 
 enum class Format { kTable, kCsv, kJson };
@@ -60,6 +62,9 @@ class Table {
 };
 
 void PrintJson(const nlohmann::json& json, std::FILE* out);
+
+// {"kernels": N, "memcpys": N, ...}: one key per record kind (kRecordKindNames).
+nlohmann::json KindCountsJson(const KindCounts& counts);
 
 // Gives every object of the array `objects` that has a string "name" a
 // "short_name" beside it: collector/short_name.h's, unique within the array.

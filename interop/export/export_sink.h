@@ -14,18 +14,14 @@
 #include <string>
 #include <string_view>
 
+#include "collector/records.h"
 #include "collector/status.h"
 
 namespace cutrace::interop {
 
 // What an export wrote, for the one-line report of `cutrace export`.
-struct ExportCounts {
-  uint64_t kernels = 0;
-  uint64_t memcpys = 0;
-  uint64_t memsets = 0;
-  uint64_t ranges = 0;
-  uint64_t api_calls = 0;
-  uint64_t syncs = 0;
+// The records of each kind written (KindCounts), then the rest.
+struct ExportCounts : KindCounts {
   uint64_t flows = 0;            // launch -> GPU work links
   uint64_t counter_samples = 0;  // hardware counter values
   // Counted launches CUPTI did not time (kernel-scope samples without a
