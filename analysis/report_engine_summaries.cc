@@ -87,15 +87,7 @@ void ReportEngine::AddSummary(const SummaryInfo& s) {
   }
   if (parts_.timeline) {
     for (const DeviceSummaryInfo& d : s.devices) {
-      DeviceTotals& sum = summary_devices_[d.device_id];
-      if (d.ops > 0) sum.first_ns = std::min(sum.first_ns, d.first_ns);
-      sum.last_ns = std::max(sum.last_ns, d.last_ns);
-      SatAccumulate(&sum.span_ns, d.span_ns);
-      SatAccumulate(&sum.busy_ns, d.busy_ns);
-      SatAccumulate(&sum.compute_ns, d.compute_ns);
-      SatAccumulate(&sum.copy_ns, d.copy_ns);
-      sum.gap_count += d.gap_count;
-      sum.ops += d.ops;
+      summary_devices_[d.device_id].Add(d);
     }
   }
 }

@@ -101,9 +101,10 @@ struct ApiSummaryInfo {
   uint64_t errors = 0;
 };
 
-struct DeviceSummaryInfo {
-  uint32_t device_id = 0;
-  uint64_t first_ns = 0;
+// One device's time: over one interval (DeviceSummaryInfo, what a
+// SummaryPacket holds), or summed over intervals (DeviceTotals).
+struct DeviceTime {
+  uint64_t first_ns = 0;  // of the first operation; meaningless while ops == 0
   uint64_t last_ns = 0;
   uint64_t span_ns = 0;
   uint64_t busy_ns = 0;
@@ -111,6 +112,10 @@ struct DeviceSummaryInfo {
   uint64_t copy_ns = 0;
   uint64_t gap_count = 0;
   uint64_t ops = 0;
+};
+
+struct DeviceSummaryInfo : DeviceTime {
+  uint32_t device_id = 0;
 };
 
 // One closed interval: what a SummaryPacket holds.

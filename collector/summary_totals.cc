@@ -84,6 +84,17 @@ const char* ApiDomainLabel(ApiDomain domain) {
   return "other";
 }
 
+void DeviceTotals::Add(const DeviceTime& d) {
+  if (d.ops > 0) first_ns = std::min(first_ns, d.first_ns);
+  last_ns = std::max(last_ns, d.last_ns);
+  span_ns = SatAdd(span_ns, d.span_ns);
+  busy_ns = SatAdd(busy_ns, d.busy_ns);
+  compute_ns = SatAdd(compute_ns, d.compute_ns);
+  copy_ns = SatAdd(copy_ns, d.copy_ns);
+  gap_count = SatAdd(gap_count, d.gap_count);
+  ops = SatAdd(ops, d.ops);
+}
+
 void SummaryTotals::Add(const SummaryInfo& s, const NameFn& name, const NameFn& domain) {
   if (intervals == 0 || s.start_ns < first_ns) first_ns = s.start_ns;
   if (intervals == 0 || s.end_ns > last_ns) last_ns = s.end_ns;
@@ -104,15 +115,7 @@ void SummaryTotals::Add(const SummaryInfo& s, const NameFn& name, const NameFn& 
     t.errors += a.errors;
   }
   for (const DeviceSummaryInfo& d : s.devices) {
-    DeviceTotals& t = devices[d.device_id];
-    if (d.ops > 0) t.first_ns = std::min(t.first_ns, d.first_ns);
-    t.last_ns = std::max(t.last_ns, d.last_ns);
-    t.span_ns = SatAdd(t.span_ns, d.span_ns);
-    t.busy_ns = SatAdd(t.busy_ns, d.busy_ns);
-    t.compute_ns = SatAdd(t.compute_ns, d.compute_ns);
-    t.copy_ns = SatAdd(t.copy_ns, d.copy_ns);
-    t.gap_count += d.gap_count;
-    t.ops += d.ops;
+    devices[d.device_id].Add(d);
   }
   syncs += s.syncs;
 }

@@ -32,15 +32,13 @@ uint64_t HistogramPercentile(const DurationAggregate& d, double percent);
 // Population standard deviation.
 double Stddev(const DurationAggregate& d);
 
-struct DeviceTotals {
-  uint64_t first_ns = UINT64_MAX;
-  uint64_t last_ns = 0;
-  uint64_t span_ns = 0;
-  uint64_t busy_ns = 0;
-  uint64_t compute_ns = 0;
-  uint64_t copy_ns = 0;
-  uint64_t gap_count = 0;
-  uint64_t ops = 0;
+// A device's time over every interval of a summary-mode run (and, in the
+// report engine, over every file): Add() is the one rule that sums them.
+struct DeviceTotals : DeviceTime {
+  DeviceTotals() { first_ns = UINT64_MAX; }  // until an interval with operations
+  // Adds one interval: first and last are the extremes, the rest add up
+  // (saturating: a hostile file's).
+  void Add(const DeviceTime& d);
   // Set by a reader that tells communication kernels from compute
   // (analysis/comm_kernels.h; the in-process aggregator does not), when the
   // device ran one: compute_ns then leaves them out, comm_ns is their union,

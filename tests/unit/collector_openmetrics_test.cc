@@ -44,7 +44,7 @@ SummaryTotals Sample() {
   r.name_id = 3;
   r.durations.Add(100, false);
   s.ranges.push_back(r);
-  s.devices.push_back({.span_ns = 1000, .busy_ns = 250, .compute_ns = 200, .copy_ns = 100, .ops = 4});
+  s.devices.push_back({{.span_ns = 1000, .busy_ns = 250, .compute_ns = 200, .copy_ns = 100, .ops = 4}});
   SummaryTotals t;
   auto name = [](uint32_t id) -> std::string {
     switch (id) {
