@@ -140,6 +140,12 @@ class RangeProfiler {
   void FillInstance(const std::string& cupti_name, CounterSampleInfo* sample);
   int64_t Now() const { return sinks_.now ? sinks_.now() : 0; }
   void Fail(const char* what, CUptiResult r);
+  // r == CUPTI_SUCCESS; otherwise Fail(what, r) and false.
+  bool Succeeded(const char* what, CUptiResult r) {
+    if (r == CUPTI_SUCCESS) return true;
+    Fail(what, r);
+    return false;
+  }
   void FailWith(const std::string& line);
   void Flush();
 

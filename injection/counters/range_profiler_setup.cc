@@ -23,16 +23,10 @@ RangeProfiler::Context* RangeProfiler::Ensure(CUcontext ctx) {
 bool RangeProfiler::SetUp(CUcontext ctx, Context& c) {
   if (!initialized_) {
     auto p = Params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
-    if (CUptiResult r = api_->ProfilerInitialize(&p); r != CUPTI_SUCCESS) {
-      Fail("cuptiProfilerInitialize", r);
-      return false;
-    }
+    if (!Succeeded("cuptiProfilerInitialize", api_->ProfilerInitialize(&p))) return false;
     initialized_ = true;
   }
-  if (CUptiResult r = api_->GetDeviceId(ctx, &c.device); r != CUPTI_SUCCESS) {
-    Fail("cuptiGetDeviceId", r);
-    return false;
-  }
+  if (!Succeeded("cuptiGetDeviceId", api_->GetDeviceId(ctx, &c.device))) return false;
   auto sup = Params<CUpti_Profiler_DeviceSupported_Params>(CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE);
   sup.cuDevice = static_cast<CUdevice>(c.device);
   sup.api = CUPTI_PROFILER_RANGE_PROFILING;
@@ -59,33 +53,21 @@ bool RangeProfiler::SetUp(CUcontext ctx, Context& c) {
   auto avail = Params<CUpti_Profiler_GetCounterAvailability_Params>(CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
   avail.ctx = ctx;
   std::vector<uint8_t> availability;
-  if (CUptiResult r = api_->GetCounterAvailability(&avail); r != CUPTI_SUCCESS) {
-    Fail("cuptiProfilerGetCounterAvailability", r);
-    return false;
-  }
+  if (!Succeeded("cuptiProfilerGetCounterAvailability", api_->GetCounterAvailability(&avail))) return false;
   availability.resize(avail.counterAvailabilityImageSize);
   avail.pCounterAvailabilityImage = availability.data();
-  if (CUptiResult r = api_->GetCounterAvailability(&avail); r != CUPTI_SUCCESS) {
-    Fail("cuptiProfilerGetCounterAvailability", r);
-    return false;
-  }
+  if (!Succeeded("cuptiProfilerGetCounterAvailability", api_->GetCounterAvailability(&avail))) return false;
   auto host = Params<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
   host.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
   host.pChipName = chip_name.c_str();
   host.pCounterAvailabilityImage = availability.data();
-  if (CUptiResult r = api_->HostInitialize(&host); r != CUPTI_SUCCESS) {
-    Fail("cuptiProfilerHostInitialize", r);
-    return false;
-  }
+  if (!Succeeded("cuptiProfilerHostInitialize", api_->HostInitialize(&host))) return false;
   c.host = host.pHostObject;
   if (!ValidateMetrics(c, chip_name)) return false;
   if (!Configure(c)) return false;
   auto en = Params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
   en.ctx = ctx;
-  if (CUptiResult r = api_->Enable(&en); r != CUPTI_SUCCESS) {
-    Fail("cuptiRangeProfilerEnable", r);
-    return false;
-  }
+  if (!Succeeded("cuptiRangeProfilerEnable", api_->Enable(&en))) return false;
   c.object = en.pRangeProfilerObject;
   const size_t ranges = config_.scope == MetricsScope::kNvtx ? kNvtxRanges : kKernelRanges;
   auto size = Params<CUpti_RangeProfiler_GetCounterDataSize_Params>(CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
@@ -94,23 +76,14 @@ bool RangeProfiler::SetUp(CUcontext ctx, Context& c) {
   size.numMetrics = metric_ptrs_.size();
   size.maxNumOfRanges = ranges;
   size.maxNumRangeTreeNodes = static_cast<uint32_t>(ranges);
-  if (CUptiResult r = api_->GetCounterDataSize(&size); r != CUPTI_SUCCESS) {
-    Fail("cuptiRangeProfilerGetCounterDataSize", r);
-    return false;
-  }
+  if (!Succeeded("cuptiRangeProfilerGetCounterDataSize", api_->GetCounterDataSize(&size))) return false;
   c.counter_data.assign(size.counterDataSize, 0);
   auto init = Params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
   init.pRangeProfilerObject = c.object;
   init.counterDataSize = c.counter_data.size();
   init.pCounterData = c.counter_data.data();
-  if (CUptiResult r = api_->CounterDataImageInitialize(&init); r != CUPTI_SUCCESS) {
-    Fail("cuptiRangeProfilerCounterDataImageInitialize", r);
-    return false;
-  }
-  if (CUptiResult r = ApplyConfig(c); r != CUPTI_SUCCESS) {
-    Fail("cuptiRangeProfilerSetConfig", r);
-    return false;
-  }
+  if (!Succeeded("cuptiRangeProfilerCounterDataImageInitialize", api_->CounterDataImageInitialize(&init))) return false;
+  if (!Succeeded("cuptiRangeProfilerSetConfig", ApplyConfig(c))) return false;
   Log(LogLevel::kInfo, "counting %zu metrics on device %u (%s), %zu pass(es) per %s",
       metrics_.size(), c.device, chip_name.c_str(), c.passes,
       config_.scope == MetricsScope::kNvtx ? "range" : "kernel");
@@ -178,32 +151,20 @@ bool RangeProfiler::Configure(Context& c) {
   add.pHostObject = c.host;
   add.ppMetricNames = metric_ptrs_.data();
   add.numMetrics = metric_ptrs_.size();
-  if (CUptiResult r = api_->HostConfigAddMetrics(&add); r != CUPTI_SUCCESS) {
-    Fail("cuptiProfilerHostConfigAddMetrics", r);
-    return false;
-  }
+  if (!Succeeded("cuptiProfilerHostConfigAddMetrics", api_->HostConfigAddMetrics(&add))) return false;
   auto size = Params<CUpti_Profiler_Host_GetConfigImageSize_Params>(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
   size.pHostObject = c.host;
-  if (CUptiResult r = api_->HostGetConfigImageSize(&size); r != CUPTI_SUCCESS) {
-    Fail("cuptiProfilerHostGetConfigImageSize", r);
-    return false;
-  }
+  if (!Succeeded("cuptiProfilerHostGetConfigImageSize", api_->HostGetConfigImageSize(&size))) return false;
   c.config.assign(size.configImageSize, 0);
   auto image = Params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
   image.pHostObject = c.host;
   image.configImageSize = c.config.size();
   image.pConfigImage = c.config.data();
-  if (CUptiResult r = api_->HostGetConfigImage(&image); r != CUPTI_SUCCESS) {
-    Fail("cuptiProfilerHostGetConfigImage", r);
-    return false;
-  }
+  if (!Succeeded("cuptiProfilerHostGetConfigImage", api_->HostGetConfigImage(&image))) return false;
   auto passes = Params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
   passes.configImageSize = c.config.size();
   passes.pConfigImage = c.config.data();
-  if (CUptiResult r = api_->HostGetNumOfPasses(&passes); r != CUPTI_SUCCESS) {
-    Fail("cuptiProfilerHostGetNumOfPasses", r);
-    return false;
-  }
+  if (!Succeeded("cuptiProfilerHostGetNumOfPasses", api_->HostGetNumOfPasses(&passes))) return false;
   c.passes = passes.numOfPasses ? passes.numOfPasses : 1;
   if (config_.scope == MetricsScope::kNvtx && c.passes > 1) {
     FailWith("the metrics need " + std::to_string(c.passes) +
