@@ -84,22 +84,11 @@ DiffReport DiffReports(const KernelReport& ka, const KernelReport& kb, const Tim
             });
 
   std::map<uint32_t, DeviceDiff> devices;
-  for (const DeviceOverlap& o : ta.devices) {
-    DeviceDiff& d = devices[o.device];
-    d.busy_ns_a = o.busy_ns;
-    d.idle_ns_a = o.idle_ns;
-    d.overlap_ns_a = o.overlap_ns;
-    d.comm_ns_a = o.comm_ns;
-    d.comm_only_ns_a = o.comm_only_ns;
-  }
-  for (const DeviceOverlap& o : tb.devices) {
-    DeviceDiff& d = devices[o.device];
-    d.busy_ns_b = o.busy_ns;
-    d.idle_ns_b = o.idle_ns;
-    d.overlap_ns_b = o.overlap_ns;
-    d.comm_ns_b = o.comm_ns;
-    d.comm_only_ns_b = o.comm_only_ns;
-  }
+  for (const bool side_a : {true, false})
+    for (const DeviceOverlap& o : (side_a ? ta : tb).devices) {
+      DeviceDiff& d = devices[o.device];
+      for (const DeviceDiffField& f : kDeviceDiffFields) d.*(side_a ? f.a : f.b) = o.*f.from;
+    }
   for (auto& [id, d] : devices) {
     d.device = id;
     report.devices.push_back(d);

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/device_timeline.h"
 #include "analysis/report_engine.h"
 #include "analysis/trace_set.h"
 
@@ -51,6 +52,30 @@ struct DeviceDiff {
   uint64_t overlap_ns_a = 0, overlap_ns_b = 0;
   uint64_t comm_ns_a = 0, comm_ns_b = 0;
   uint64_t comm_only_ns_a = 0, comm_only_ns_b = 0;
+};
+
+// The device times DeviceDiff compares: each side's member beside the
+// DeviceOverlap member it comes from, so that DiffReports() and the JSON and
+// table of `cutrace diff` go through one list.
+struct DeviceDiffField {
+  const char* key;    // "busy_ns": JSON keys busy_ns_a and busy_ns_b
+  const char* human;  // "Busy": table headers "Busy A" and "Busy B"
+  bool comm;          // communication time (analysis/comm_kernels.h)
+  uint64_t DeviceOverlap::*from;
+  uint64_t DeviceDiff::*a;
+  uint64_t DeviceDiff::*b;
+};
+inline constexpr DeviceDiffField kDeviceDiffFields[] = {
+    {"busy_ns", "Busy", false, &DeviceOverlap::busy_ns, &DeviceDiff::busy_ns_a,
+     &DeviceDiff::busy_ns_b},
+    {"idle_ns", "Idle", false, &DeviceOverlap::idle_ns, &DeviceDiff::idle_ns_a,
+     &DeviceDiff::idle_ns_b},
+    {"overlap_ns", "Overlap", false, &DeviceOverlap::overlap_ns, &DeviceDiff::overlap_ns_a,
+     &DeviceDiff::overlap_ns_b},
+    {"comm_ns", "Comm", true, &DeviceOverlap::comm_ns, &DeviceDiff::comm_ns_a,
+     &DeviceDiff::comm_ns_b},
+    {"comm_only_ns", "Comm only", true, &DeviceOverlap::comm_only_ns, &DeviceDiff::comm_only_ns_a,
+     &DeviceDiff::comm_only_ns_b},
 };
 
 struct DiffReport {

@@ -15,11 +15,9 @@ const CommandRegistration kRegistration(
          .json_key = "api_calls",
          .top_help = "Show only the first N calls (0: all)",
          .parts = {.api = true, .spread = true},
-         .gaps = {},
          .from_engine = [](analysis::ReportEngine& engine, size_t top) { return engine.Api(top); },
-         .to_json = [](const analysis::ApiReport& report) { return ApiJson(report); },
-         .to_table = [](const analysis::ApiReport& report,
-                        Format format) { return ApiTable(report, format); }}));
+         .to_json = ApiJson,
+         .to_table = ApiTable}));
 
 }  // namespace
 }  // namespace cutrace::cli::cmd_api

@@ -129,16 +129,16 @@ int Run(const Options& options) {
   return 0;
 }
 
-const CommandRegistration kRegistration("columns", 1000, [](CLI::App& app, int* exit_code) {
-  auto options = std::make_shared<Options>();
-  CLI::App* cmd = app.add_subcommand(
-      "columns", "Every event as binary columns, for the Python package (python/cutrace)");
+void AddOptions(CLI::App* cmd, Options* options) {
   cmd->group("");  // not in --help: a format between two parts of cutrace
   cmd->add_option("files", options->files, "Trace files")->required();
   cmd->add_option("--kinds", options->kinds,
                   "Which tables: kernels,memcpys,memsets,ranges,api_calls,syncs");
-  cmd->callback([options, exit_code] { *exit_code = Run(*options); });
-});
+}
+
+const CommandRegistration kRegistration(
+    "columns", 1000, "Every event as binary columns, for the Python package (python/cutrace)",
+    AddOptions, Run);
 
 }  // namespace
 }  // namespace cutrace::cli::cmd_columns

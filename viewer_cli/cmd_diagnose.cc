@@ -102,20 +102,19 @@ int Run(const Options& options) {
                    });
 }
 
-void Register(CLI::App& app, int* exit_code) {
-  auto options = std::make_shared<Options>();
-  CLI::App* cmd = app.add_subcommand(
-      "diagnose", "Why the top kernels are slow: launch/host-, compute-, memory- or latency-bound");
+void AddOptions(CLI::App* cmd, Options* options) {
   cmd->add_option("files", options->files, "Trace files")->required();
   AddFormatOption(cmd, &options->format);
   cmd->add_option("--top", options->top, "Kernels to diagnose, by total time (0: all)")
       ->default_str("5");
   AddRegionOptions(cmd, &options->region);
   AddCommOption(cmd, &options->comm);
-  cmd->callback([options, exit_code] { *exit_code = Run(*options); });
 }
 
-const CommandRegistration kRegistration("diagnose", 25, Register);
+const CommandRegistration kRegistration(
+    "diagnose", 25,
+    "Why the top kernels are slow: launch/host-, compute-, memory- or latency-bound", AddOptions,
+    Run);
 
 }  // namespace
 }  // namespace cutrace::cli::cmd_diagnose

@@ -95,18 +95,13 @@ nlohmann::json Json(const analysis::DiffReport& d) {
   for (size_t i = 0; i < d.kernels.size(); ++i)
     if (d.kernels[i].timed_by_counters) kernels[i]["timed_by"] = "counters";
   AddShortNames(kernels);
-  for (const analysis::DeviceDiff& v : d.devices)
-    devices.push_back({{"device", v.device},
-                       {"busy_ns_a", v.busy_ns_a},
-                       {"busy_ns_b", v.busy_ns_b},
-                       {"idle_ns_a", v.idle_ns_a},
-                       {"idle_ns_b", v.idle_ns_b},
-                       {"overlap_ns_a", v.overlap_ns_a},
-                       {"overlap_ns_b", v.overlap_ns_b},
-                       {"comm_ns_a", v.comm_ns_a},
-                       {"comm_ns_b", v.comm_ns_b},
-                       {"comm_only_ns_a", v.comm_only_ns_a},
-                       {"comm_only_ns_b", v.comm_only_ns_b}});
+  for (const analysis::DeviceDiff& v : d.devices) {
+    nlohmann::json& row = devices.emplace_back(nlohmann::json{{"device", v.device}});
+    for (const analysis::DeviceDiffField& f : analysis::kDeviceDiffFields) {
+      row[std::string(f.key) + "_a"] = v.*f.a;
+      row[std::string(f.key) + "_b"] = v.*f.b;
+    }
+  }
   return {{"kernels", kernels}, {"devices", devices}};
 }
 
@@ -114,12 +109,10 @@ std::vector<TableSection> Tables(const analysis::DiffReport& d, Format format) {
   Cells c(format);
   TableSection k;
   k.title = "kernels (B vs A, by absolute change in total time)";
-  k.headers = {c.Header("Status", "status"),   c.Header("Delta", "delta_ns"),
-               c.Header("Ratio", "ratio"),     c.Header("Total A", "total_ns_a"),
-               c.Header("Total B", "total_ns_b"), c.Header("Count A", "count_a"),
-               c.Header("Count B", "count_b"), c.Header("Name", "name")};
-  k.right = {false, true, true, true, true, true, true, false};
-  k.names = {false, false, false, false, false, false, false, true};
+  k.AddColumns(c, {{"Status", "status", TableColumn::kText}, {"Delta", "delta_ns"},
+                   {"Ratio", "ratio"}, {"Total A", "total_ns_a"}, {"Total B", "total_ns_b"},
+                   {"Count A", "count_a"}, {"Count B", "count_b"},
+                   {"Name", "name", TableColumn::kNames}});
   k.empty_note = "no kernels in either trace";
   for (const analysis::KernelDiff& x : d.kernels)
     k.rows.push_back({analysis::DiffStatusName(x.status), Signed(x.delta_ns, c),
@@ -132,26 +125,19 @@ std::vector<TableSection> Tables(const analysis::DiffReport& d, Format format) {
     k.title += "; [counted]: every launch counted, times are gpu__time_duration's (replayed)";
   TableSection v;
   v.title = "devices (A -> B)";
-  v.headers = {c.Header("Device", "device"),   c.Header("Busy A", "busy_ns_a"),
-               c.Header("Busy B", "busy_ns_b"), c.Header("Idle A", "idle_ns_a"),
-               c.Header("Idle B", "idle_ns_b"), c.Header("Overlap A", "overlap_ns_a"),
-               c.Header("Overlap B", "overlap_ns_b")};
   // Communication: always in CSV, in table form where either side has it.
   const bool comm = !c.human() || analysis::DiffHasComm(d);
-  if (comm)
-    for (const std::string& h :
-         {c.Header("Comm A", "comm_ns_a"), c.Header("Comm B", "comm_ns_b"),
-          c.Header("Comm only A", "comm_only_ns_a"), c.Header("Comm only B", "comm_only_ns_b")})
-      v.headers.push_back(h);
-  v.right = std::vector<bool>(v.headers.size(), true);
+  v.AddColumns(c, {{"Device", "device"}});
+  for (const analysis::DeviceDiffField& f : analysis::kDeviceDiffFields)
+    if (comm || !f.comm)
+      v.AddColumns(c, {{std::string(f.human) + " A", std::string(f.key) + "_a"},
+                       {std::string(f.human) + " B", std::string(f.key) + "_b"}});
   v.empty_note = "no GPU activity in either trace";
   for (const analysis::DeviceDiff& x : d.devices) {
-    v.rows.push_back({c.Count(x.device), c.Duration(x.busy_ns_a), c.Duration(x.busy_ns_b),
-                      c.Duration(x.idle_ns_a), c.Duration(x.idle_ns_b), c.Duration(x.overlap_ns_a),
-                      c.Duration(x.overlap_ns_b)});
-    if (comm)
-      for (uint64_t ns : {x.comm_ns_a, x.comm_ns_b, x.comm_only_ns_a, x.comm_only_ns_b})
-        v.rows.back().push_back(c.Duration(ns));
+    std::vector<std::string>& row = v.rows.emplace_back(std::vector{c.Count(x.device)});
+    for (const analysis::DeviceDiffField& f : analysis::kDeviceDiffFields)
+      if (comm || !f.comm)
+        for (uint64_t ns : {x.*f.a, x.*f.b}) row.push_back(c.Duration(ns));
   }
   return {k, v};
 }
@@ -230,19 +216,12 @@ int Run(const Options& o) {
         continue;
       }
     }
-    Table table(t.headers);
-    table.SetRightAligned(t.right);
-    table.SetNameColumns(t.names);
-    for (const auto& row : t.rows) table.AddRow(row);
-    table.Print(o.format, stdout);
+    t.ToTable().Print(o.format, stdout);
   }
   return verdict();
 }
 
-void Register(CLI::App& app, int* exit_code) {
-  auto options = std::make_shared<Options>();
-  CLI::App* cmd = app.add_subcommand(
-      "diff", "Compare two traces: kernels added/removed/faster/slower, device busy/idle/overlap");
+void AddOptions(CLI::App* cmd, Options* options) {
   cmd->add_option("a", options->a, "The baseline trace")->required();
   cmd->add_option("b", options->b, "The trace to compare with it")->required();
   AddFormatOption(cmd, &options->format);
@@ -257,10 +236,12 @@ void Register(CLI::App& app, int* exit_code) {
                   "Exit 3 when any kernel's total, the total kernel time or a device's busy "
                   "time grew by more than this share (5% or 0.05)")
       ->type_name("SHARE");
-  cmd->callback([options, exit_code] { *exit_code = Run(*options); });
 }
 
-const CommandRegistration kRegistration("diff", 100, Register);
+const CommandRegistration kRegistration(
+    "diff", 100,
+    "Compare two traces: kernels added/removed/faster/slower, device busy/idle/overlap", AddOptions,
+    Run);
 
 }  // namespace
 }  // namespace cutrace::cli::cmd_diff

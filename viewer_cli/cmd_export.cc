@@ -116,10 +116,7 @@ int Run(const Options& o) {
   return 0;
 }
 
-void Register(CLI::App& app, int* exit_code) {
-  auto options = std::make_shared<Options>();
-  CLI::App* cmd = app.add_subcommand(
-      "export", "Write traces as Chrome JSON (Kineto-shaped), Perfetto protobuf or CSV");
+void AddOptions(CLI::App* cmd, Options* options) {
   cmd->add_option("files", options->files,
                   "Trace files (several are placed on one timeline by their clock anchors)")
       ->required();
@@ -133,10 +130,11 @@ void Register(CLI::App& app, int* exit_code) {
       ->default_str("chrome");
   AddOutputOptions(cmd, &options->output, "The file to create (a directory for csv)");
   AddRegionOptions(cmd, &options->region);
-  cmd->callback([options, exit_code] { *exit_code = Run(*options); });
 }
 
-const CommandRegistration kRegistration("export", 85, Register);
+const CommandRegistration kRegistration(
+    "export", 85, "Write traces as Chrome JSON (Kineto-shaped), Perfetto protobuf or CSV",
+    AddOptions, Run);
 
 }  // namespace
 }  // namespace cutrace::cli::cmd_export

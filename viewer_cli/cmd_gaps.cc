@@ -51,9 +51,7 @@ int Run(const Options& options) {
                    options.region);
 }
 
-void Register(CLI::App& app, int* exit_code) {
-  auto options = std::make_shared<Options>();
-  CLI::App* cmd = app.add_subcommand("gaps", "Idle gaps per device, with before/after and cause");
+void AddOptions(CLI::App* cmd, Options* options) {
   cmd->add_option("files", options->files, "Trace files")->required();
   AddFormatOption(cmd, &options->format);
   cmd->add_option("--min-gap", options->min_gap,
@@ -66,10 +64,11 @@ void Register(CLI::App& app, int* exit_code) {
           "DURATION"));
   cmd->add_option("--top", options->top, "List only the N longest gaps, longest first (0: all)");
   AddRegionOptions(cmd, &options->region);
-  cmd->callback([options, exit_code] { *exit_code = Run(*options); });
 }
 
-const CommandRegistration kRegistration("gaps", 40, Register);
+const CommandRegistration kRegistration("gaps", 40,
+                                        "Idle gaps per device, with before/after and cause",
+                                        AddOptions, Run);
 
 }  // namespace
 }  // namespace cutrace::cli::cmd_gaps

@@ -241,10 +241,7 @@ int Run(const Options& o) {
   return RunOne(one, import_options);
 }
 
-void Register(CLI::App& app, int* exit_code) {
-  auto options = std::make_shared<Options>();
-  CLI::App* cmd = app.add_subcommand(
-      "import", "Convert a Chrome trace JSON from torch.profiler (Kineto) to a cutrace trace");
+void AddOptions(CLI::App* cmd, Options* options) {
   cmd->add_option("traces", options->inputs,
                   "Chrome trace JSON ({\"traceEvents\":[...]} or [...]), gzipped or not; several "
                   "are merged into one trace on one timeline by their realtime anchors")
@@ -254,10 +251,11 @@ void Register(CLI::App& app, int* exit_code) {
                 "Also import CPU operators (cat cpu_op) as ranges in domain \"cpu_op\"");
   AddFormatOption(cmd, &options->format);
   AddMaxSkewOption(cmd, &options->max_skew);
-  cmd->callback([options, exit_code] { *exit_code = Run(*options); });
 }
 
-const CommandRegistration kRegistration("import", 90, Register);
+const CommandRegistration kRegistration(
+    "import", 90, "Convert a Chrome trace JSON from torch.profiler (Kineto) to a cutrace trace",
+    AddOptions, Run);
 
 }  // namespace
 }  // namespace cutrace::cli::cmd_import

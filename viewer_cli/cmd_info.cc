@@ -398,17 +398,14 @@ int Run(const Options& o) {
   return 0;
 }
 
-void Register(CLI::App& app, int* exit_code) {
-  auto options = std::make_shared<Options>();
-  CLI::App* cmd = app.add_subcommand(
-      "info", "Header, versions, devices, statistics, clean shutdown or not");
+void AddOptions(CLI::App* cmd, Options* options) {
   cmd->add_option("files", options->files, "Trace files")->required();
   AddFormatOption(cmd, &options->format);
   AddRegionOptions(cmd, &options->region);
-  cmd->callback([options, exit_code] { *exit_code = Run(*options); });
 }
 
-const CommandRegistration kRegistration("info", 80, Register);
+const CommandRegistration kRegistration(
+    "info", 80, "Header, versions, devices, statistics, clean shutdown or not", AddOptions, Run);
 
 }  // namespace
 }  // namespace cutrace::cli::cmd_info

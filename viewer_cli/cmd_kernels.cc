@@ -105,9 +105,7 @@ int Run(const Options& options) {
   return read != 0 ? read : status;
 }
 
-void Register(CLI::App& app, int* exit_code) {
-  auto options = std::make_shared<Options>();
-  CLI::App* cmd = app.add_subcommand("kernels", "Per-kernel totals: count, time, percentiles");
+void AddOptions(CLI::App* cmd, Options* options) {
   cmd->add_option("files", options->files, "Trace files")->required();
   AddFormatOption(cmd, &options->format);
   cmd->add_option("--top", options->top, "Show only the first N kernels (0: all)");
@@ -119,10 +117,11 @@ void Register(CLI::App& app, int* exit_code) {
        {"max", analysis::KernelSort::kMax}})
       ->default_str("total");
   AddRegionOptions(cmd, &options->region);
-  cmd->callback([options, exit_code] { *exit_code = Run(*options); });
 }
 
-const CommandRegistration kRegistration("kernels", 20, Register);
+const CommandRegistration kRegistration("kernels", 20,
+                                        "Per-kernel totals: count, time, percentiles", AddOptions,
+                                        Run);
 
 }  // namespace
 }  // namespace cutrace::cli::cmd_kernels

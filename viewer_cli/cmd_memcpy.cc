@@ -13,13 +13,10 @@ const CommandRegistration kRegistration(
         {.name = "memcpy",
          .help = "Copies by kind: count, bytes, time, throughput",
          .json_key = "copies",
-         .top_help = "",
          .parts = {.copies = true, .spread = true},
-         .gaps = {},
          .from_engine = [](analysis::ReportEngine& engine, size_t) { return engine.Copies(); },
-         .to_json = [](const analysis::CopyReport& report) { return CopiesJson(report); },
-         .to_table = [](const analysis::CopyReport& report,
-                        Format format) { return CopiesTable(report, format); }}));
+         .to_json = CopiesJson,
+         .to_table = CopiesTable}));
 
 }  // namespace
 }  // namespace cutrace::cli::cmd_memcpy

@@ -84,17 +84,15 @@ int Run(const Options& o) {
   return 0;
 }
 
-void Register(CLI::App& app, int* exit_code) {
-  auto options = std::make_shared<Options>();
-  CLI::App* cmd = app.add_subcommand(
-      "merge", "Merge traces of several processes/ranks/hosts into one, on one timeline");
+void AddOptions(CLI::App* cmd, Options* options) {
   cmd->add_option("files", options->files, "Trace files (each with clock anchors)")->required();
   AddOutputOptions(cmd, &options->output, "The trace to create");
   AddMaxSkewOption(cmd, &options->max_skew);
-  cmd->callback([options, exit_code] { *exit_code = Run(*options); });
 }
 
-const CommandRegistration kRegistration("merge", 95, Register);
+const CommandRegistration kRegistration(
+    "merge", 95, "Merge traces of several processes/ranks/hosts into one, on one timeline",
+    AddOptions, Run);
 
 }  // namespace
 }  // namespace cutrace::cli::cmd_merge

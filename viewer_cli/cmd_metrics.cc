@@ -169,12 +169,7 @@ int Run(const Options& options) {
   });
 }
 
-void Register(CLI::App& app, int* exit_code) {
-  auto options = std::make_shared<Options>();
-  CLI::App* cmd = app.add_subcommand(
-      "metrics",
-      "Hardware counter presets (--list), whether the GPU has metrics (--check), or the counter "
-      "values of traces");
+void AddOptions(CLI::App* cmd, Options* options) {
   cmd->add_option("files", options->files, "Trace files");
   cmd->add_flag("--list", options->list, "List the presets and their metrics");
   AddRegionOptions(cmd, &options->region);
@@ -186,10 +181,13 @@ void Register(CLI::App& app, int* exit_code) {
                   "needs no GPU")
       ->allow_extra_args(false);
   AddFormatOption(cmd, &options->format);
-  cmd->callback([options, exit_code] { *exit_code = Run(*options); });
 }
 
-const CommandRegistration kRegistration("metrics", 85, Register);
+const CommandRegistration kRegistration(
+    "metrics", 85,
+    "Hardware counter presets (--list), whether the GPU has metrics (--check), or the counter "
+    "values of traces",
+    AddOptions, Run);
 
 }  // namespace
 }  // namespace cutrace::cli::cmd_metrics

@@ -16,11 +16,9 @@ const CommandRegistration kRegistration(
          .json_key = "ranges",
          .top_help = "Show only the first N rows (0: all)",
          .parts = {.nvtx = true, .spread = true},
-         .gaps = {},
          .from_engine = [](analysis::ReportEngine& engine, size_t top) { return engine.Nvtx(top); },
-         .to_json = [](const analysis::NvtxReport& report) { return RangesJson(report); },
-         .to_table = [](const analysis::NvtxReport& report,
-                        Format format) { return RangesTable(report, format); },
+         .to_json = RangesJson,
+         .to_table = RangesTable,
          .notes = [](const analysis::NvtxReport& report,
                      analysis::TraceSet traces) -> std::vector<std::string> {
            std::vector<std::string> notes = NvtxProjectionNotes(report);

@@ -15,14 +15,12 @@ const CommandRegistration kRegistration(
         {.name = "overlap",
          .help = "Compute, copy, overlap and idle time per device",
          .json_key = "devices",
-         .top_help = "",
          .parts = {.timeline = true},
          // Listing no gaps keeps this report's memory independent of the gap count.
          .gaps = {UINT64_MAX, 0},
          .from_engine = [](analysis::ReportEngine& engine, size_t) { return engine.Timeline(); },
-         .to_json = [](const analysis::TimelineReport& report) { return OverlapJson(report); },
-         .to_table = [](const analysis::TimelineReport& report,
-                        Format format) { return OverlapTable(report, format); },
+         .to_json = OverlapJson,
+         .to_table = OverlapTable,
          .more_tables =
              [](const analysis::TimelineReport& report) {
                return std::vector<TableSection>{IdleByCauseTable(report, Format::kTable)};

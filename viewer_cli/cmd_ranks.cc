@@ -94,11 +94,7 @@ int Run(const Options& o) {
   return 0;
 }
 
-void Register(CLI::App& app, int* exit_code) {
-  auto options = std::make_shared<Options>();
-  CLI::App* cmd = app.add_subcommand(
-      "ranks", "Stragglers: per step, the slowest rank, its excess and whether it is compute, "
-               "comm or idle");
+void AddOptions(CLI::App* cmd, Options* options) {
   cmd->add_option("files", options->files, "Trace files, one or more per rank")->required();
   AddFormatOption(cmd, &options->format);
   cmd->add_option("--range", options->range,
@@ -106,10 +102,13 @@ void Register(CLI::App& app, int* exit_code) {
       ->type_name("NAME")
       ->default_str("ProfilerStep*");
   AddCommOption(cmd, &options->comm);
-  cmd->callback([options, exit_code] { *exit_code = Run(*options); });
 }
 
-const CommandRegistration kRegistration("ranks", 96, Register);
+const CommandRegistration kRegistration(
+    "ranks", 96,
+    "Stragglers: per step, the slowest rank, its excess and whether it is compute, "
+    "comm or idle",
+    AddOptions, Run);
 
 }  // namespace
 }  // namespace cutrace::cli::cmd_ranks

@@ -273,7 +273,7 @@ Rendered RenderSummary(const analysis::SummaryReport& s, analysis::TraceSet trac
 // mapped and checked up front (same errors and truncation warnings as the
 // other reports); each rendering, per file and aggregate, reads the files
 // again from the mapping.
-int Run(const Options& o) {
+int RunSummary(const Options& o) {
   analysis::SummaryOptions options;
   options.top_imbalance = kTopImbalance;
   analysis::ReportParts parts = analysis::SummaryParts();
@@ -296,33 +296,29 @@ int Run(const Options& o) {
       o.region, /*steady=*/true);
 }
 
-void Register(CLI::App& app, int* exit_code) {
-  auto options = std::make_shared<Options>();
-  CLI::App* cmd = app.add_subcommand("summary", "Everything at a glance");
+// --format csv is refused; --format openmetrics prints the metrics instead.
+int Run(const Options& o) {
+  if (o.format == Format::kCsv) {
+    // Several tables of different columns are no one CSV a reader such as
+    // pandas can load; say where each table's CSV is instead.
+    PrintError("summary --format csv: the summary is several tables; use --format json, or "
+               "--format csv with the report of one table (kernels, memcpy, gaps, overlap, "
+               "nvtx, api)");
+    return 2;
+  }
+  if (o.openmetrics) return RunOpenMetrics(o.files, o.comm);
+  return RunSummary(o);
+}
+
+void AddOptions(CLI::App* cmd, Options* options) {
   cmd->add_option("files", options->files, "Trace files")->required();
   AddSummaryFormatOption(cmd, &options->format, &options->openmetrics);
   AddRegionOptions(cmd, &options->region);
   AddNvtxProjectionOption(cmd, &options->nvtx_process);
   AddCommOption(cmd, &options->comm);
-  cmd->callback([options, exit_code] {
-    if (options->format == Format::kCsv) {
-      // Several tables of different columns are no one CSV a reader such as
-      // pandas can load; say where each table's CSV is instead.
-      PrintError("summary --format csv: the summary is several tables; use --format json, or "
-                 "--format csv with the report of one table (kernels, memcpy, gaps, overlap, "
-                 "nvtx, api)");
-      *exit_code = 2;
-      return;
-    }
-    if (options->openmetrics) {
-      *exit_code = RunOpenMetrics(options->files, options->comm);
-      return;
-    }
-    *exit_code = Run(*options);
-  });
 }
 
-const CommandRegistration kRegistration("summary", 10, Register);
+const CommandRegistration kRegistration("summary", 10, "Everything at a glance", AddOptions, Run);
 
 }  // namespace
 }  // namespace cutrace::cli::cmd_summary

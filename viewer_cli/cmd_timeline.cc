@@ -140,20 +140,18 @@ int Run(const Options& o) {
                            });
 }
 
-void Register(CLI::App& app, int* exit_code) {
-  auto options = std::make_shared<Options>();
-  CLI::App* cmd = app.add_subcommand(
-      "timeline", "Per-device utilization over time (compute, comm, copy, idle) in the terminal");
+void AddOptions(CLI::App* cmd, Options* options) {
   cmd->add_option("files", options->files, "Trace files")->required();
   AddFormatOption(cmd, &options->format);
   cmd->add_option("--bins", options->bins, "Time bins (default: as many as the width allows)")
       ->check(CLI::Range(size_t{1}, size_t{100000}));
   AddRegionOptions(cmd, &options->region);
   AddCommOption(cmd, &options->comm);
-  cmd->callback([options, exit_code] { *exit_code = Run(*options); });
 }
 
-const CommandRegistration kRegistration("timeline", 55, Register);
+const CommandRegistration kRegistration(
+    "timeline", 55, "Per-device utilization over time (compute, comm, copy, idle) in the terminal",
+    AddOptions, Run);
 
 }  // namespace
 }  // namespace cutrace::cli::cmd_timeline

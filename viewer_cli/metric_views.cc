@@ -217,12 +217,10 @@ json DiagnosisJson(const analysis::DiagnosisReport& report) {
 TableSection DiagnosisTable(const analysis::DiagnosisReport& report, Format format) {
   Cells c(format);
   TableSection t;
-  t.headers = {c.Header("Bound", "bound"), c.Header("Time(%)", "pct"),
-               c.Header("Avg", "avg_ns"), c.Header("Counted", "counted"),
-               c.Header("Why", "why"), c.Header("Next step", "advice"),
-               c.Header("Name", "name")};
-  t.right = {false, true, true, true, false, false, false};
-  t.names = {false, false, false, false, false, false, true};
+  t.AddColumns(c, {{"Bound", "bound", TableColumn::kText}, {"Time(%)", "pct"}, {"Avg", "avg_ns"},
+                   {"Counted", "counted"}, {"Why", "why", TableColumn::kText},
+                   {"Next step", "advice", TableColumn::kText},
+                   {"Name", "name", TableColumn::kNames}});
   t.empty_note = "no kernels";
   for (const analysis::KernelDiagnosis& d : report.kernels) {
     std::string why;

@@ -73,6 +73,30 @@ void PrintOpenError(const std::string& path, const std::string& message) {
   PrintError(message.rfind(path + ":", 0) == 0 ? message : path + ": " + message);
 }
 
+void TableSection::AddColumns(const Cells& c, std::initializer_list<TableColumn> columns) {
+  InsertColumns(headers.size(), c, columns);
+}
+
+void TableSection::InsertColumns(size_t at, const Cells& c,
+                                 std::initializer_list<TableColumn> columns) {
+  right.resize(headers.size(), false);
+  names.resize(headers.size(), false);
+  for (const TableColumn& column : columns) {
+    const auto pos = static_cast<ptrdiff_t>(at++);
+    headers.insert(headers.begin() + pos, c.human() ? column.human : column.key);
+    right.insert(right.begin() + pos, column.holds == TableColumn::kNumbers);
+    names.insert(names.begin() + pos, column.holds == TableColumn::kNames);
+  }
+}
+
+Table TableSection::ToTable() const {
+  Table table(headers);
+  table.SetRightAligned(right);
+  table.SetNameColumns(names);
+  for (const auto& row : rows) table.AddRow(row);
+  return table;
+}
+
 namespace {
 
 void PrintSection(const TableSection& section, std::FILE* out) {
@@ -81,11 +105,7 @@ void PrintSection(const TableSection& section, std::FILE* out) {
     PrintLine(out, "  " + section.empty_note);
     return;
   }
-  Table table(section.headers);
-  table.SetRightAligned(section.right);
-  table.SetNameColumns(section.names);
-  for (const auto& row : section.rows) table.AddRow(row);
-  table.PrintText(out);
+  section.ToTable().PrintText(out);
 }
 
 void PrintText(const Rendered& rendered, std::FILE* out) {

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,18 @@
 
 namespace cutrace::cli {
 
+class Cells;
+
+// A column of a TableSection: its header in table form and in CSV (the JSON
+// key), and what it holds: numbers (right-aligned; never formula-guarded in
+// CSV), text, or kernel names (text shown as --names says).
+struct TableColumn {
+  enum Holds : uint8_t { kNumbers, kText, kNames };
+  std::string human;
+  std::string key;
+  Holds holds = kNumbers;
+};
+
 // One table of a report, as plain cells (so several files' tables can be
 // joined for CSV before printing).
 struct TableSection {
@@ -36,6 +49,13 @@ struct TableSection {
   std::vector<bool> names;  // per column: kernel names (output.h SetNameColumns)
   std::vector<std::vector<std::string>> rows;
   std::string empty_note;  // printed instead of an empty table in table form
+
+  // Adds columns at the end, or before column `at`, with the headers `c`
+  // shows (headers, right and names kept in step).
+  void AddColumns(const Cells& c, std::initializer_list<TableColumn> columns);
+  void InsertColumns(size_t at, const Cells& c, std::initializer_list<TableColumn> columns);
+  // The table as output.h prints it.
+  Table ToTable() const;
 };
 
 // A report rendered for one set of traces. Only what `format` needs is filled.

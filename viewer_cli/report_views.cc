@@ -40,13 +40,9 @@ json KernelsJson(const analysis::KernelReport& report) {
 TableSection KernelsTable(const analysis::KernelReport& report, Format format) {
   Cells c(format);
   TableSection t;
-  t.headers = {c.Header("Time(%)", "pct"),     c.Header("Total", "total_ns"),
-               c.Header("Count", "count"),     c.Header("Avg", "avg_ns"),
-               c.Header("Med", "p50_ns"),      c.Header("p99", "p99_ns"),
-               c.Header("Min", "min_ns"),      c.Header("Max", "max_ns"),
-               c.Header("StdDev", "stddev_ns"), c.Header("Name", "name")};
-  t.right = {true, true, true, true, true, true, true, true, true, false};
-  t.names = {false, false, false, false, false, false, false, false, false, true};
+  t.AddColumns(c, {{"Time(%)", "pct"}, {"Total", "total_ns"}, {"Count", "count"}, {"Avg", "avg_ns"},
+                   {"Med", "p50_ns"}, {"p99", "p99_ns"}, {"Min", "min_ns"}, {"Max", "max_ns"},
+                   {"StdDev", "stddev_ns"}, {"Name", "name", TableColumn::kNames}});
   t.empty_note = "no kernels";
   for (const analysis::KernelStats& k : report.kernels) {
     // A kernel timed only by its counters has no percentiles: a dash, not 0.
@@ -83,9 +79,7 @@ bool AnySpread(const Rows& rows, Get get) {
 // `key`stddev_ns), and a row's two cells there ("-" where unknown).
 void InsertSpreadColumns(TableSection& t, const Cells& c, size_t at, const char* med,
                          const char* stddev, const std::string& key) {
-  t.headers.insert(t.headers.begin() + static_cast<long>(at),
-                   {c.Header(med, (key + "p50_ns").c_str()), c.Header(stddev, (key + "stddev_ns").c_str())});
-  t.right.insert(t.right.begin() + static_cast<long>(at), {true, true});
+  t.InsertColumns(at, c, {{med, key + "p50_ns"}, {stddev, key + "stddev_ns"}});
 }
 void InsertSpreadCells(std::vector<std::string>& row, size_t at, const analysis::Spread& s,
                        const Cells& c) {
@@ -126,11 +120,9 @@ json CopiesJson(const analysis::CopyReport& report) {
 TableSection CopiesTable(const analysis::CopyReport& report, Format format) {
   Cells c(format);
   TableSection t;
-  t.headers = {c.Header("Time(%)", "pct"), c.Header("Kind", "kind"),
-               c.Header("Count", "count"),   c.Header("Bytes", "bytes"),
-               c.Header("Total", "total_ns"), c.Header("GB/s", "gbps"),
-               c.Header("Pageable", "pageable_count")};
-  t.right = {true, false, true, true, true, true, true};
+  t.AddColumns(c, {{"Time(%)", "pct"}, {"Kind", "kind", TableColumn::kText}, {"Count", "count"},
+                   {"Bytes", "bytes"}, {"Total", "total_ns"}, {"GB/s", "gbps"},
+                   {"Pageable", "pageable_count"}});
   t.empty_note = "no copies or memsets";
   const uint64_t whole = CopyTime(report);
   const bool spread =
@@ -281,11 +273,10 @@ TableSection GapsTable(const analysis::TimelineReport& report, analysis::TraceSe
                        Format format) {
   Cells c(format);
   TableSection t;
-  t.headers = {c.Header("Device", "device"),     c.Header("Start", "start_ns"),
-               c.Header("Duration", "duration_ns"), c.Header("Cause", "cause"),
-               c.Header("Before", "before"),     c.Header("After", "after")};
-  t.right = {true, true, true, false, false, false};
-  t.names = {false, false, false, false, true, true};
+  t.AddColumns(c, {{"Device", "device"}, {"Start", "start_ns"}, {"Duration", "duration_ns"},
+                   {"Cause", "cause", TableColumn::kText},
+                   {"Before", "before", TableColumn::kNames},
+                   {"After", "after", TableColumn::kNames}});
   t.empty_note = "no gaps listed";
   for (size_t d = 0; d < report.gaps.size(); ++d) {
     const analysis::DeviceGaps& device = report.gaps[d];
@@ -332,13 +323,10 @@ json RangesJson(const analysis::NvtxReport& report) {
 TableSection RangesTable(const analysis::NvtxReport& report, Format format) {
   Cells c(format);
   TableSection t;
-  t.headers = {c.Header("Time(%)", "cpu_pct"),
-               c.Header("CPU total", "cpu_total_ns"), c.Header("Count", "count"),
-               c.Header("CPU avg", "cpu_avg_ns"),     c.Header("CPU min", "cpu_min_ns"),
-               c.Header("CPU max", "cpu_max_ns"),     c.Header("GPU total", "gpu_total_ns"),
-               c.Header("GPU ops", "gpu_ops"),        c.Header("Depth", "depth"),
-               c.Header("Domain", "domain"),          c.Header("Name", "name")};
-  t.right = {true, true, true, true, true, true, true, true, true, false, false};
+  t.AddColumns(c, {{"Time(%)", "cpu_pct"}, {"CPU total", "cpu_total_ns"}, {"Count", "count"},
+                   {"CPU avg", "cpu_avg_ns"}, {"CPU min", "cpu_min_ns"}, {"CPU max", "cpu_max_ns"},
+                   {"GPU total", "gpu_total_ns"}, {"GPU ops", "gpu_ops"}, {"Depth", "depth"},
+                   {"Domain", "domain", TableColumn::kText}, {"Name", "name", TableColumn::kText}});
   const bool spread =
       AnySpread(report.ranges, [](const analysis::NvtxRow& r) { return r.cpu_spread; });
   if (spread) InsertSpreadColumns(t, c, 6, "CPU med", "CPU stddev", "cpu_");  // after CPU max
@@ -388,12 +376,9 @@ json ApiJson(const analysis::ApiReport& report) {
 TableSection ApiTable(const analysis::ApiReport& report, Format format) {
   Cells c(format);
   TableSection t;
-  t.headers = {c.Header("Time(%)", "pct"),  c.Header("Total", "total_ns"),
-               c.Header("Count", "count"),    c.Header("Avg", "avg_ns"),
-               c.Header("Min", "min_ns"),     c.Header("Max", "max_ns"),
-               c.Header("Errors", "errors"),  c.Header("Domain", "domain"),
-               c.Header("Name", "name")};
-  t.right = {true, true, true, true, true, true, true, false, false};
+  t.AddColumns(c, {{"Time(%)", "pct"}, {"Total", "total_ns"}, {"Count", "count"}, {"Avg", "avg_ns"},
+                   {"Min", "min_ns"}, {"Max", "max_ns"}, {"Errors", "errors"},
+                   {"Domain", "domain", TableColumn::kText}, {"Name", "name", TableColumn::kText}});
   t.empty_note = "no API calls";
   const bool spread =
       AnySpread(report.api_calls, [](const analysis::ApiStats& a) { return a.spread; });
@@ -428,11 +413,9 @@ TableSection ImbalanceTable(const std::vector<analysis::KernelImbalance>& rows, 
   t.title = fmt::format("rank imbalance: per kernel, the slowest rank's total vs the median "
                         "over {} ranks",
                         ranks);
-  t.headers = {c.Header("Excess", "excess_ns"),   c.Header("Ratio", "ratio"),
-               c.Header("Slowest", "slowest_ns"), c.Header("Median", "median_ns"),
-               c.Header("Slowest rank", "slowest_file"), c.Header("Name", "name")};
-  t.right = {true, true, true, true, false, false};
-  t.names = {false, false, false, false, false, true};
+  t.AddColumns(c, {{"Excess", "excess_ns"}, {"Ratio", "ratio"}, {"Slowest", "slowest_ns"},
+                   {"Median", "median_ns"}, {"Slowest rank", "slowest_file", TableColumn::kText},
+                   {"Name", "name", TableColumn::kNames}});
   t.empty_note = "no kernels";
   for (const analysis::KernelImbalance& k : rows)
     t.rows.push_back({c.Duration(k.excess_ns()), k.median_ns ? c.Real(k.ratio, 2) : "-",

@@ -32,9 +32,9 @@ struct SimpleReport {
   std::string name;      // the subcommand
   std::string help;      // its line in `cutrace --help`
   std::string json_key;  // the report's key in --format json
-  std::string top_help;  // the --top option's help; "" for no --top
+  std::string top_help = "";    // the --top option's help; "" for no --top
   analysis::ReportParts parts;  // what the engine computes
-  analysis::GapOptions gaps;    // with parts.timeline
+  analysis::GapOptions gaps = {};  // with parts.timeline
   // `top` is --top's value (0: all; always 0 without the option).
   std::function<Report(analysis::ReportEngine& engine, size_t top)> from_engine;
   std::function<nlohmann::json(const Report& report)> to_json;
