@@ -7,6 +7,8 @@
 // names; DescribeOp() resolves one to text when it is printed.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -39,6 +41,24 @@ std::string DomainName(const TraceData& trace, uint32_t domain_id);
 
 // "runtime", "driver", "other".
 inline const char* ApiDomainName(ApiDomain domain) { return ApiDomainLabel(domain); }
+
+// The texts of the other record enums by value, as the CSV export
+// (interop/export/csv_export.h) and the Python columns
+// (viewer_cli/column_tables.h) write them.
+inline constexpr std::array<const char*, 8> kMemoryKindNames = {
+    "unknown", "pageable", "pinned", "device", "array", "managed", "device_static",
+    "managed_static"};
+inline constexpr std::array<const char*, 4> kRangeKindNames = {"push_pop", "start_end", "mark",
+                                                                "gpu"};
+inline constexpr std::array<const char*, 6> kSyncKindNames = {
+    "unknown", "event_synchronize", "stream_wait_event",
+    "stream_synchronize", "context_synchronize", "fence"};
+// The text of `value` in `names`; "unknown" past the list (a hostile file).
+template <class E, size_t N>
+const char* EnumName(E value, const std::array<const char*, N>& names) {
+  const auto v = static_cast<size_t>(value);
+  return v < N ? names[v] : "unknown";
+}
 
 // Records can come from hostile or imported files; an inverted interval is
 // treated as an instant at its start rather than as a huge unsigned length.

@@ -66,11 +66,8 @@ int Run(const Options& o) {
   LoadedTraces loaded;
   if (!LoadTraces(o.files, &loaded)) return 1;
   // A region exports what it holds (analysis/region.h KeepWindow()).
-  StatusOr<analysis::Window> window = analysis::ResolveWindow(loaded.all, o.region);
-  if (!window.ok()) {
-    PrintError(window.status().message());
-    return 1;
-  }
+  const std::optional<analysis::Window> window = WindowOrError(loaded.all, o.region);
+  if (!window) return 1;
   for (size_t i = 0; i < loaded.traces.size(); ++i)
     analysis::KeepWindow(*window, i, &loaded.traces[i]);
   interop::TraceSet traces(loaded.all);

@@ -359,11 +359,8 @@ int Run(const Options& o) {
   if (!LoadTraces(o.files, &loaded)) return 1;
   // info describes whole files; with a region it also says which window
   // the reports would cover.
-  StatusOr<analysis::Window> window = analysis::ResolveWindow(loaded.all, o.region);
-  if (!window.ok()) {
-    PrintError(window.status().message());
-    return 1;
-  }
+  const std::optional<analysis::Window> window = WindowOrError(loaded.all, o.region);
+  if (!window) return 1;
   if (o.format == Format::kTable && window->active) PrintLine(stdout, WindowLine(*window));
   if (o.format == Format::kJson) {
     json files = json::array();

@@ -124,23 +124,6 @@ TableSection DevicesTable(const analysis::TimelineReport& timeline, analysis::Tr
   return t;
 }
 
-// The windows of a continuous-mode run (analysis/run_windows.h): the idle
-// time's two largest causes, in percent of the window's idle time.
-std::string TopCauses(const analysis::WindowRow& w) {
-  std::vector<std::pair<uint64_t, size_t>> causes;
-  for (size_t c = 0; c < analysis::kGapCauses; ++c)
-    if (w.idle_by_cause_ns[c] > 0) causes.emplace_back(w.idle_by_cause_ns[c], c);
-  std::sort(causes.begin(), causes.end(), [](const auto& a, const auto& b) {
-    return a.first != b.first ? a.first > b.first : a.second < b.second;
-  });
-  std::string out;
-  for (size_t i = 0; i < causes.size() && i < 2; ++i)
-    out += fmt::format("{}{} {:.0f}%", i ? ", " : "",
-                       analysis::GapCauseName(static_cast<analysis::GapCause>(causes[i].second)),
-                       100.0 * static_cast<double>(causes[i].first) / static_cast<double>(w.idle_ns));
-  return out;
-}
-
 TableSection WindowsTable(const std::vector<analysis::WindowRow>& rows) {
   Cells c(Format::kTable);
   TableSection t;
@@ -150,7 +133,7 @@ TableSection WindowsTable(const std::vector<analysis::WindowRow>& rows) {
   for (const analysis::WindowRow& w : rows)
     t.rows.push_back({c.Count(w.window), "+" + FormatDuration(w.offset_ns), c.Duration(w.span_ns),
                       c.Percent(w.busy_pct), c.Count(w.kernels), c.Duration(w.idle_ns),
-                      TopCauses(w)});
+                      TopCausesText(w.idle_by_cause_ns, w.idle_ns, 2, 0)});
   return t;
 }
 

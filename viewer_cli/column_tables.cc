@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <stdexcept>
+#include <type_traits>
 #include <string_view>
 #include <utility>
 
@@ -22,17 +23,23 @@ using columns::ItemSize;
 
 namespace {
 
-// The enums' texts, by value; a value past the list (a hostile file) gets
-// code -1, a missing value.
-const std::vector<std::string> kCopyKinds = {"unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
-                                             "AtoD",    "DtoA", "DtoD", "HtoH", "PtoP"};
-const std::vector<std::string> kMemoryKinds = {"unknown", "pageable", "pinned",        "device",
-                                               "array",   "managed",  "device_static", "managed_static"};
-const std::vector<std::string> kRangeKinds = {"push_pop", "start_end", "mark", "gpu"};
-const std::vector<std::string> kApiDomains = {"runtime", "driver", "other"};
-const std::vector<std::string> kSyncKinds = {"unknown",           "event_synchronize",
-                                             "stream_wait_event", "stream_synchronize",
-                                             "context_synchronize", "fence"};
+// The enums' texts, by value (analysis/trace_set.h, collector/summary_totals.h);
+// a value past the list (a hostile file) gets code -1, a missing value.
+template <size_t N>
+std::vector<std::string> Texts(const std::array<const char*, N>& names) {
+  return {names.begin(), names.end()};
+}
+template <class E>
+std::vector<std::string> Texts(E last, const char* (*label)(E)) {
+  std::vector<std::string> out;
+  for (size_t v = 0; v <= static_cast<size_t>(last); ++v) out.push_back(label(static_cast<E>(v)));
+  return out;
+}
+const std::vector<std::string> kCopyKinds = Texts(CopyKind::kPtoP, CopyKindLabel);
+const std::vector<std::string> kMemoryKinds = Texts(analysis::kMemoryKindNames);
+const std::vector<std::string> kRangeKinds = Texts(analysis::kRangeKindNames);
+const std::vector<std::string> kApiDomains = Texts(ApiDomain::kOther, ApiDomainLabel);
+const std::vector<std::string> kSyncKinds = Texts(analysis::kSyncKindNames);
 
 template <class E>
 int32_t EnumCode(E value, const std::vector<std::string>& texts) {
@@ -81,248 +88,190 @@ namespace {
 
 using Table = ColumnTables::Table;
 
-// Walks a table's columns in declaration order, handing out each one's
-// newest block (Grow()'s) as the type the caller fills it with.
-class Cursor {
- public:
-  explicit Cursor(Table& table) : table_(table) {}
-  template <class T>
-  T* Next() {
-    if (next_ >= table_.columns.size()) throw std::logic_error("column_tables: too few columns");
-    Column& c = table_.columns[next_++];
-    if (ItemSize(c.dtype) != sizeof(T)) throw std::logic_error("column_tables: " + c.name);
-    return reinterpret_cast<T*>(c.blocks.back().data.get());
+// The column type of a member type (bool is stored as one byte).
+template <class M>
+constexpr Dtype DtypeOf() {
+  if constexpr (std::is_same_v<M, bool>) return Dtype::kB1;
+  else if constexpr (std::is_same_v<M, uint64_t>) return Dtype::kU8;
+  else if constexpr (std::is_same_v<M, int64_t>) return Dtype::kI8;
+  else if constexpr (std::is_same_v<M, uint32_t>) return Dtype::kU4;
+  else if constexpr (std::is_same_v<M, int32_t>) return Dtype::kI4;
+  else if constexpr (std::is_same_v<M, uint16_t>) return Dtype::kU2;
+  else {
+    static_assert(std::is_same_v<M, uint8_t>);
+    return Dtype::kU1;
   }
-  // The four columns of AddTimes().
+}
+template <class M>
+using Stored = std::conditional_t<std::is_same_v<M, bool>, uint8_t, M>;
+
+// Each kind's columns in order, as calls on a visitor `v` (Declarer, Filler),
+// after the four every table starts with (file, start_ns, end_ns,
+// duration_ns):
+//   Number(name, &R::m)          a number column of the member's type;
+//   Numbers({names}, &R::array)  one such column per element;
+//   Name(name, &R::m, names)     a string or domain id, resolved at EndFile;
+//   Enum(name, &R::m, texts)     an enum's value as a code into `texts`;
+//   Async()                      bit 0 of R::flags, as bool.
+template <class V>
+void KindColumns(V& v, const KernelRecord*) {
+  v.Name("name", &KernelRecord::name_id, columns::Names::kString);
+  v.Numbers({"device", "stream", "context"},
+            {&KernelRecord::device_id, &KernelRecord::stream_id, &KernelRecord::context_id});
+  v.Number("correlation_id", &KernelRecord::correlation_id);
+  v.Numbers({"grid_x", "grid_y", "grid_z"}, &KernelRecord::grid);
+  v.Numbers({"block_x", "block_y", "block_z"}, &KernelRecord::block);
+  v.Numbers({"registers_per_thread", "static_shared_bytes", "dynamic_shared_bytes", "graph_id"},
+            {&KernelRecord::registers_per_thread, &KernelRecord::static_shared_bytes,
+             &KernelRecord::dynamic_shared_bytes, &KernelRecord::graph_id});
+  v.Number("graph_node_id", &KernelRecord::graph_node_id);
+}
+
+template <class V>
+void KindColumns(V& v, const MemcpyRecord*) {
+  v.Number("bytes", &MemcpyRecord::bytes);
+  v.Enum("kind", &MemcpyRecord::copy_kind, kCopyKinds);
+  v.Enum("src_kind", &MemcpyRecord::src_kind, kMemoryKinds);
+  v.Enum("dst_kind", &MemcpyRecord::dst_kind, kMemoryKinds);
+  v.Numbers({"device", "src_device", "dst_device", "stream", "context"},
+            {&MemcpyRecord::device_id, &MemcpyRecord::src_device_id, &MemcpyRecord::dst_device_id,
+             &MemcpyRecord::stream_id, &MemcpyRecord::context_id});
+  v.Number("correlation_id", &MemcpyRecord::correlation_id);
+  v.Async();
+}
+
+template <class V>
+void KindColumns(V& v, const MemsetRecord*) {
+  v.Number("bytes", &MemsetRecord::bytes);
+  v.Number("value", &MemsetRecord::value);
+  v.Enum("memory_kind", &MemsetRecord::memory_kind, kMemoryKinds);
+  v.Numbers({"device", "stream", "context"},
+            {&MemsetRecord::device_id, &MemsetRecord::stream_id, &MemsetRecord::context_id});
+  v.Number("correlation_id", &MemsetRecord::correlation_id);
+}
+
+template <class V>
+void KindColumns(V& v, const RangeRecord*) {
+  v.Name("name", &RangeRecord::name_id, columns::Names::kString);
+  v.Name("domain", &RangeRecord::domain_id, columns::Names::kDomain);
+  v.Enum("kind", &RangeRecord::kind, kRangeKinds);
+  v.Number("depth", &RangeRecord::depth);
+  v.Number("thread_id", &RangeRecord::thread_id);
+  v.Numbers({"device", "color"}, {&RangeRecord::device_id, &RangeRecord::color});
+  v.Number("range_id", &RangeRecord::range_id);
+}
+
+template <class V>
+void KindColumns(V& v, const ApiRecord*) {
+  v.Name("name", &ApiRecord::name_id, columns::Names::kString);
+  v.Enum("domain", &ApiRecord::domain, kApiDomains);
+  v.Numbers({"thread_id", "correlation_id"}, {&ApiRecord::thread_id, &ApiRecord::correlation_id});
+  v.Numbers({"return_code", "callback_id"}, {&ApiRecord::return_code, &ApiRecord::callback_id});
+}
+
+template <class V>
+void KindColumns(V& v, const SyncRecord*) {
+  v.Enum("kind", &SyncRecord::kind, kSyncKinds);
+  v.Numbers({"device", "stream", "context", "event_id"},
+            {&SyncRecord::device_id, &SyncRecord::stream_id, &SyncRecord::context_id,
+             &SyncRecord::event_id});
+  v.Number("correlation_id", &SyncRecord::correlation_id);
+}
+
+// Declares a kind's columns.
+struct Declarer {
+  Table& t;
+
+  template <class R, class M>
+  void Number(const char* name, M R::*) {
+    t.Add(name, DtypeOf<M>());
+  }
+  template <class R, class M, size_t N>
+  void Numbers(const char* const (&names)[N], M (R::*)[N]) {
+    for (const char* name : names) t.Add(name, DtypeOf<M>());
+  }
+  template <class R, class M, size_t N>
+  void Numbers(const char* const (&names)[N], M R::* const (&)[N]) {
+    for (const char* name : names) t.Add(name, DtypeOf<M>());
+  }
   template <class R>
-  void Times(const std::vector<R>& records, uint16_t file) {
-    uint16_t* f = Next<uint16_t>();
-    int64_t* start = Next<int64_t>();
-    int64_t* end = Next<int64_t>();
-    int64_t* duration = Next<int64_t>();
-    for (size_t i = 0; i < records.size(); ++i) {
-      f[i] = file;
-      start[i] = Ns(records[i].start_ns);
-      end[i] = Ns(records[i].end_ns);
-      duration[i] = Duration(records[i].start_ns, records[i].end_ns);
-    }
+  void Name(const char* name, uint32_t R::*, columns::Names names) {
+    t.Add(name, Dtype::kI4, names);
+  }
+  template <class R, class E>
+  void Enum(const char* name, E R::*, const std::vector<std::string>& texts) {
+    t.Add(name, Dtype::kI4, columns::Names::kFixed, &texts);
+  }
+  void Async() { t.Add("async", Dtype::kB1); }
+};
+
+// Fills a batch's block of each column, in declaration order: one plain
+// loop per column.
+template <class R>
+class Filler {
+ public:
+  Filler(Table& table, const std::vector<R>& records) : table_(table), v_(records) {}
+
+  void Times(uint16_t file) {
+    Fill<uint16_t>([file](const R&) { return file; });
+    Fill<int64_t>([](const R& r) { return Ns(r.start_ns); });
+    Fill<int64_t>([](const R& r) { return Ns(r.end_ns); });
+    Fill<int64_t>([](const R& r) { return Duration(r.start_ns, r.end_ns); });
+  }
+  template <class M>
+  void Number(const char*, M R::*m) {
+    Fill<Stored<M>>([m](const R& r) { return r.*m; });
+  }
+  template <class M, size_t N>
+  void Numbers(const char* const (&)[N], M (R::*m)[N]) {
+    for (size_t k = 0; k < N; ++k) Fill<M>([m, k](const R& r) { return (r.*m)[k]; });
+  }
+  template <class M, size_t N>
+  void Numbers(const char* const (&)[N], M R::* const (&m)[N]) {
+    for (M R::*each : m) Number("", each);
+  }
+  void Name(const char*, uint32_t R::*m, columns::Names) {
+    // A string id until EndFile.
+    Fill<int32_t>([m](const R& r) { return static_cast<int32_t>(r.*m); });
+  }
+  template <class E>
+  void Enum(const char*, E R::*m, const std::vector<std::string>& texts) {
+    Fill<int32_t>([m, &texts](const R& r) { return EnumCode(r.*m, texts); });
+  }
+  void Async() {
+    Fill<uint8_t>([](const R& r) { return static_cast<uint8_t>((r.flags & 1) != 0); });
   }
 
  private:
+  // The next column's newest block (Grow()'s), checked to hold T.
+  template <class T, class Get>
+  void Fill(Get get) {
+    if (next_ >= table_.columns.size()) throw std::logic_error("column_tables: too few columns");
+    Column& c = table_.columns[next_++];
+    if (ItemSize(c.dtype) != sizeof(T)) throw std::logic_error("column_tables: " + c.name);
+    T* out = reinterpret_cast<T*>(c.blocks.back().data.get());
+    for (size_t i = 0; i < v_.size(); ++i) out[i] = static_cast<T>(get(v_[i]));
+  }
+
   Table& table_;
+  const std::vector<R>& v_;
   size_t next_ = 0;
 };
 
-void DeclareKernels(Table& t) {
+template <class R>
+void Declare(Table& t) {
   t.AddTimes();
-  t.Add("name", Dtype::kI4, columns::Names::kString);
-  for (const char* c : {"device", "stream", "context"}) t.Add(c, Dtype::kU4);
-  t.Add("correlation_id", Dtype::kU8);
-  for (const char* c : {"grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z",
-                        "registers_per_thread", "static_shared_bytes", "dynamic_shared_bytes",
-                        "graph_id"})
-    t.Add(c, Dtype::kU4);
-  t.Add("graph_node_id", Dtype::kU8);
+  Declarer d{t};
+  KindColumns(d, static_cast<const R*>(nullptr));
 }
 
-void FillKernels(Table& t, const std::vector<KernelRecord>& v, uint16_t file) {
+template <class R>
+void Fill(Table& t, const std::vector<R>& v, uint16_t file) {
   if (v.empty()) return;
   t.Grow(v.size());
-  Cursor c(t);
-  c.Times(v, file);
-  int32_t* name = c.Next<int32_t>();
-  uint32_t* device = c.Next<uint32_t>();
-  uint32_t* stream = c.Next<uint32_t>();
-  uint32_t* context = c.Next<uint32_t>();
-  uint64_t* correlation = c.Next<uint64_t>();
-  uint32_t* shape[10];
-  for (uint32_t*& s : shape) s = c.Next<uint32_t>();
-  uint64_t* node = c.Next<uint64_t>();
-  for (size_t i = 0; i < v.size(); ++i) {
-    const KernelRecord& r = v[i];
-    name[i] = static_cast<int32_t>(r.name_id);  // a string id until EndFile
-    device[i] = r.device_id;
-    stream[i] = r.stream_id;
-    context[i] = r.context_id;
-    correlation[i] = r.correlation_id;
-    const uint32_t values[10] = {r.grid[0],  r.grid[1],  r.grid[2],
-                                 r.block[0], r.block[1], r.block[2],
-                                 r.registers_per_thread, r.static_shared_bytes,
-                                 r.dynamic_shared_bytes, r.graph_id};
-    for (int k = 0; k < 10; ++k) shape[k][i] = values[k];
-    node[i] = r.graph_node_id;
-  }
-}
-
-void DeclareMemcpys(Table& t) {
-  t.AddTimes();
-  t.Add("bytes", Dtype::kU8);
-  t.Add("kind", Dtype::kI4, columns::Names::kFixed, &kCopyKinds);
-  t.Add("src_kind", Dtype::kI4, columns::Names::kFixed, &kMemoryKinds);
-  t.Add("dst_kind", Dtype::kI4, columns::Names::kFixed, &kMemoryKinds);
-  for (const char* c : {"device", "src_device", "dst_device", "stream", "context"})
-    t.Add(c, Dtype::kU4);
-  t.Add("correlation_id", Dtype::kU8);
-  t.Add("async", Dtype::kB1);
-}
-
-void FillMemcpys(Table& t, const std::vector<MemcpyRecord>& v, uint16_t file) {
-  if (v.empty()) return;
-  t.Grow(v.size());
-  Cursor c(t);
-  c.Times(v, file);
-  uint64_t* bytes = c.Next<uint64_t>();
-  int32_t* kind = c.Next<int32_t>();
-  int32_t* src_kind = c.Next<int32_t>();
-  int32_t* dst_kind = c.Next<int32_t>();
-  uint32_t* ids[5];
-  for (uint32_t*& s : ids) s = c.Next<uint32_t>();
-  uint64_t* correlation = c.Next<uint64_t>();
-  uint8_t* async = c.Next<uint8_t>();
-  for (size_t i = 0; i < v.size(); ++i) {
-    const MemcpyRecord& r = v[i];
-    bytes[i] = r.bytes;
-    kind[i] = EnumCode(r.copy_kind, kCopyKinds);
-    src_kind[i] = EnumCode(r.src_kind, kMemoryKinds);
-    dst_kind[i] = EnumCode(r.dst_kind, kMemoryKinds);
-    const uint32_t values[5] = {r.device_id, r.src_device_id, r.dst_device_id, r.stream_id,
-                                r.context_id};
-    for (int k = 0; k < 5; ++k) ids[k][i] = values[k];
-    correlation[i] = r.correlation_id;
-    async[i] = (r.flags & 1) != 0;
-  }
-}
-
-void DeclareMemsets(Table& t) {
-  t.AddTimes();
-  t.Add("bytes", Dtype::kU8);
-  t.Add("value", Dtype::kU4);
-  t.Add("memory_kind", Dtype::kI4, columns::Names::kFixed, &kMemoryKinds);
-  for (const char* c : {"device", "stream", "context"}) t.Add(c, Dtype::kU4);
-  t.Add("correlation_id", Dtype::kU8);
-}
-
-void FillMemsets(Table& t, const std::vector<MemsetRecord>& v, uint16_t file) {
-  if (v.empty()) return;
-  t.Grow(v.size());
-  Cursor c(t);
-  c.Times(v, file);
-  uint64_t* bytes = c.Next<uint64_t>();
-  uint32_t* value = c.Next<uint32_t>();
-  int32_t* memory_kind = c.Next<int32_t>();
-  uint32_t* device = c.Next<uint32_t>();
-  uint32_t* stream = c.Next<uint32_t>();
-  uint32_t* context = c.Next<uint32_t>();
-  uint64_t* correlation = c.Next<uint64_t>();
-  for (size_t i = 0; i < v.size(); ++i) {
-    const MemsetRecord& r = v[i];
-    bytes[i] = r.bytes;
-    value[i] = r.value;
-    memory_kind[i] = EnumCode(r.memory_kind, kMemoryKinds);
-    device[i] = r.device_id;
-    stream[i] = r.stream_id;
-    context[i] = r.context_id;
-    correlation[i] = r.correlation_id;
-  }
-}
-
-void DeclareRanges(Table& t) {
-  t.AddTimes();
-  t.Add("name", Dtype::kI4, columns::Names::kString);
-  t.Add("domain", Dtype::kI4, columns::Names::kDomain);
-  t.Add("kind", Dtype::kI4, columns::Names::kFixed, &kRangeKinds);
-  t.Add("depth", Dtype::kU4);
-  t.Add("thread_id", Dtype::kU8);
-  t.Add("device", Dtype::kU4);
-  t.Add("color", Dtype::kU4);
-  t.Add("range_id", Dtype::kU8);
-}
-
-void FillRanges(Table& t, const std::vector<RangeRecord>& v, uint16_t file) {
-  if (v.empty()) return;
-  t.Grow(v.size());
-  Cursor c(t);
-  c.Times(v, file);
-  int32_t* name = c.Next<int32_t>();
-  int32_t* domain = c.Next<int32_t>();
-  int32_t* kind = c.Next<int32_t>();
-  uint32_t* depth = c.Next<uint32_t>();
-  uint64_t* thread = c.Next<uint64_t>();
-  uint32_t* device = c.Next<uint32_t>();
-  uint32_t* color = c.Next<uint32_t>();
-  uint64_t* range_id = c.Next<uint64_t>();
-  for (size_t i = 0; i < v.size(); ++i) {
-    const RangeRecord& r = v[i];
-    name[i] = static_cast<int32_t>(r.name_id);
-    domain[i] = static_cast<int32_t>(r.domain_id);
-    kind[i] = EnumCode(r.kind, kRangeKinds);
-    depth[i] = r.depth;
-    thread[i] = r.thread_id;
-    device[i] = r.device_id;
-    color[i] = r.color;
-    range_id[i] = r.range_id;
-  }
-}
-
-void DeclareApiCalls(Table& t) {
-  t.AddTimes();
-  t.Add("name", Dtype::kI4, columns::Names::kString);
-  t.Add("domain", Dtype::kI4, columns::Names::kFixed, &kApiDomains);
-  t.Add("thread_id", Dtype::kU8);
-  t.Add("correlation_id", Dtype::kU8);
-  t.Add("return_code", Dtype::kU4);
-  t.Add("callback_id", Dtype::kU4);
-}
-
-void FillApiCalls(Table& t, const std::vector<ApiRecord>& v, uint16_t file) {
-  if (v.empty()) return;
-  t.Grow(v.size());
-  Cursor c(t);
-  c.Times(v, file);
-  int32_t* name = c.Next<int32_t>();
-  int32_t* domain = c.Next<int32_t>();
-  uint64_t* thread = c.Next<uint64_t>();
-  uint64_t* correlation = c.Next<uint64_t>();
-  uint32_t* rc = c.Next<uint32_t>();
-  uint32_t* callback = c.Next<uint32_t>();
-  for (size_t i = 0; i < v.size(); ++i) {
-    const ApiRecord& r = v[i];
-    name[i] = static_cast<int32_t>(r.name_id);
-    domain[i] = EnumCode(r.domain, kApiDomains);
-    thread[i] = r.thread_id;
-    correlation[i] = r.correlation_id;
-    rc[i] = r.return_code;
-    callback[i] = r.callback_id;
-  }
-}
-
-void DeclareSyncs(Table& t) {
-  t.AddTimes();
-  t.Add("kind", Dtype::kI4, columns::Names::kFixed, &kSyncKinds);
-  for (const char* c : {"device", "stream", "context", "event_id"}) t.Add(c, Dtype::kU4);
-  t.Add("correlation_id", Dtype::kU8);
-}
-
-void FillSyncs(Table& t, const std::vector<SyncRecord>& v, uint16_t file) {
-  if (v.empty()) return;
-  t.Grow(v.size());
-  Cursor c(t);
-  c.Times(v, file);
-  int32_t* kind = c.Next<int32_t>();
-  uint32_t* device = c.Next<uint32_t>();
-  uint32_t* stream = c.Next<uint32_t>();
-  uint32_t* context = c.Next<uint32_t>();
-  uint32_t* event = c.Next<uint32_t>();
-  uint64_t* correlation = c.Next<uint64_t>();
-  for (size_t i = 0; i < v.size(); ++i) {
-    const SyncRecord& r = v[i];
-    kind[i] = EnumCode(r.kind, kSyncKinds);
-    device[i] = r.device_id;
-    stream[i] = r.stream_id;
-    context[i] = r.context_id;
-    event[i] = r.event_id;
-    correlation[i] = r.correlation_id;
-  }
+  Filler<R> f(t, v);
+  f.Times(file);
+  KindColumns(f, static_cast<const R*>(nullptr));
 }
 
 // Turns the current file's string ids of `column` (its blocks from
@@ -347,16 +296,17 @@ void ResolveNames(Column& column, size_t first, const TraceData& trace) {
 }  // namespace
 
 ColumnTables::ColumnTables(uint32_t kinds) : kinds_(kinds) {
-  using Declare = void (*)(Table&);
-  const Declare declare[kRecordKinds] = {DeclareKernels, DeclareMemcpys,  DeclareMemsets,
-                                         DeclareRanges,  DeclareApiCalls, DeclareSyncs};
   tables_.resize(kRecordKinds);
-  for (size_t k = 0; k < kRecordKinds; ++k) {
-    if ((kinds_ & (1u << k)) == 0) continue;
-    tables_[k] = std::make_unique<Table>();
-    tables_[k]->name = std::string(kRecordKindNames[k]);
-    declare[k](*tables_[k]);
-  }
+  RecordBatch none;
+  ForEachKind(
+      [&](auto kind, const auto& v) {
+        const size_t k = static_cast<size_t>(decltype(kind)::value);
+        if ((kinds_ & (1u << k)) == 0) return;
+        tables_[k] = std::make_unique<Table>();
+        tables_[k]->name = std::string(kRecordKindNames[k]);
+        Declare<typename std::decay_t<decltype(v)>::value_type>(*tables_[k]);
+      },
+      none);
 }
 
 ColumnTables::~ColumnTables() = default;
@@ -368,12 +318,12 @@ void ColumnTables::BeginFile(uint16_t file) {
 }
 
 void ColumnTables::Add(const RecordBatch& batch) {
-  if (tables_[0]) FillKernels(*tables_[0], batch.kernels, file_);
-  if (tables_[1]) FillMemcpys(*tables_[1], batch.memcpys, file_);
-  if (tables_[2]) FillMemsets(*tables_[2], batch.memsets, file_);
-  if (tables_[3]) FillRanges(*tables_[3], batch.ranges, file_);
-  if (tables_[4]) FillApiCalls(*tables_[4], batch.api_calls, file_);
-  if (tables_[5]) FillSyncs(*tables_[5], batch.syncs, file_);
+  ForEachKind(
+      [&](auto kind, const auto& v) {
+        const std::unique_ptr<Table>& t = tables_[static_cast<size_t>(decltype(kind)::value)];
+        if (t) Fill(*t, v, file_);
+      },
+      batch);
 }
 
 void ColumnTables::EndFile(const TraceData& trace) {

@@ -6,6 +6,7 @@
 #include <fmt/core.h>
 
 #include "analysis/gap_causes.h"
+#include "viewer_cli/report_views.h"
 
 namespace cutrace::cli {
 
@@ -109,18 +110,7 @@ std::string SteadyLine(const analysis::RangeCandidate& c, const analysis::Window
 
 std::string ProgramLine(const analysis::ProgramVerdict& v) {
   if (!v.known) return "verdict: no GPU work in the window";
-  std::vector<std::pair<uint64_t, size_t>> causes;
-  for (size_t c = 0; c < analysis::kGapCauses; ++c)
-    if (v.idle_by_cause_ns[c] > 0) causes.emplace_back(v.idle_by_cause_ns[c], c);
-  std::sort(causes.begin(), causes.end(), [](const auto& a, const auto& b) {
-    return a.first != b.first ? a.first > b.first : a.second < b.second;
-  });
-  std::string idle;
-  for (size_t i = 0; i < causes.size() && i < 3; ++i)
-    idle += fmt::format("{}{} {:.1f}%", i ? ", " : "",
-                        analysis::GapCauseName(static_cast<analysis::GapCause>(causes[i].second)),
-                        100.0 * static_cast<double>(causes[i].first) /
-                            static_cast<double>(v.idle_ns ? v.idle_ns : 1));
+  const std::string idle = TopCausesText(v.idle_by_cause_ns, v.idle_ns, 3, 1);
   return fmt::format("verdict: {}, GPU busy {:.1f}% of {}; idle {:.1f}%{}{}; {}", v.bound,
                      v.busy_pct, FormatDuration(v.span_ns), v.idle_pct,
                      idle.empty() ? "" : " (of it: ", idle.empty() ? "" : idle + ")", v.advice);
@@ -159,27 +149,31 @@ nlohmann::json ProgramJson(const analysis::ProgramVerdict& v, const analysis::Wi
   return out;
 }
 
+std::optional<analysis::Window> WindowOrError(analysis::TraceSet traces,
+                                              const analysis::RegionSpec& spec) {
+  StatusOr<analysis::Window> window = analysis::ResolveWindow(traces, spec);
+  if (!window.ok()) {
+    PrintError(window.status().message());
+    return std::nullopt;
+  }
+  return std::move(window).value();
+}
+
 int RunWindowedReport(const std::vector<std::string>& paths, Format format,
                       const analysis::RegionSpec& spec, const WindowedRenderFn& render) {
   LoadedTraces loaded;
   if (!LoadTraces(paths, &loaded)) return 1;
-  if (spec.active()) {  // nothing left over all the files: one line, no output
-    StatusOr<analysis::Window> all = analysis::ResolveWindow(loaded.all, spec);
-    if (!all.ok()) {
-      PrintError(all.status().message());
-      return 1;
-    }
-  }
+  // Nothing left over all the files: one line, no output.
+  if (spec.active() && !WindowOrError(loaded.all, spec)) return 1;
   int status = 0;
   PrintReport(loaded, format,
               [&](analysis::TraceSet traces, Format f) {
-                StatusOr<analysis::Window> window = analysis::ResolveWindow(traces, spec);
-                if (!window.ok()) {
-                  PrintError(window.status().message());
+                std::optional<analysis::Window> window = WindowOrError(traces, spec);
+                if (!window) {
                   status = 1;
                   return Rendered();
                 }
-                auto shared = std::make_shared<const analysis::Window>(std::move(window).value());
+                auto shared = std::make_shared<const analysis::Window>(std::move(*window));
                 Rendered r = render(traces, shared, f);
                 AddWindow(*shared, f, &r);
                 return r;

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,10 @@ namespace cutrace::cli {
 // Adds the four options to `cmd`; durations are checked by ParseDuration(),
 // as --min-gap's are.
 void AddRegionOptions(CLI::App* cmd, analysis::RegionSpec* spec);
+// The window `spec` names over `traces` (analysis/region.h ResolveWindow),
+// or nullopt with the reason printed: one line for every command.
+std::optional<analysis::Window> WindowOrError(analysis::TraceSet traces,
+                                              const analysis::RegionSpec& spec);
 
 // "window: ..." for table form, and the JSON object.
 std::string WindowLine(const analysis::Window& window);

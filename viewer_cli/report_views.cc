@@ -1,7 +1,9 @@
 // JSON objects and tables of each report: see report_views.h.
 #include "viewer_cli/report_views.h"
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include <fmt/core.h>
 
@@ -144,6 +146,23 @@ json CausesJson(const uint64_t* causes, bool skip_zero) {
   for (size_t c = 0; c < analysis::kGapCauses; ++c)
     if (!skip_zero || causes[c] != 0)
       out[analysis::GapCauseName(static_cast<analysis::GapCause>(c))] = causes[c];
+  return out;
+}
+
+std::string TopCausesText(const uint64_t* causes, uint64_t idle_ns, size_t most, int decimals) {
+  std::vector<std::pair<uint64_t, size_t>> order;
+  for (size_t c = 0; c < analysis::kGapCauses; ++c)
+    if (causes[c] > 0) order.emplace_back(causes[c], c);
+  std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  std::string out;
+  for (size_t i = 0; i < order.size() && i < most; ++i)
+    out += fmt::format("{}{} {:.{}f}%", i ? ", " : "",
+                       analysis::GapCauseName(static_cast<analysis::GapCause>(order[i].second)),
+                       100.0 * static_cast<double>(order[i].first) /
+                           static_cast<double>(idle_ns ? idle_ns : 1),
+                       decimals);
   return out;
 }
 

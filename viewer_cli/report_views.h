@@ -41,6 +41,9 @@ bool HasComm(const analysis::TimelineReport& report);
 TableSection IdleByCauseTable(const analysis::TimelineReport& report, Format format);
 // {"host_sync": ns, ...}: every cause, or (skip_zero) only those with time.
 nlohmann::json CausesJson(const uint64_t* causes, bool skip_zero);
+// The `most` largest causes of `idle_ns` of idle time, in percent of it
+// with `decimals` decimals: "host_sync 62%, launch 20%" ("" for none).
+std::string TopCausesText(const uint64_t* causes, uint64_t idle_ns, size_t most, int decimals);
 // One table for all devices' listed gaps (with a device column); starts are
 // offsets from the device's first operation in table form, absolute in CSV.
 TableSection GapsTable(const analysis::TimelineReport& report, analysis::TraceSet traces,

@@ -19,42 +19,6 @@ namespace {
 // project's one CSV quoter, formula-guarded (collector/csv_field.h).
 void AppendField(std::string& out, std::string_view s) { AppendCsvField(out, s, CsvKind::kText); }
 
-const char* MemoryKindCsv(MemoryKind kind) {
-  switch (kind) {
-    case MemoryKind::kPageable: return "pageable";
-    case MemoryKind::kPinned: return "pinned";
-    case MemoryKind::kDevice: return "device";
-    case MemoryKind::kArray: return "array";
-    case MemoryKind::kManaged: return "managed";
-    case MemoryKind::kDeviceStatic: return "device_static";
-    case MemoryKind::kManagedStatic: return "managed_static";
-    case MemoryKind::kUnknown: break;
-  }
-  return "unknown";
-}
-
-const char* RangeKindCsv(RangeKind kind) {
-  switch (kind) {
-    case RangeKind::kPushPop: return "push_pop";
-    case RangeKind::kStartEnd: return "start_end";
-    case RangeKind::kMark: return "mark";
-    case RangeKind::kGpu: return "gpu";
-  }
-  return "unknown";
-}
-
-const char* SyncKindCsv(SyncKind kind) {
-  switch (kind) {
-    case SyncKind::kEventSynchronize: return "event_synchronize";
-    case SyncKind::kStreamWaitEvent: return "stream_wait_event";
-    case SyncKind::kStreamSynchronize: return "stream_synchronize";
-    case SyncKind::kContextSynchronize: return "context_synchronize";
-    case SyncKind::kFence: return "fence";
-    case SyncKind::kUnknown: break;
-  }
-  return "unknown";
-}
-
 // Streams as CUPTI's users know them: "no stream" is -1.
 int64_t Stream(uint32_t stream) { return stream == UINT32_MAX ? -1 : stream; }
 
@@ -65,6 +29,39 @@ void Row(std::string& out, fmt::format_string<Args...> format, Args&&... args) {
   fmt::format_to(std::back_inserter(out), format, std::forward<Args>(args)...);
 }
 
+// The columns after the file that every device operation's table starts with.
+constexpr const char* kDeviceOpColumns =
+    "file,device,stream,context,correlation,start_ns,end_ns,duration_ns";
+template <class R>
+void DeviceOpFields(std::string& o, const R& r) {
+  Row(o, ",{},{},{},{},{},{},{}", r.device_id, Stream(r.stream_id), r.context_id,
+      r.correlation_id, r.start_ns, r.end_ns, Duration(r.start_ns, r.end_ns));
+}
+
+// ",name,mangled_name": the mangled name only where it differs.
+void KernelName(std::string& o, const TraceData& t, uint32_t name_id) {
+  std::string name = t.strings.Display(name_id);
+  std::string_view raw = t.strings.Raw(name_id);
+  o += ',';
+  AppendField(o, name);
+  o += ',';
+  if (raw != name) AppendField(o, raw);
+}
+
+// A row per item: the trace's path, then write(o, trace, item)'s fields;
+// `count` counts them.
+template <class Items, class Write>
+Status EachRow(const TraceData& trace, const Items& items, BufferedSink& out, uint64_t& count,
+               Write&& write) {
+  for (const auto& item : items) {
+    std::string& o = out.buffer();
+    AppendField(o, trace.path);
+    write(o, trace, item);
+    ++count;
+    if (Status s = out.MaybeFlush(); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
 
 }  // namespace
 
@@ -83,7 +80,8 @@ const char* CsvFileName(CsvTable table) {
 StatusOr<ExportCounts> ExportCsv(TraceSet traces,
                                  const std::array<ByteSink*, kCsvTables>& sinks) {
   ExportCounts counts;
-  auto table = [&](CsvTable t, const char* header, auto&& rows) -> Status {
+  // One CSV: its header, then rows(trace, out) for each trace.
+  auto table = [&](CsvTable t, const std::string& header, auto&& rows) -> Status {
     BufferedSink out(sinks[static_cast<size_t>(t)]);
     out.buffer() += header;
     out.buffer() += '\n';
@@ -93,143 +91,108 @@ StatusOr<ExportCounts> ExportCsv(TraceSet traces,
     counts.bytes += out.bytes();
     return s;
   };
+  // One CSV of a record kind: a row per record, the trace's path, then
+  // write(o, trace, record)'s fields.
+  auto records = [&](CsvTable t, const std::string& header, auto member, uint64_t& count,
+                     auto&& write) -> Status {
+    return table(t, header, [&](const TraceData& trace, BufferedSink& out) {
+      return EachRow(trace, trace.records.*member, out, count, write);
+    });
+  };
 
   Status s = table(
       CsvTable::kKernels,
-      "file,device,stream,context,correlation,start_ns,end_ns,duration_ns,name,mangled_name,"
-      "grid_x,grid_y,grid_z,block_x,block_y,block_z,registers_per_thread,static_shared_bytes,"
-      "dynamic_shared_bytes,local_bytes_per_thread,launch_type,graph_id,graph_node_id,queued_ns,"
-      "counted",
+      std::string(kDeviceOpColumns) +
+          ",name,mangled_name,grid_x,grid_y,grid_z,block_x,block_y,block_z,registers_per_thread,"
+          "static_shared_bytes,dynamic_shared_bytes,local_bytes_per_thread,launch_type,graph_id,"
+          "graph_node_id,queued_ns,counted",
       [&](const TraceData& t, BufferedSink& out) -> Status {
         const analysis::CountedLaunches counted = analysis::CountedLaunchesOf(t);
-        for (const KernelRecord& k : t.records.kernels) {
-          std::string& o = out.buffer();
-          AppendField(o, t.path);
-          Row(o, ",{},{},{},{},{},{},{},", k.device_id, Stream(k.stream_id), k.context_id,
-              k.correlation_id, k.start_ns, k.end_ns, Duration(k.start_ns, k.end_ns));
-          std::string name = t.strings.Display(k.name_id);
-          std::string_view raw = t.strings.Raw(k.name_id);
-          AppendField(o, name);
-          o += ',';
-          if (raw != name) AppendField(o, raw);
-          Row(o, ",{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", k.grid[0], k.grid[1],
-              k.grid[2], k.block[0], k.block[1], k.block[2], k.registers_per_thread,
-              k.static_shared_bytes, k.dynamic_shared_bytes, k.local_bytes_per_thread,
-              k.launch_type, k.graph_id, k.graph_node_id, k.queued_ns,
-              k.correlation_id != 0 && counted.by_correlation.count(k.correlation_id) ? 1 : 0);
-          ++counts.kernels;
-          if (Status st = out.MaybeFlush(); !st.ok()) return st;
-        }
+        Status st = EachRow(t, t.records.kernels, out, counts.kernels,
+                            [&](std::string& o, const TraceData&, const KernelRecord& k) {
+                              DeviceOpFields(o, k);
+                              KernelName(o, t, k.name_id);
+                              Row(o, ",{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", k.grid[0],
+                                  k.grid[1], k.grid[2], k.block[0], k.block[1], k.block[2],
+                                  k.registers_per_thread, k.static_shared_bytes,
+                                  k.dynamic_shared_bytes, k.local_bytes_per_thread,
+                                  k.launch_type, k.graph_id, k.graph_node_id, k.queued_ns,
+                                  k.correlation_id != 0 &&
+                                          counted.by_correlation.count(k.correlation_id)
+                                      ? 1
+                                      : 0);
+                            });
+        if (!st.ok()) return st;
         // Launches CUPTI did not time because they were counted: no times
         // but gpu__time_duration's, no launch configuration.
-        for (const analysis::CountedLaunch& c : counted.untimed) {
-          std::string& o = out.buffer();
-          AppendField(o, t.path);
-          Row(o, ",{},,,{},,,", c.device, c.correlation);
-          if (c.duration_ns) Row(o, "{}", *c.duration_ns);
-          o += ',';
-          std::string name = t.strings.Display(c.name_id);
-          std::string_view raw = t.strings.Raw(c.name_id);
-          AppendField(o, name);
-          o += ',';
-          if (raw != name) AppendField(o, raw);
-          o += ",,,,,,,,,,,,,,,1\n";
-          ++counts.counted_launches;
-          if (Status st = out.MaybeFlush(); !st.ok()) return st;
-        }
-        return Status::Ok();
+        return EachRow(t, counted.untimed, out, counts.counted_launches,
+                       [](std::string& o, const TraceData& t, const analysis::CountedLaunch& c) {
+                         Row(o, ",{},,,{},,,", c.device, c.correlation);
+                         if (c.duration_ns) Row(o, "{}", *c.duration_ns);
+                         KernelName(o, t, c.name_id);
+                         o += ",,,,,,,,,,,,,,,1\n";
+                       });
       });
   if (!s.ok()) return s;
 
-  s = table(CsvTable::kMemcpy,
-            "file,device,stream,context,correlation,start_ns,end_ns,duration_ns,kind,bytes,"
-            "src_kind,dst_kind,src_device,dst_device,async,graph_id,graph_node_id",
-            [&](const TraceData& t, BufferedSink& out) -> Status {
-              for (const MemcpyRecord& m : t.records.memcpys) {
-                std::string& o = out.buffer();
-                AppendField(o, t.path);
-                Row(o, ",{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", m.device_id,
-                    Stream(m.stream_id), m.context_id, m.correlation_id, m.start_ns, m.end_ns,
-                    Duration(m.start_ns, m.end_ns), analysis::CopyKindName(m.copy_kind), m.bytes,
-                    MemoryKindCsv(m.src_kind), MemoryKindCsv(m.dst_kind), m.src_device_id,
+  s = records(CsvTable::kMemcpy,
+              std::string(kDeviceOpColumns) +
+                  ",kind,bytes,src_kind,dst_kind,src_device,dst_device,async,graph_id,"
+                  "graph_node_id",
+              &RecordBatch::memcpys, counts.memcpys,
+              [](std::string& o, const TraceData&, const MemcpyRecord& m) {
+                DeviceOpFields(o, m);
+                Row(o, ",{},{},{},{},{},{},{},{},{}\n", analysis::CopyKindName(m.copy_kind),
+                    m.bytes, analysis::EnumName(m.src_kind, analysis::kMemoryKindNames),
+                    analysis::EnumName(m.dst_kind, analysis::kMemoryKindNames), m.src_device_id,
                     m.dst_device_id, m.flags & 1, m.graph_id, m.graph_node_id);
-                ++counts.memcpys;
-                if (Status st = out.MaybeFlush(); !st.ok()) return st;
-              }
-              return Status::Ok();
-            });
+              });
   if (!s.ok()) return s;
 
-  s = table(CsvTable::kMemset,
-            "file,device,stream,context,correlation,start_ns,end_ns,duration_ns,bytes,value,"
-            "memory_kind,graph_id,graph_node_id",
-            [&](const TraceData& t, BufferedSink& out) -> Status {
-              for (const MemsetRecord& m : t.records.memsets) {
-                std::string& o = out.buffer();
-                AppendField(o, t.path);
-                Row(o, ",{},{},{},{},{},{},{},{},{},{},{},{}\n", m.device_id, Stream(m.stream_id),
-                    m.context_id, m.correlation_id, m.start_ns, m.end_ns,
-                    Duration(m.start_ns, m.end_ns), m.bytes, m.value,
-                    MemoryKindCsv(m.memory_kind), m.graph_id, m.graph_node_id);
-                ++counts.memsets;
-                if (Status st = out.MaybeFlush(); !st.ok()) return st;
-              }
-              return Status::Ok();
-            });
+  s = records(CsvTable::kMemset,
+              std::string(kDeviceOpColumns) + ",bytes,value,memory_kind,graph_id,graph_node_id",
+              &RecordBatch::memsets, counts.memsets,
+              [](std::string& o, const TraceData&, const MemsetRecord& m) {
+                DeviceOpFields(o, m);
+                Row(o, ",{},{},{},{},{}\n", m.bytes, m.value,
+                    analysis::EnumName(m.memory_kind, analysis::kMemoryKindNames), m.graph_id,
+                    m.graph_node_id);
+              });
   if (!s.ok()) return s;
 
-  s = table(CsvTable::kNvtx,
-            "file,thread,start_ns,end_ns,duration_ns,domain,name,depth,kind,range_id,color,device",
-            [&](const TraceData& t, BufferedSink& out) -> Status {
-              for (const RangeRecord& r : t.records.ranges) {
-                std::string& o = out.buffer();
-                AppendField(o, t.path);
+  s = records(CsvTable::kNvtx,
+              "file,thread,start_ns,end_ns,duration_ns,domain,name,depth,kind,range_id,color,"
+              "device",
+              &RecordBatch::ranges, counts.ranges,
+              [](std::string& o, const TraceData& t, const RangeRecord& r) {
                 Row(o, ",{},{},{},{},", r.thread_id, r.start_ns, r.end_ns,
                     Duration(r.start_ns, r.end_ns));
                 AppendField(o, analysis::DomainName(t, r.domain_id));
                 o += ',';
                 AppendField(o, t.strings.Display(r.name_id));
-                Row(o, ",{},{},{},{},{}\n", r.depth, RangeKindCsv(r.kind), r.range_id, r.color,
+                Row(o, ",{},{},{},{},{}\n", r.depth, analysis::EnumName(r.kind, analysis::kRangeKindNames), r.range_id, r.color,
                     r.device_id);
-                ++counts.ranges;
-                if (Status st = out.MaybeFlush(); !st.ok()) return st;
-              }
-              return Status::Ok();
-            });
+              });
   if (!s.ok()) return s;
 
-  s = table(CsvTable::kApi,
-            "file,thread,start_ns,end_ns,duration_ns,domain,name,callback_id,correlation,"
-            "return_code",
-            [&](const TraceData& t, BufferedSink& out) -> Status {
-              for (const ApiRecord& a : t.records.api_calls) {
-                std::string& o = out.buffer();
-                AppendField(o, t.path);
+  s = records(CsvTable::kApi,
+              "file,thread,start_ns,end_ns,duration_ns,domain,name,callback_id,correlation,"
+              "return_code",
+              &RecordBatch::api_calls, counts.api_calls,
+              [](std::string& o, const TraceData& t, const ApiRecord& a) {
                 Row(o, ",{},{},{},{},{},", a.thread_id, a.start_ns, a.end_ns,
                     Duration(a.start_ns, a.end_ns), analysis::ApiDomainName(a.domain));
                 AppendField(o, t.strings.Display(a.name_id));
                 Row(o, ",{},{},{}\n", a.callback_id, a.correlation_id, a.return_code);
-                ++counts.api_calls;
-                if (Status st = out.MaybeFlush(); !st.ok()) return st;
-              }
-              return Status::Ok();
-            });
+              });
   if (!s.ok()) return s;
 
-  s = table(CsvTable::kSync,
-            "file,device,stream,context,correlation,start_ns,end_ns,duration_ns,kind,event_id",
-            [&](const TraceData& t, BufferedSink& out) -> Status {
-              for (const SyncRecord& y : t.records.syncs) {
-                std::string& o = out.buffer();
-                AppendField(o, t.path);
-                Row(o, ",{},{},{},{},{},{},{},{},{}\n", y.device_id, Stream(y.stream_id),
-                    y.context_id, y.correlation_id, y.start_ns, y.end_ns,
-                    Duration(y.start_ns, y.end_ns), SyncKindCsv(y.kind), y.event_id);
-                ++counts.syncs;
-                if (Status st = out.MaybeFlush(); !st.ok()) return st;
-              }
-              return Status::Ok();
-            });
+  s = records(CsvTable::kSync, std::string(kDeviceOpColumns) + ",kind,event_id",
+              &RecordBatch::syncs, counts.syncs,
+              [](std::string& o, const TraceData&, const SyncRecord& y) {
+                DeviceOpFields(o, y);
+                Row(o, ",{},{}\n", analysis::EnumName(y.kind, analysis::kSyncKindNames), y.event_id);
+              });
   if (!s.ok()) return s;
   return counts;
 }
