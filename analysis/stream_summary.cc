@@ -45,34 +45,23 @@ namespace {
 class EngineSink final : public RecordSink {
  public:
   explicit EngineSink(ReportEngine* engine) : engine_(engine) {}
-  void Kernels(std::span<const KernelRecord> r) override {
-    engine_->OnKernels(r);
-    events += r.size();
-  }
-  void Memcpys(std::span<const MemcpyRecord> r) override {
-    engine_->OnMemcpys(r);
-    events += r.size();
-  }
-  void Memsets(std::span<const MemsetRecord> r) override {
-    engine_->OnMemsets(r);
-    events += r.size();
-  }
-  void Ranges(std::span<const RangeRecord> r) override {
-    engine_->OnRanges(r);
-    events += r.size();
-  }
-  void ApiCalls(std::span<const ApiRecord> r) override {
-    engine_->OnApiCalls(r);
-    events += r.size();
-  }
-  void Syncs(std::span<const SyncRecord> r) override {
-    engine_->OnSyncs(r);
-    events += r.size();
-  }
+  void Kernels(std::span<const KernelRecord> r) override { Feed(&ReportEngine::OnKernels, r); }
+  void Memcpys(std::span<const MemcpyRecord> r) override { Feed(&ReportEngine::OnMemcpys, r); }
+  void Memsets(std::span<const MemsetRecord> r) override { Feed(&ReportEngine::OnMemsets, r); }
+  void Ranges(std::span<const RangeRecord> r) override { Feed(&ReportEngine::OnRanges, r); }
+  void ApiCalls(std::span<const ApiRecord> r) override { Feed(&ReportEngine::OnApiCalls, r); }
+  void Syncs(std::span<const SyncRecord> r) override { Feed(&ReportEngine::OnSyncs, r); }
   void EndKind(RecordKind kind) override { engine_->EndKind(kind); }
   uint64_t events = 0;
 
  private:
+  // A chunk of one kind into the engine, counted.
+  template <class R>
+  void Feed(void (ReportEngine::*on)(std::span<const R>), std::span<const R> r) {
+    (engine_->*on)(r);
+    events += r.size();
+  }
+
   ReportEngine* engine_;
 };
 

@@ -52,12 +52,16 @@ void Table::AddRow(std::vector<std::string> cells) {
   rows_.push_back(std::move(cells));
 }
 
-void Table::PrintCsv(std::FILE* out) const {
+std::vector<std::string> Table::NameCells() const {
   std::vector<std::string> names;
   for (const auto& row : rows_)
     for (size_t c = 0; c < row.size(); ++c)
       if (names_[c]) names.push_back(row[c]);
-  const std::map<std::string, std::string> short_names = UniqueShortNames(names);
+  return names;
+}
+
+void Table::PrintCsv(std::FILE* out) const {
+  const std::map<std::string, std::string> short_names = UniqueShortNames(NameCells());
   auto print_row = [&](const std::vector<std::string>& row, bool header) {
     std::string line;
     for (size_t c = 0; c < row.size(); ++c) {

@@ -55,6 +55,9 @@ class Table {
   void Print(Format format, std::FILE* out) const;
 
  private:
+  // Every cell of the name columns, for their short or shown forms.
+  std::vector<std::string> NameCells() const;
+
   std::vector<std::string> headers_;
   std::vector<bool> right_;
   std::vector<bool> names_;

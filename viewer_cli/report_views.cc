@@ -90,15 +90,27 @@ void InsertSpreadCells(std::vector<std::string>& row, size_t at, const analysis:
              {s.p50_ns ? c.Duration(*s.p50_ns) : none,
               s.stddev_ns ? c.Duration(*s.stddev_ns) : none});
 }
-void PutSpread(json& row, const analysis::Spread& s, const char* prefix) {
-  if (!s.p50_ns) return;
+// `row` with the two spread keys (`prefix`p50_ns, `prefix`stddev_ns) where
+// the report has them.
+json WithSpread(json row, const analysis::Spread& s, const char* prefix) {
+  if (!s.p50_ns) return row;
   row[std::string(prefix) + "p50_ns"] = *s.p50_ns;
   row[std::string(prefix) + "stddev_ns"] = RoundNs(*s.stddev_ns);
+  return row;
 }
 
 uint64_t CopyTime(const analysis::CopyReport& report) {
   uint64_t total = 0;
   for (const analysis::CopyStats& s : report.copies) total = SatAdd(total, s.total_ns);
+  return total;
+}
+
+// Time(%) of the NVTX rows: each CPU row's share of all CPU rows' time, as
+// nsys's nvtx_sum.
+uint64_t CpuTime(const analysis::NvtxReport& report) {
+  uint64_t total = 0;
+  for (const analysis::NvtxRow& r : report.ranges)
+    if (!r.gpu_range) SatAccumulate(&total, r.cpu_total_ns);
   return total;
 }
 
@@ -108,14 +120,14 @@ json CopiesJson(const analysis::CopyReport& report) {
   json copies = json::array();
   const uint64_t whole = CopyTime(report);
   for (const analysis::CopyStats& s : report.copies)
-    copies.push_back({{"kind", s.kind},
-                      {"pct", Share(s.total_ns, whole)},
-                      {"count", s.count},
-                      {"bytes", s.bytes},
-                      {"total_ns", s.total_ns},
-                      {"gbps", s.gbps},
-                      {"pageable_count", s.pageable_count}});
-  for (size_t i = 0; i < report.copies.size(); ++i) PutSpread(copies[i], report.copies[i].spread, "");
+    copies.push_back(WithSpread({{"kind", s.kind},
+                                 {"pct", Share(s.total_ns, whole)},
+                                 {"count", s.count},
+                                 {"bytes", s.bytes},
+                                 {"total_ns", s.total_ns},
+                                 {"gbps", s.gbps},
+                                 {"pageable_count", s.pageable_count}},
+                                s.spread, ""));
   return copies;
 }
 
@@ -314,27 +326,22 @@ TableSection GapsTable(const analysis::TimelineReport& report, analysis::TraceSe
 
 json RangesJson(const analysis::NvtxReport& report) {
   json ranges = json::array();
-  for (const analysis::NvtxRow& r : report.ranges)
-    ranges.push_back({{"domain", r.domain},
-                      {"name", r.name},
-                      {"depth", r.depth},
-                      {"gpu_range", r.gpu_range},
-                      {"count", r.count},
-                      {"cpu_total_ns", r.cpu_total_ns},
-                      {"cpu_avg_ns", RoundNs(r.cpu_avg_ns)},
-                      {"cpu_min_ns", r.cpu_min_ns},
-                      {"cpu_max_ns", r.cpu_max_ns},
-                      {"gpu_total_ns", r.gpu_total_ns},
-                      {"gpu_ops", r.gpu_ops},
-                      {"gpu_ranges", r.gpu_ranges}});
-  // Time(%): each CPU row's share of all CPU rows' time, as nsys's nvtx_sum.
-  uint64_t cpu_all = 0;
-  for (const analysis::NvtxRow& r : report.ranges)
-    if (!r.gpu_range) SatAccumulate(&cpu_all, r.cpu_total_ns);
-  for (size_t i = 0; i < report.ranges.size(); ++i) {
-    const analysis::NvtxRow& r = report.ranges[i];
-    if (!r.gpu_range) ranges[i]["cpu_pct"] = Share(r.cpu_total_ns, cpu_all);
-    PutSpread(ranges[i], r.cpu_spread, "cpu_");
+  const uint64_t cpu_all = CpuTime(report);
+  for (const analysis::NvtxRow& r : report.ranges) {
+    json& row = ranges.emplace_back(WithSpread({{"domain", r.domain},
+                                                {"name", r.name},
+                                                {"depth", r.depth},
+                                                {"gpu_range", r.gpu_range},
+                                                {"count", r.count},
+                                                {"cpu_total_ns", r.cpu_total_ns},
+                                                {"cpu_avg_ns", RoundNs(r.cpu_avg_ns)},
+                                                {"cpu_min_ns", r.cpu_min_ns},
+                                                {"cpu_max_ns", r.cpu_max_ns},
+                                                {"gpu_total_ns", r.gpu_total_ns},
+                                                {"gpu_ops", r.gpu_ops},
+                                                {"gpu_ranges", r.gpu_ranges}},
+                                               r.cpu_spread, "cpu_"));
+    if (!r.gpu_range) row["cpu_pct"] = Share(r.cpu_total_ns, cpu_all);
   }
   return ranges;
 }
@@ -349,13 +356,8 @@ TableSection RangesTable(const analysis::NvtxReport& report, Format format) {
   const bool spread =
       AnySpread(report.ranges, [](const analysis::NvtxRow& r) { return r.cpu_spread; });
   if (spread) InsertSpreadColumns(t, c, 6, "CPU med", "CPU stddev", "cpu_");  // after CPU max
-  uint64_t cpu_all = 0;
-  for (const analysis::NvtxRow& r : report.ranges)
-    if (!r.gpu_range) SatAccumulate(&cpu_all, r.cpu_total_ns);
-  if (!c.human()) {
-    t.headers.push_back("gpu_range");
-    t.right.push_back(false);
-  }
+  const uint64_t cpu_all = CpuTime(report);
+  if (!c.human()) t.AddColumns(c, {{"", "gpu_range", TableColumn::kText}});
   t.empty_note = "no NVTX ranges";
   for (const analysis::NvtxRow& r : report.ranges) {
     // GPU-side annotations have no CPU time; say so instead of printing zeros.
@@ -379,16 +381,16 @@ TableSection RangesTable(const analysis::NvtxReport& report, Format format) {
 json ApiJson(const analysis::ApiReport& report) {
   json calls = json::array();
   for (const analysis::ApiStats& a : report.api_calls)
-    calls.push_back({{"name", a.name},
-                     {"domain", a.domain},
-                     {"pct", Share(a.total_ns, report.total_ns)},
-                     {"count", a.count},
-                     {"total_ns", a.total_ns},
-                     {"avg_ns", RoundNs(a.avg_ns)},
-                     {"min_ns", a.min_ns},
-                     {"max_ns", a.max_ns},
-                     {"errors", a.errors}});
-  for (size_t i = 0; i < report.api_calls.size(); ++i) PutSpread(calls[i], report.api_calls[i].spread, "");
+    calls.push_back(WithSpread({{"name", a.name},
+                                {"domain", a.domain},
+                                {"pct", Share(a.total_ns, report.total_ns)},
+                                {"count", a.count},
+                                {"total_ns", a.total_ns},
+                                {"avg_ns", RoundNs(a.avg_ns)},
+                                {"min_ns", a.min_ns},
+                                {"max_ns", a.max_ns},
+                                {"errors", a.errors}},
+                               a.spread, ""));
   return calls;
 }
 

@@ -28,11 +28,7 @@ size_t LineWidth(const std::vector<size_t>& width, const std::vector<size_t>& co
 
 void Table::PrintText(std::FILE* out) const {
   // Names shown as --names says, unique within this table.
-  std::vector<std::string> names;
-  for (const auto& row : rows_)
-    for (size_t c = 0; c < row.size(); ++c)
-      if (names_[c]) names.push_back(row[c]);
-  const std::map<std::string, std::string> shown = ShownNames(names);
+  const std::map<std::string, std::string> shown = ShownNames(NameCells());
   // Escaped before measuring, so the columns line up on what is shown.
   auto escape = [&](const std::vector<std::string>& row, bool header) {
     std::vector<std::string> cells;

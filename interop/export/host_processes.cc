@@ -25,6 +25,19 @@ bool RankNumber(const std::string& rank, int64_t* n) {
   return err == std::errc() && end == rank.data() + rank.size() && *n >= 0;
 }
 
+// A process of file `f` from its Header or one of its MergedProcess
+// entries (both carry pid, rank, host and command line).
+template <class P>
+HostProcess ProcessOf(size_t f, const P& from) {
+  HostProcess p;
+  p.file = f;
+  p.pid = from.pid();
+  p.rank = from.rank();
+  p.command_line.assign(from.command_line().begin(), from.command_line().end());
+  p.label = Label(p.rank, from.host(), p.pid, p.command_line);
+  return p;
+}
+
 }  // namespace
 
 HostProcesses::HostProcesses(analysis::TraceSet traces) {
@@ -32,25 +45,13 @@ HostProcesses::HostProcesses(analysis::TraceSet traces) {
     const proto::Header& h = traces[f]->header;
     first_of_file_.push_back(processes_.size());
     if (h.processes_size() < 2) {
-      HostProcess p;
-      p.file = f;
-      p.pid = h.pid();
-      p.rank = h.rank();
-      p.command_line.assign(h.command_line().begin(), h.command_line().end());
-      p.label = Label(p.rank, h.host(), p.pid, p.command_line);
-      processes_.push_back(std::move(p));
+      processes_.push_back(ProcessOf(f, h));
       continue;
     }
     for (const proto::MergedProcess& m : h.processes()) {
-      HostProcess p;
-      p.file = f;
-      p.pid = m.pid();
-      p.rank = m.rank();
-      p.command_line.assign(m.command_line().begin(), m.command_line().end());
-      p.label = Label(p.rank, m.host(), p.pid, p.command_line);
       for (uint64_t tid : m.thread_ids()) by_thread_.emplace(std::make_pair(f, tid), processes_.size());
       for (uint32_t d : m.device_ids()) by_device_.emplace(std::make_pair(f, d), processes_.size());
-      processes_.push_back(std::move(p));
+      processes_.push_back(ProcessOf(f, m));
     }
   }
   for (size_t i = 0; i < processes_.size(); ++i) {
