@@ -130,15 +130,14 @@ int Run(const Options& options) {
 }
 
 void AddOptions(CLI::App* cmd, Options* options) {
+  cmd->description("Every event as binary columns, for the Python package (python/cutrace)");
   cmd->group("");  // not in --help: a format between two parts of cutrace
   cmd->add_option("files", options->files, "Trace files")->required();
   cmd->add_option("--kinds", options->kinds,
                   "Which tables: kernels,memcpys,memsets,ranges,api_calls,syncs");
 }
 
-const CommandRegistration kRegistration(
-    "columns", 1000, "Every event as binary columns, for the Python package (python/cutrace)",
-    AddOptions, Run);
+const CommandRegistration kRegistration("columns", 1000, AddOptions, Run);
 
 }  // namespace
 }  // namespace cutrace::cli::cmd_columns

@@ -103,6 +103,8 @@ int Run(const Options& options) {
 }
 
 void AddOptions(CLI::App* cmd, Options* options) {
+  cmd->description(
+      "Why the top kernels are slow: launch/host-, compute-, memory- or latency-bound");
   cmd->add_option("files", options->files, "Trace files")->required();
   AddFormatOption(cmd, &options->format);
   cmd->add_option("--top", options->top, "Kernels to diagnose, by total time (0: all)")
@@ -111,10 +113,7 @@ void AddOptions(CLI::App* cmd, Options* options) {
   AddCommOption(cmd, &options->comm);
 }
 
-const CommandRegistration kRegistration(
-    "diagnose", 25,
-    "Why the top kernels are slow: launch/host-, compute-, memory- or latency-bound", AddOptions,
-    Run);
+const CommandRegistration kRegistration("diagnose", 25, AddOptions, Run);
 
 }  // namespace
 }  // namespace cutrace::cli::cmd_diagnose

@@ -222,6 +222,8 @@ int Run(const Options& o) {
 }
 
 void AddOptions(CLI::App* cmd, Options* options) {
+  cmd->description(
+      "Compare two traces: kernels added/removed/faster/slower, device busy/idle/overlap");
   cmd->add_option("a", options->a, "The baseline trace")->required();
   cmd->add_option("b", options->b, "The trace to compare with it")->required();
   AddFormatOption(cmd, &options->format);
@@ -238,10 +240,7 @@ void AddOptions(CLI::App* cmd, Options* options) {
       ->type_name("SHARE");
 }
 
-const CommandRegistration kRegistration(
-    "diff", 100,
-    "Compare two traces: kernels added/removed/faster/slower, device busy/idle/overlap", AddOptions,
-    Run);
+const CommandRegistration kRegistration("diff", 100, AddOptions, Run);
 
 }  // namespace
 }  // namespace cutrace::cli::cmd_diff

@@ -114,6 +114,7 @@ int Run(const Options& o) {
 }
 
 void AddOptions(CLI::App* cmd, Options* options) {
+  cmd->description("Write traces as Chrome JSON (Kineto-shaped), Perfetto protobuf or CSV");
   cmd->add_option("files", options->files,
                   "Trace files (several are placed on one timeline by their clock anchors)")
       ->required();
@@ -129,9 +130,7 @@ void AddOptions(CLI::App* cmd, Options* options) {
   AddRegionOptions(cmd, &options->region);
 }
 
-const CommandRegistration kRegistration(
-    "export", 85, "Write traces as Chrome JSON (Kineto-shaped), Perfetto protobuf or CSV",
-    AddOptions, Run);
+const CommandRegistration kRegistration("export", 85, AddOptions, Run);
 
 }  // namespace
 }  // namespace cutrace::cli::cmd_export

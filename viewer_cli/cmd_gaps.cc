@@ -52,6 +52,7 @@ int Run(const Options& options) {
 }
 
 void AddOptions(CLI::App* cmd, Options* options) {
+  cmd->description("Idle gaps per device, with before/after and cause");
   cmd->add_option("files", options->files, "Trace files")->required();
   AddFormatOption(cmd, &options->format);
   cmd->add_option("--min-gap", options->min_gap,
@@ -66,9 +67,7 @@ void AddOptions(CLI::App* cmd, Options* options) {
   AddRegionOptions(cmd, &options->region);
 }
 
-const CommandRegistration kRegistration("gaps", 40,
-                                        "Idle gaps per device, with before/after and cause",
-                                        AddOptions, Run);
+const CommandRegistration kRegistration("gaps", 40, AddOptions, Run);
 
 }  // namespace
 }  // namespace cutrace::cli::cmd_gaps

@@ -242,6 +242,7 @@ int Run(const Options& o) {
 }
 
 void AddOptions(CLI::App* cmd, Options* options) {
+  cmd->description("Convert a Chrome trace JSON from torch.profiler (Kineto) to a cutrace trace");
   cmd->add_option("traces", options->inputs,
                   "Chrome trace JSON ({\"traceEvents\":[...]} or [...]), gzipped or not; several "
                   "are merged into one trace on one timeline by their realtime anchors")
@@ -253,9 +254,7 @@ void AddOptions(CLI::App* cmd, Options* options) {
   AddMaxSkewOption(cmd, &options->max_skew);
 }
 
-const CommandRegistration kRegistration(
-    "import", 90, "Convert a Chrome trace JSON from torch.profiler (Kineto) to a cutrace trace",
-    AddOptions, Run);
+const CommandRegistration kRegistration("import", 90, AddOptions, Run);
 
 }  // namespace
 }  // namespace cutrace::cli::cmd_import

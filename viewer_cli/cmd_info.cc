@@ -396,13 +396,13 @@ int Run(const Options& o) {
 }
 
 void AddOptions(CLI::App* cmd, Options* options) {
+  cmd->description("Header, versions, devices, statistics, clean shutdown or not");
   cmd->add_option("files", options->files, "Trace files")->required();
   AddFormatOption(cmd, &options->format);
   AddRegionOptions(cmd, &options->region);
 }
 
-const CommandRegistration kRegistration(
-    "info", 80, "Header, versions, devices, statistics, clean shutdown or not", AddOptions, Run);
+const CommandRegistration kRegistration("info", 80, AddOptions, Run);
 
 }  // namespace
 }  // namespace cutrace::cli::cmd_info

@@ -106,6 +106,7 @@ int Run(const Options& options) {
 }
 
 void AddOptions(CLI::App* cmd, Options* options) {
+  cmd->description("Per-kernel totals: count, time, percentiles");
   cmd->add_option("files", options->files, "Trace files")->required();
   AddFormatOption(cmd, &options->format);
   cmd->add_option("--top", options->top, "Show only the first N kernels (0: all)");
@@ -119,9 +120,7 @@ void AddOptions(CLI::App* cmd, Options* options) {
   AddRegionOptions(cmd, &options->region);
 }
 
-const CommandRegistration kRegistration("kernels", 20,
-                                        "Per-kernel totals: count, time, percentiles", AddOptions,
-                                        Run);
+const CommandRegistration kRegistration("kernels", 20, AddOptions, Run);
 
 }  // namespace
 }  // namespace cutrace::cli::cmd_kernels

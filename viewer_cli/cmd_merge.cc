@@ -85,14 +85,13 @@ int Run(const Options& o) {
 }
 
 void AddOptions(CLI::App* cmd, Options* options) {
+  cmd->description("Merge traces of several processes/ranks/hosts into one, on one timeline");
   cmd->add_option("files", options->files, "Trace files (each with clock anchors)")->required();
   AddOutputOptions(cmd, &options->output, "The trace to create");
   AddMaxSkewOption(cmd, &options->max_skew);
 }
 
-const CommandRegistration kRegistration(
-    "merge", 95, "Merge traces of several processes/ranks/hosts into one, on one timeline",
-    AddOptions, Run);
+const CommandRegistration kRegistration("merge", 95, AddOptions, Run);
 
 }  // namespace
 }  // namespace cutrace::cli::cmd_merge

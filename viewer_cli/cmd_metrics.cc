@@ -170,6 +170,9 @@ int Run(const Options& options) {
 }
 
 void AddOptions(CLI::App* cmd, Options* options) {
+  cmd->description(
+      "Hardware counter presets (--list), whether the GPU has metrics (--check), or the counter "
+      "values of traces");
   cmd->add_option("files", options->files, "Trace files");
   cmd->add_flag("--list", options->list, "List the presets and their metrics");
   AddRegionOptions(cmd, &options->region);
@@ -183,11 +186,7 @@ void AddOptions(CLI::App* cmd, Options* options) {
   AddFormatOption(cmd, &options->format);
 }
 
-const CommandRegistration kRegistration(
-    "metrics", 85,
-    "Hardware counter presets (--list), whether the GPU has metrics (--check), or the counter "
-    "values of traces",
-    AddOptions, Run);
+const CommandRegistration kRegistration("metrics", 85, AddOptions, Run);
 
 }  // namespace
 }  // namespace cutrace::cli::cmd_metrics

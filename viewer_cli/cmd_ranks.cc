@@ -95,6 +95,9 @@ int Run(const Options& o) {
 }
 
 void AddOptions(CLI::App* cmd, Options* options) {
+  cmd->description(
+      "Stragglers: per step, the slowest rank, its excess and whether it is compute, "
+      "comm or idle");
   cmd->add_option("files", options->files, "Trace files, one or more per rank")->required();
   AddFormatOption(cmd, &options->format);
   cmd->add_option("--range", options->range,
@@ -104,11 +107,7 @@ void AddOptions(CLI::App* cmd, Options* options) {
   AddCommOption(cmd, &options->comm);
 }
 
-const CommandRegistration kRegistration(
-    "ranks", 96,
-    "Stragglers: per step, the slowest rank, its excess and whether it is compute, "
-    "comm or idle",
-    AddOptions, Run);
+const CommandRegistration kRegistration("ranks", 96, AddOptions, Run);
 
 }  // namespace
 }  // namespace cutrace::cli::cmd_ranks

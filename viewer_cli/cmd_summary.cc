@@ -294,6 +294,7 @@ int Run(const Options& o) {
 }
 
 void AddOptions(CLI::App* cmd, Options* options) {
+  cmd->description("Everything at a glance");
   cmd->add_option("files", options->files, "Trace files")->required();
   AddSummaryFormatOption(cmd, &options->format, &options->openmetrics);
   AddRegionOptions(cmd, &options->region);
@@ -301,7 +302,7 @@ void AddOptions(CLI::App* cmd, Options* options) {
   AddCommOption(cmd, &options->comm);
 }
 
-const CommandRegistration kRegistration("summary", 10, "Everything at a glance", AddOptions, Run);
+const CommandRegistration kRegistration("summary", 10, AddOptions, Run);
 
 }  // namespace
 }  // namespace cutrace::cli::cmd_summary

@@ -141,6 +141,7 @@ int Run(const Options& o) {
 }
 
 void AddOptions(CLI::App* cmd, Options* options) {
+  cmd->description("Per-device utilization over time (compute, comm, copy, idle) in the terminal");
   cmd->add_option("files", options->files, "Trace files")->required();
   AddFormatOption(cmd, &options->format);
   cmd->add_option("--bins", options->bins, "Time bins (default: as many as the width allows)")
@@ -149,9 +150,7 @@ void AddOptions(CLI::App* cmd, Options* options) {
   AddCommOption(cmd, &options->comm);
 }
 
-const CommandRegistration kRegistration(
-    "timeline", 55, "Per-device utilization over time (compute, comm, copy, idle) in the terminal",
-    AddOptions, Run);
+const CommandRegistration kRegistration("timeline", 55, AddOptions, Run);
 
 }  // namespace
 }  // namespace cutrace::cli::cmd_timeline

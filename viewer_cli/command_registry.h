@@ -28,16 +28,16 @@ struct CommandRegistration {
   CommandRegistration(std::string name, int order, RegisterFn fn) {
     Registry().push_back({std::move(name), order, std::move(fn)});
   }
-  // The shape of most commands: `add_options` adds the subcommand's options,
-  // which fill one Options value, and the callback's exit status is
-  // run(options).
+  // The shape of most commands: `add_options` gives the subcommand its
+  // description (the line in `cutrace --help`) and its options, which fill
+  // one Options value, and the callback's exit status is run(options).
   template <class Options>
-  CommandRegistration(const std::string& name, int order, std::string help,
+  CommandRegistration(const std::string& name, int order,
                       void (*add_options)(CLI::App* cmd, Options* options),
                       int (*run)(const Options& options))
-      : CommandRegistration(name, order, [name, help, add_options, run](CLI::App& app, int* exit_code) {
+      : CommandRegistration(name, order, [name, add_options, run](CLI::App& app, int* exit_code) {
           auto options = std::make_shared<Options>();
-          CLI::App* cmd = app.add_subcommand(name, help);
+          CLI::App* cmd = app.add_subcommand(name);
           add_options(cmd, options.get());
           cmd->callback([options, exit_code, run] { *exit_code = run(*options); });
         }) {}

@@ -25,6 +25,14 @@ void AppendString(std::string& out, std::string_view s) {
              .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+// `value` as it stands where it is a number's text, else as a string.
+void AppendValue(std::string& out, const std::string& value, bool number) {
+  if (number)
+    out += value;
+  else
+    AppendString(out, value);
+}
+
 // Exact microseconds: "12.345" for 12345 ns.
 void AppendMicros(std::string& out, uint64_t ns) {
   fmt::format_to(std::back_inserter(out), "{}.{:03}", ns / 1000, ns % 1000);
@@ -103,10 +111,7 @@ void ChromeExporter::Meta(const char* what, int64_t pid, int64_t tid, const std:
                  what, pid, tid);
   o += key;
   o += "\":";
-  if (number)
-    o += value;
-  else
-    AppendString(o, value);
+  AppendValue(o, value, number);
   o += "}}";
 }
 
@@ -137,10 +142,7 @@ void ChromeExporter::Preamble() {
                      return c >= '0' && c <= '9';
                    });
     o += "\"distributedInfo\": {\"rank\": ";
-    if (numeric)
-      o += rank;
-    else
-      AppendString(o, rank);
+    AppendValue(o, rank, numeric);
     o += "},\n";
   }
   o += "\"traceEvents\": [";
@@ -363,17 +365,13 @@ Status ChromeExporter::Run() {
     if (Status s = Flows(f); !s.ok()) return s;
   }
   b() += "\n]\n}\n";
-  Status s = out_.Flush();
-  counts_.bytes = out_.bytes();
-  return s;
+  return out_.Finish(&counts_.bytes);
 }
 
 }  // namespace
 
 StatusOr<ExportCounts> ExportChromeTrace(TraceSet traces, ByteSink* sink) {
-  ChromeExporter exporter(traces, sink);
-  if (Status s = exporter.Run(); !s.ok()) return s;
-  return exporter.counts();
+  return RunExporter<ChromeExporter>(traces, sink);
 }
 
 }  // namespace cutrace::interop

@@ -87,9 +87,7 @@ StatusOr<ExportCounts> ExportCsv(TraceSet traces,
     out.buffer() += '\n';
     for (const TraceData* trace : traces)
       if (Status s = rows(*trace, out); !s.ok()) return s;
-    Status s = out.Flush();
-    counts.bytes += out.bytes();
-    return s;
+    return out.Finish(&counts.bytes);
   };
   // One CSV of a record kind: a row per record, the trace's path, then
   // write(o, trace, record)'s fields.

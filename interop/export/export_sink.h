@@ -88,6 +88,12 @@ class BufferedSink {
   Status MaybeFlush() { return buffer_.size() >= kFlushBytes ? Flush() : Status::Ok(); }
   Status Flush();
   uint64_t bytes() const { return bytes_; }  // handed to the sink so far
+  // The last Flush(), adding what the sink was handed in all to *total.
+  Status Finish(uint64_t* total) {
+    Status s = Flush();
+    *total += bytes_;
+    return s;
+  }
 
  private:
   static constexpr size_t kFlushBytes = 1u << 20;
@@ -95,5 +101,14 @@ class BufferedSink {
   std::string buffer_;
   uint64_t bytes_ = 0;
 };
+
+// One export: Exporter(traces, sink).Run(), then the counts of what it
+// wrote (the Chrome and Perfetto exporters).
+template <class Exporter, class Traces>
+StatusOr<ExportCounts> RunExporter(Traces traces, ByteSink* sink) {
+  Exporter exporter(traces, sink);
+  if (Status s = exporter.Run(); !s.ok()) return s;
+  return exporter.counts();
+}
 
 }  // namespace cutrace::interop

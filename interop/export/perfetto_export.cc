@@ -421,17 +421,13 @@ Status PerfettoExporter::Run() {
     counts_.api_calls += t->records.api_calls.size();
     counts_.syncs += t->records.syncs.size();
   }
-  Status s = out_.Flush();
-  counts_.bytes = out_.bytes();
-  return s;
+  return out_.Finish(&counts_.bytes);
 }
 
 }  // namespace
 
 StatusOr<ExportCounts> ExportPerfettoTrace(TraceSet traces, ByteSink* sink) {
-  PerfettoExporter exporter(traces, sink);
-  if (Status s = exporter.Run(); !s.ok()) return s;
-  return exporter.counts();
+  return RunExporter<PerfettoExporter>(traces, sink);
 }
 
 }  // namespace cutrace::interop
