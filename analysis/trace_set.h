@@ -60,6 +60,15 @@ const char* EnumName(E value, const std::array<const char*, N>& names) {
   return v < N ? names[v] : "unknown";
 }
 
+// The records a Statistics packet says its process had handled, i.e. how far
+// along it was: records_handled, or (files written before it was counted)
+// the sum of the six kinds.
+inline uint64_t RecordsHandled(const proto::Statistics& s) {
+  return s.records_handled() ? s.records_handled()
+                             : s.kernels() + s.memcpys() + s.memsets() + s.ranges() +
+                                   s.api_calls() + s.syncs();
+}
+
 // Records can come from hostile or imported files; an inverted interval is
 // treated as an instant at its start rather than as a huge unsigned length.
 inline uint64_t SafeEnd(uint64_t start, uint64_t end) { return end < start ? start : end; }

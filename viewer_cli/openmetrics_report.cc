@@ -7,6 +7,7 @@
 
 #include "analysis/report_engine.h"
 #include "analysis/summary_reports.h"
+#include "analysis/trace_set.h"
 #include "collector/openmetrics.h"
 #include "viewer_cli/option_words.h"
 #include "viewer_cli/report_common.h"
@@ -25,10 +26,7 @@ StatsInfo FromProto(const proto::Statistics& s) {
   out.queue_bytes = s.queue_bytes();
   out.ring_bytes = s.ring_bytes();
   out.aggregate_bytes = s.aggregate_bytes();
-  out.records_handled = s.records_handled();
-  if (out.records_handled == 0) {
-    out.records_handled = s.kernels() + s.memcpys() + s.memsets() + s.ranges() + s.api_calls() + s.syncs();
-  }
+  out.records_handled = analysis::RecordsHandled(s);
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "analysis/rank_imbalance.h"
+#include "analysis/trace_set.h"
 #include "collector/sat_math.h"
 #include "collector/trace_writer.h"
 
@@ -91,13 +92,6 @@ void AddStatistics(const proto::Statistics& s, StatsInfo* sum) {
   SatAccumulate(&sum->tool_cpu_ns, s.tool_cpu_ns());
   SatAccumulate(&sum->cupti_overhead_ns, s.cupti_overhead_ns());
   sum->peak_memory_bytes = std::max(sum->peak_memory_bytes, s.peak_memory_bytes());
-}
-
-// Records a Statistics packet counts: how far along its process was.
-uint64_t Handled(const proto::Statistics& s) {
-  return s.records_handled() ? s.records_handled()
-                             : s.kernels() + s.memcpys() + s.memsets() + s.ranges() + s.api_calls() +
-                                   s.syncs();
 }
 
 // Each input's process, once per (host, pid, rank) (the chunks of one run
@@ -205,7 +199,8 @@ MergedTrace MergePlacedTraces(const PlacedTraces& placed) {
   for (size_t f = 0; f < files.size(); ++f) {
     const proto::Statistics*& latest = run_statistics[runs.of_file[f]];
     if (files[f]->statistics &&
-        (latest == nullptr || Handled(*files[f]->statistics) >= Handled(*latest)))
+        (latest == nullptr ||
+         analysis::RecordsHandled(*files[f]->statistics) >= analysis::RecordsHandled(*latest)))
       latest = &*files[f]->statistics;
   }
   for (const proto::Statistics* s : run_statistics)
