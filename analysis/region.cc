@@ -94,22 +94,25 @@ void WindowResolver::Range(size_t file, const TraceData& trace, const RangeRecor
   SeeEnd(end);
   if (!CpuRange(r)) return;
   if (!spec_.range.empty() && Matches(file, trace, r)) found_[file].push_back({r.start_ns, end});
-  // The census of names for the steady state.
+  // The census of names for the steady state. Each (name, domain) of the
+  // file finds its Census once; later ranges reach it by that key alone
+  // (a string hash per range cost more than the rest of this pass).
   const uint64_t key = (uint64_t{r.name_id} << 32) | r.domain_id;
-  auto [it, inserted] = census_key_[file].emplace(key, std::string());
+  auto [it, inserted] = census_key_[file].emplace(key, nullptr);
   if (inserted) {
     const std::string name = trace.strings.Display(r.name_id);
-    if (name.rfind(kProfilerStep, 0) == 0) it->second = "ProfilerStep*";
-    else it->second = DomainName(trace, r.domain_id) + '\x1f' + name;
-    Census& c = census_[it->second];
+    const bool step = name.rfind(kProfilerStep, 0) == 0;
+    Census& c = census_[step ? std::string("ProfilerStep*")
+                             : DomainName(trace, r.domain_id) + '\x1f' + name];
     if (c.name.empty()) {
-      const bool step = it->second == "ProfilerStep*";
       c.name = step ? "ProfilerStep*" : name;
       c.domain = step ? "" : DomainName(trace, r.domain_id);
+      c.step = step;
     }
+    it->second = &c;
   }
-  Census& c = census_[it->second];
-  if (r.depth != 0 && it->second != "ProfilerStep*") return;
+  Census& c = *it->second;
+  if (r.depth != 0 && !c.step) return;
   if (c.per_file.size() <= file) c.per_file.resize(file + 1, 0);
   ++c.per_file[file];
 }

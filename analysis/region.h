@@ -198,10 +198,12 @@ class WindowResolver {
   // Steady-state census: depth-0 names and ProfilerStep*, per file.
   struct Census {
     std::string name, domain;
+    bool step = false;  // "ProfilerStep*": every depth counts
     std::vector<uint64_t> per_file;
   };
+  // Node-based: the pointers in census_key_ stay valid as it grows.
   std::unordered_map<std::string, Census> census_;
-  std::vector<std::unordered_map<uint64_t, std::string>> census_key_;
+  std::vector<std::unordered_map<uint64_t, Census*>> census_key_;  // per file
   Window window_;
   std::vector<std::vector<uint64_t>> gpu_end_;  // per file, per cpu span
   std::vector<std::vector<Window::File::Launches>> calls_;  // per file, per cpu span
