@@ -114,10 +114,7 @@ void ReportEngine::ReleaseTo(uint64_t limit) {
     switch (item.cls) {
       case TimedItem::kRange: projector_.Range(item); break;
       case TimedItem::kApi:
-        if constexpr (kTimeline) {
-          sweep_.Api(item);
-          if (second) second->Api(item);
-        }
+        if constexpr (kTimeline) sweep_.Api(item);  // second shares its host tables
         if constexpr (kNvtx) projector_.Api(item);
         break;
       case TimedItem::kSync:
@@ -276,6 +273,7 @@ void ReportEngine::AddSweep(std::shared_ptr<const Window> window) {
   // Gap counts and idle by cause only: no gap is listed.
   second_ = std::make_unique<TimelineSweep>(GapOptions{UINT64_MAX, 0});
   second_->SetWindow(second_window_->parts);
+  second_->ShareHost(&sweep_);  // fed the same events, just before it
 }
 
 TimelineReport ReportEngine::SecondTimeline() {

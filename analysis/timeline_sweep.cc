@@ -86,7 +86,7 @@ void TimelineSweep::SplitHostTime(uint64_t thread, uint64_t s, uint64_t cut,
                                   uint64_t causes[kGapCauses]) const {
   Span waits[kThreadCalls], all[kThreadCalls];
   size_t nw = 0, na = 0;
-  if (const Calls* found = FindCalls(thread)) {
+  if (const Calls* found = Host().FindCalls(thread)) {
     const Calls& calls = *found;
     for (uint32_t i = 0; i < calls.count; ++i) {
       const Call& c = calls.ring[i];
@@ -105,9 +105,10 @@ void TimelineSweep::SplitHostTime(uint64_t thread, uint64_t s, uint64_t cut,
 
 void TimelineSweep::Attribute(const Device& d, const TimedItem& op, uint64_t g0, uint64_t s,
                               uint64_t e, uint64_t causes[kGapCauses]) const {
+  const TimelineSweep& host = Host();
   const Launch* launch = nullptr;
-  if (op.correlation != 0 && !launches_.empty()) {
-    const Launch& l = launches_[LaunchSlot(op.correlation, op.file)];
+  if (op.correlation != 0 && !host.launches_.empty()) {
+    const Launch& l = host.launches_[LaunchSlot(op.correlation, op.file)];
     if (l.used && l.correlation == op.correlation && (l.thread >> 32) == op.file) launch = &l;
   }
   if (launch == nullptr) {
@@ -119,7 +120,7 @@ void TimelineSweep::Attribute(const Device& d, const TimedItem& op, uint64_t g0,
     const GapCause tail = (op.type & kOpPageable) ? GapCause::kPageableCopy : GapCause::kLaunchLatency;
     causes[static_cast<size_t>(tail)] += e - cut;
   } else {
-    const bool waited = api_events_.Covers(g0, op.start) || d.event_syncs.Covers(g0, op.start);
+    const bool waited = host.api_events_.Covers(g0, op.start) || d.event_syncs.Covers(g0, op.start);
     causes[static_cast<size_t>(waited ? GapCause::kEventWait : GapCause::kQueued)] += e - s;
   }
 }

@@ -63,6 +63,13 @@ class TimelineSweep {
   // communication apart. Until then they take the one without it, so a
   // trace without communication pays one test per operation.
   void NoteComm() { comm_ = true; }
+  // Reads the host's calls (launches, each thread's calls, event waits)
+  // from `primary`, a sweep fed the same events before this one, instead
+  // of keeping its own copy: a second sweep over another window
+  // (ReportEngine::AddSweep()) then takes no Api() calls at all. Its host
+  // tables would be the same as the primary's, which Api() alone writes,
+  // whatever the window. Call before the first event.
+  void ShareHost(const TimelineSweep* primary) { host_ = primary; }
 
   // The report, devices by id. `labels` are the texts of the items' label
   // ids ("kernel:NAME", "memcpy:HtoD", "memset").
@@ -155,6 +162,8 @@ class TimelineSweep {
     return static_cast<size_t>(correlation + uint64_t{file} * 40503u) & (kLaunchSlots - 1);
   }
   // Thread slots are dense per file (ReportEngine's): one vector a file.
+  // The sweep whose host tables Attribute() reads (ShareHost()).
+  const TimelineSweep& Host() const { return host_ ? *host_ : *this; }
   Calls* FindCalls(uint64_t key) const {
     const size_t file = key >> 32, slot = key & 0xffffffffu;
     if (file >= threads_.size() || slot >= threads_[file].size()) return nullptr;
@@ -212,6 +221,7 @@ class TimelineSweep {
   Latest api_events_;
   std::vector<Launch> launches_;  // kLaunchSlots, made on the first launch
   std::vector<std::vector<std::unique_ptr<Calls>>> threads_;  // [file][thread slot]
+  const TimelineSweep* host_ = nullptr;  // ShareHost()
 };
 
 [[gnu::always_inline]] inline void TimelineSweep::Api(const TimedItem& call) {
