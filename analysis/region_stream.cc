@@ -79,7 +79,8 @@ Status RunPass(const StreamedTrace& t, size_t file, WindowResolver* r, Pass pass
       kinds = Bit(RecordKind::kKernel) | Bit(RecordKind::kMemcpy) | Bit(RecordKind::kMemset);
       break;
   }
-  p.set_fields(WireFields::kReports);
+  // Pass 3 reads the operations' times and correlation ids only.
+  p.set_fields(pass == Pass::kOps ? WireFields::kTimes : WireFields::kReports);
   p.set_kinds(kinds);
   ResolverSink sink(r, file, &names, starts);
   sink.calls_ = pass == Pass::kCalls;

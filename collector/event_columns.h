@@ -195,5 +195,11 @@ bool DecodeKernelsForReports(Columns& c, uint64_t base, const ShapeTable& shapes
 // correlation vary; domain, thread and return code are one value.
 bool ApiCallsFitReports(const Columns& c);
 bool DecodeApiCallsForReports(Columns& c, uint64_t base, DecodeCounts* counts, SinkOut& out);
+// WireFields::kTimes for one GPU kind whose correlation ids are in field
+// `corr_field`: start, duration and correlation vary (OpsFitTimes()); only
+// those three columns are read, and the records get nothing else.
+bool OpsFitTimes(const Columns& c, int corr_field);
+template <typename R>
+bool DecodeOpTimes(Columns& c, uint64_t base, int corr_field, DecodeCounts* counts, SinkOut& out);
 
 }  // namespace cutrace::event_wire

@@ -258,6 +258,18 @@ WireDecode Decode(std::string_view body, const ShapeTable& shapes, Out& out, Dec
     if (b.has[k] && !cols[k].Parse(b.kinds[k], types[k], ntypes[k])) return WireDecode::kFallback;
 
   bool ok = true;
+  // kTimes: the GPU kinds' times alone where their columns fit the loop
+  // (DecodeOpTimes()); otherwise as kReports, which fills more.
+  [[maybe_unused]] auto times = [&](auto* type, int k, int corr_field) {
+    using R = std::remove_pointer_t<decltype(type)>;
+    if constexpr (std::is_same_v<Out, SinkOut>) {
+      if (b.has[k] && fields == WireFields::kTimes && OpsFitTimes(cols[k], corr_field)) {
+        ok &= DecodeOpTimes<R>(cols[k], b.base, corr_field, counts, out);
+        b.has[k] = false;  // done
+      }
+    }
+  };
+  times(static_cast<KernelRecord*>(nullptr), 2, 8);
   if constexpr (std::is_same_v<Out, SinkOut>) {
     if (b.has[2] && !all && KernelsFitReports(cols[2])) {
       ok &= DecodeKernelsForReports(cols[2], b.base, shapes, counts, out);
@@ -294,6 +306,7 @@ WireDecode Decode(std::string_view body, const ShapeTable& shapes, Out& out, Dec
         });
   }
   out.End(RecordKind::kKernel);
+  times(static_cast<MemcpyRecord*>(nullptr), 3, 11);
   if (b.has[3]) {
     out.template Begin<MemcpyRecord>(cols[3].count);
     ok &= DecodeKind<MemcpyRecord>(
@@ -316,6 +329,7 @@ WireDecode Decode(std::string_view body, const ShapeTable& shapes, Out& out, Dec
         });
   }
   out.End(RecordKind::kMemcpy);
+  times(static_cast<MemsetRecord*>(nullptr), 4, 10);
   if (b.has[4]) {
     out.template Begin<MemsetRecord>(cols[4].count);
     ok &= DecodeKind<MemsetRecord>(

@@ -60,8 +60,15 @@ enum class WireDecode { kOk, kFallback, kBroken };
 // graph id; ranges' name, domain, thread, depth and kind; API calls' name,
 // domain, thread, correlation and return code; syncs' kind and device. The
 // rest stay 0. Columns not read are skipped whole, which is most of what a
-// streamed summary saves here.
-enum class WireFields { kAll, kReports };
+// streamed summary saves here. kTimes, into a sink (elsewhere it is
+// kReports), decodes only start, end and correlation id of GPU operations
+// (kernels, copies, memsets; every other field 0) and the rest as kReports:
+// the window pass that asks where the work launched inside an NVTX range
+// ended (analysis/region_stream.cc).
+// It neither looks kernel shapes up (unknown_shapes stays as it was) nor
+// reads the operations' other columns (a varint over ten bytes there goes
+// unnoticed, where kReports would answer kBroken for some of them).
+enum class WireFields { kAll, kReports, kTimes };
 
 // What a decode dropped or could not resolve, as BatchDecoder counts them.
 struct DecodeCounts {

@@ -221,6 +221,55 @@ bool DecodeApiCallsForReports(Columns& c, uint64_t base, DecodeCounts* counts, S
                                   });
 }
 
+bool OpsFitTimes(const Columns& c, int corr_field) { return c.Fits({3, corr_field}, {}); }
+
+template <typename R>
+bool DecodeOpTimes(Columns& c, uint64_t base, int corr_field, DecodeCounts* counts,
+                   SinkOut& out) {
+  // DecodeVarying() less the key column: nothing else is read, so an
+  // inverted record has no other column to step over.
+  Column& cs = c.col[2];
+  Column& cd = c.col[3];
+  Column& cc = c.col[corr_field];
+  const uint8_t *ps = cs.p, *pd = cd.p, *pc = cc.p;
+  R* buf = out.Buf<R>();
+  size_t n = out.n;
+  uint64_t start = base, corr = 0;
+  bool ok = true;
+  for (uint32_t i = 0; i < c.count; ++i) {
+    uint64_t ds = 0, dur = 0, dc = 0;
+    if (!NextVarint(ps, cs.end, &ds) || !NextVarint(pd, cd.end, &dur) ||
+        !NextVarint(pc, cc.end, &dc)) {
+      ok = false;
+      break;
+    }
+    start += Convert(ds, ColType::kS64);
+    const uint64_t end = start + dur;  // modulo 2^64
+    corr += Convert(dc, ColType::kS64);
+    if (end < start) {
+      ++counts->inverted_dropped;
+      continue;
+    }
+    R& r = buf[n];
+    r.start_ns = start;
+    r.end_ns = end;
+    r.correlation_id = corr;
+    if (++n == SinkOut::kChunk) {
+      out.n = n;
+      out.Flush<R>();
+      n = 0;
+    }
+  }
+  cs.p = ps, cd.p = pd, cc.p = pc;
+  out.n = n;
+  out.Flush<R>();
+  return ok;
+}
+
+template bool DecodeOpTimes<KernelRecord>(Columns&, uint64_t, int, DecodeCounts*, SinkOut&);
+template bool DecodeOpTimes<MemcpyRecord>(Columns&, uint64_t, int, DecodeCounts*, SinkOut&);
+template bool DecodeOpTimes<MemsetRecord>(Columns&, uint64_t, int, DecodeCounts*, SinkOut&);
+
 }  // namespace event_wire
 
 WireDecode EventBatchMinStart(std::string_view body, uint64_t* min_start) {

@@ -246,6 +246,99 @@ TEST(EventDecoderTest, ReportKernelsAndCallsIntoASinkDecodeAsIntoABatch) {
   }
 }
 
+// WireFields::kTimes into a sink: GPU operations whose start, duration and
+// correlation columns vary take a loop that reads those three columns only,
+// so their records hold exactly the general decode's start, end and
+// correlation id and nothing else; a batch whose durations or correlation
+// ids are all equal (one value in the column) takes the kReports path. API
+// calls, ranges and syncs are kReports' records. Inverted records are
+// dropped and counted as the general decode drops them.
+TEST(EventDecoderTest, OperationTimesIntoASinkAreTheGeneralDecodesTimes) {
+  StringInterner interner;
+  const auto batches = RandomBatches(13, [&](int round, std::mt19937_64& rng, RecordBatch* b) {
+    // Every fifth batch: one duration and one correlation id for all.
+    const bool constant = round % 5 == 0;
+    const size_t n = 6 + rng() % 300;
+    uint64_t start = (uint64_t{1} << 60) + rng() % 1'000'000;
+    for (size_t i = 0; i < n; ++i) {
+      start += rng() % 4 == 0 ? 0 - rng() % 5000 : rng() % (uint64_t{1} << (rng() % 30));
+      const bool inverted = !constant && rng() % 30 == 0;
+      const uint64_t end = inverted ? start - 1 - rng() % 100
+                                    : start + (constant ? 1000 : rng() % 600'000);
+      const uint64_t corr = constant ? 42 : rng() % 3 == 0 ? rng() : 1000 + i;
+      switch (constant ? i % 3 : rng() % 3) {  // two or more of each kind when constant
+        case 0:
+          b->kernels.push_back(
+              {.start_ns = start, .end_ns = end, .correlation_id = corr, .queued_ns = rng() % 99,
+               .name_id = interner.Intern(std::string("k").append(std::to_string(rng() % 9))),
+               .device_id = static_cast<uint32_t>(rng() % 2), .stream_id = 3});
+          break;
+        case 1:
+          b->memcpys.push_back({.start_ns = start, .end_ns = end, .bytes = rng() % 4096,
+                               .correlation_id = corr, .device_id = 1,
+                               .copy_kind = static_cast<CopyKind>(1 + rng() % 3)});
+          break;
+        default:
+          b->memsets.push_back({.start_ns = start, .end_ns = end, .bytes = 64,
+                               .correlation_id = corr, .device_id = 1, .value = 7});
+          break;
+      }
+    }
+    b->api_calls.push_back({.start_ns = start, .end_ns = start + 5, .thread_id = 9,
+                            .correlation_id = 77, .name_id = interner.Intern("cudaLaunchKernel")});
+  });
+  Encoded e = Encode(batches, interner);
+  ShapeTable shapes;
+  for (const proto::KernelShape& s : e.shapes) {
+    KernelShape f;
+    f.name_id = s.name_id();
+    shapes.Set(s.id(), f);
+  }
+  DecodeCounts want, got;
+  uint64_t timed = 0, reported = 0;
+  for (size_t i = 0; i < e.bodies.size(); ++i) {
+    SCOPED_TRACE(i);
+    RecordBatch all, reports;
+    DecodeCounts unused;
+    ASSERT_EQ(DecodeEventBatchWire(e.bodies[i], shapes, &all, &want, WireFields::kAll),
+              WireDecode::kOk);
+    ASSERT_EQ(DecodeEventBatchWire(e.bodies[i], shapes, &reports, &unused, WireFields::kReports),
+              WireDecode::kOk);
+    CollectSink sink;
+    ASSERT_EQ(DecodeEventBatchToSink(e.bodies[i], shapes, &sink, &got, WireFields::kTimes),
+              WireDecode::kOk);
+    const RecordBatch& t = sink.batch;
+    // Times only where the batch's columns vary (every batch but every fifth).
+    const bool times_only = i % 5 != 0;
+    auto only_times = [](auto r) {
+      decltype(r) x{};
+      x.start_ns = r.start_ns;
+      x.end_ns = r.end_ns;
+      x.correlation_id = r.correlation_id;
+      return x;
+    };
+    ASSERT_EQ(t.kernels.size(), all.kernels.size());
+    for (size_t j = 0; j < t.kernels.size(); ++j)
+      EXPECT_TRUE(testing::SameKernel(
+          t.kernels[j], times_only ? only_times(all.kernels[j]) : reports.kernels[j])) << j;
+    ASSERT_EQ(t.memcpys.size(), all.memcpys.size());
+    for (size_t j = 0; j < t.memcpys.size(); ++j)
+      EXPECT_TRUE(testing::SameMemcpy(
+          t.memcpys[j], times_only ? only_times(all.memcpys[j]) : reports.memcpys[j])) << j;
+    ASSERT_EQ(t.memsets.size(), all.memsets.size());
+    for (size_t j = 0; j < t.memsets.size(); ++j)
+      EXPECT_TRUE(testing::SameMemset(
+          t.memsets[j], times_only ? only_times(all.memsets[j]) : reports.memsets[j])) << j;
+    ASSERT_EQ(t.api_calls.size(), 1u);
+    EXPECT_TRUE(testing::SameApi(t.api_calls[0], reports.api_calls[0]));
+    (times_only ? timed : reported) += t.kernels.size() + t.memcpys.size() + t.memsets.size();
+  }
+  EXPECT_GT(timed, 0u);
+  EXPECT_GT(reported, 0u);
+  EXPECT_GT(want.inverted_dropped, 0u);
+  EXPECT_EQ(want.inverted_dropped, got.inverted_dropped);
+}
+
 // Bodies the fast path must leave to libprotobuf, each with its reason.
 TEST(EventDecoderTest, OtherEncodingsFallBackAndAppendNothing) {
   auto kernels = [](const std::string& columns) {
