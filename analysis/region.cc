@@ -79,12 +79,15 @@ WindowResolver::WindowResolver(const RegionSpec& spec, size_t files)
   window_.active = spec.active();
 }
 
+bool WindowResolver::MatchesNames(const KeyNames& k) const {
+  return GlobMatch(spec_.range, k.name) && (spec_.domain.empty() || spec_.domain == k.domain);
+}
+
 bool WindowResolver::Matches(size_t file, const TraceData& trace, const RangeRecord& r) {
   const uint64_t key = (uint64_t{r.name_id} << 32) | r.domain_id;
   auto [it, inserted] = match_[file].emplace(key, false);
   if (inserted)
-    it->second = GlobMatch(spec_.range, trace.strings.Display(r.name_id)) &&
-                 (spec_.domain.empty() || spec_.domain == DomainName(trace, r.domain_id));
+    it->second = MatchesNames({trace.strings.Display(r.name_id), DomainName(trace, r.domain_id)});
   return it->second;
 }
 
@@ -98,7 +101,7 @@ void WindowResolver::Range(size_t file, const TraceData& trace, const RangeRecor
   // file finds its Census once; later ranges reach it by that key alone
   // (a string hash per range cost more than the rest of this pass).
   const uint64_t key = (uint64_t{r.name_id} << 32) | r.domain_id;
-  auto [it, inserted] = census_key_[file].emplace(key, nullptr);
+  auto [it, inserted] = census_key_[file].emplace(key, CensusKey{nullptr, 0});
   if (inserted) {
     const std::string name = trace.strings.Display(r.name_id);
     const bool step = name.rfind(kProfilerStep, 0) == 0;
@@ -109,12 +112,44 @@ void WindowResolver::Range(size_t file, const TraceData& trace, const RangeRecor
       c.domain = step ? "" : DomainName(trace, r.domain_id);
       c.step = step;
     }
-    it->second = &c;
+    it->second.census = &c;
+    if (keep_) {
+      if (kept_names_.size() <= file) kept_names_.resize(file + 1);
+      it->second.key = static_cast<uint32_t>(kept_names_[file].size());
+      kept_names_[file].push_back({name, DomainName(trace, r.domain_id)});
+    }
   }
-  Census& c = *it->second;
+  if (keep_) {
+    if (++kept_count_ > keep_limit_) {
+      keep_ = false;  // too many to keep: a second window reads them again
+      kept_.clear();
+      kept_names_.clear();
+    } else {
+      if (kept_.size() <= file) kept_.resize(file + 1);
+      kept_[file].push_back({r.start_ns, end, it->second.key});
+    }
+  }
+  Census& c = *it->second.census;
   if (r.depth != 0 && !c.step) return;
   if (c.per_file.size() <= file) c.per_file.resize(file + 1, 0);
   ++c.per_file[file];
+}
+
+bool WindowResolver::ReplayRanges(const WindowResolver& first) {
+  if (!first.keep_) return false;
+  trace_start_ = first.trace_start_;
+  trace_end_ = first.trace_end_;
+  census_ = first.census_;  // census_key_'s pointers are first's: not needed after pass 1
+  if (spec_.range.empty()) return true;
+  for (size_t f = 0; f < first.kept_.size() && f < found_.size(); ++f) {
+    if (f >= first.kept_names_.size()) break;
+    const std::vector<KeyNames>& names = first.kept_names_[f];
+    std::vector<uint8_t> matches(names.size());
+    for (size_t k = 0; k < names.size(); ++k) matches[k] = MatchesNames(names[k]);
+    for (const Kept& r : first.kept_[f])
+      if (matches[r.key]) found_[f].push_back({r.start, r.end});
+  }
+  return true;
 }
 
 Status WindowResolver::EndRanges() {

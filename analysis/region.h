@@ -169,6 +169,20 @@ class WindowResolver {
   void SeeEnd(uint64_t end) { trace_end_ = std::max(trace_end_, end); }
   // Chooses the instances; an error when none is left (says why).
   Status EndRanges();
+  // Pass 1 also keeps every CPU range's times and (name, domain), so that
+  // a second window (the steady state's, chosen from this pass's census)
+  // can take them by ReplayRanges() instead of reading the ranges again.
+  // Memory: the CPU ranges, up to kKeepLimit of them; past that the copy
+  // is dropped and ReplayRanges() says no. Call before pass 1.
+  static constexpr size_t kKeepLimit = size_t{1} << 22;
+  void KeepRanges(size_t limit = kKeepLimit) {
+    keep_ = true;
+    keep_limit_ = limit;
+  }
+  // Pass 1 of this resolver from `first`'s kept ranges (its trace start
+  // and end, census and the ranges this spec matches), as if the ranges
+  // had been read again: false, with nothing done, when `first` kept none.
+  bool ReplayRanges(const WindowResolver& first);
   // Pass 2: API calls, then EndCalls(); pass 3: GPU operations. A span at a
   // time: every record of a trace passes here, so the loops keep what they
   // use in locals.
@@ -186,6 +200,16 @@ class WindowResolver {
   struct Instance {
     uint64_t start, end;
   };
+  // A CPU range kept for ReplayRanges(): its times and its (name, domain)
+  // as an index into the file's kept_names_.
+  struct Kept {
+    uint64_t start, end;
+    uint32_t key;
+  };
+  struct KeyNames {
+    std::string name, domain;
+  };
+  bool MatchesNames(const KeyNames& k) const;
   bool Matches(size_t file, const TraceData& trace, const RangeRecord& r);
   uint8_t ClassifyLaunch(size_t file, const TraceData& trace, uint32_t name_id);
   template <typename R>
@@ -203,7 +227,15 @@ class WindowResolver {
   };
   // Node-based: the pointers in census_key_ stay valid as it grows.
   std::unordered_map<std::string, Census> census_;
-  std::vector<std::unordered_map<uint64_t, Census*>> census_key_;  // per file
+  struct CensusKey {
+    Census* census;
+    uint32_t key;  // index into kept_names_ of the file
+  };
+  std::vector<std::unordered_map<uint64_t, CensusKey>> census_key_;  // per file
+  bool keep_ = false;  // KeepRanges(); false again past kKeepLimit
+  size_t kept_count_ = 0, keep_limit_ = 0;
+  std::vector<std::vector<Kept>> kept_;              // per file
+  std::vector<std::vector<KeyNames>> kept_names_;    // per file
   Window window_;
   std::vector<std::vector<uint64_t>> gpu_end_;  // per file, per cpu span
   std::vector<std::vector<Window::File::Launches>> calls_;  // per file, per cpu span

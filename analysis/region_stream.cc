@@ -101,13 +101,17 @@ Status RunPass(const StreamedTrace& t, size_t file, WindowResolver* r, Pass pass
 }  // namespace
 
 StatusOr<Window> ResolveStreamedWindow(std::span<StreamedTrace* const> traces,
-                                       const RegionSpec& spec) {
+                                       const RegionSpec& spec, StatusOr<Window>* steady,
+                                       const WindowResolver* first) {
   WindowResolver r(spec, traces.size());
-  for (size_t f = 0; f < traces.size(); ++f) {
-    const std::vector<uint64_t>& m = traces[f]->future_min();
-    if (!m.empty() && m[0] != 0) r.SeeStart(m[0]);
-    Status s = RunPass(*traces[f], f, &r, Pass::kRanges);
-    if (!s.ok()) return s;
+  if (steady && !spec.active()) r.KeepRanges();
+  if (first == nullptr || !r.ReplayRanges(*first)) {
+    for (size_t f = 0; f < traces.size(); ++f) {
+      const std::vector<uint64_t>& m = traces[f]->future_min();
+      if (!m.empty() && m[0] != 0) r.SeeStart(m[0]);
+      Status s = RunPass(*traces[f], f, &r, Pass::kRanges);
+      if (!s.ok()) return s;
+    }
   }
   Status s = r.EndRanges();
   if (!s.ok()) return s;
@@ -124,6 +128,9 @@ StatusOr<Window> ResolveStreamedWindow(std::span<StreamedTrace* const> traces,
   }
   Window w = r.Finish();
   if (spec.active() && w.parts.empty()) return Status::Error("the window holds no time of the trace");
+  // The steady state's window from the ranges this pass kept.
+  if (steady && !spec.active() && w.steady)
+    *steady = ResolveStreamedWindow(traces, SteadySpec(*w.steady), nullptr, &r);
   return w;
 }
 

@@ -84,8 +84,15 @@ StatusOr<std::unique_ptr<ReportEngine>> StreamTraces(std::span<StreamedTrace* co
 // that each decode one kind of record (analysis/region_stream.cc). Without
 // an active spec, only the first pass runs: the steady-state candidate and
 // the trace start. Errors: the file's, or why the spec leaves nothing.
+// With `steady` and no active spec, when the first pass finds a
+// steady-state candidate, *steady receives the window of
+// SteadySpec(candidate) (or why it has none), its first pass taken from
+// this one's (WindowResolver::ReplayRanges()) instead of read again.
+// `first`: a resolver whose kept ranges stand in for the first pass.
 StatusOr<Window> ResolveStreamedWindow(std::span<StreamedTrace* const> traces,
-                                       const RegionSpec& spec);
+                                       const RegionSpec& spec,
+                                       StatusOr<Window>* steady = nullptr,
+                                       const WindowResolver* first = nullptr);
 
 // The kernel name of each correlation id in `wanted` that a kernel record of
 // the file has (the first such record), in one pass that keeps nothing else:

@@ -33,16 +33,28 @@ std::vector<analysis::StreamedTrace*> StreamsOf(analysis::TraceSet traces, const
   return subset;
 }
 
-std::shared_ptr<const analysis::Window> StreamedWindow(
-    std::span<analysis::StreamedTrace* const> streams, const analysis::RegionSpec& region,
-    bool always) {
-  if (!region.active() && !always) return std::make_shared<const analysis::Window>();
-  StatusOr<analysis::Window> window = analysis::ResolveStreamedWindow(streams, region);
+namespace {
+
+std::shared_ptr<const analysis::Window> Shared(StatusOr<analysis::Window> window) {
   if (!window.ok()) {
     PrintError(window.status().message());
     return nullptr;
   }
   return std::make_shared<const analysis::Window>(std::move(window).value());
+}
+
+}  // namespace
+
+std::shared_ptr<const analysis::Window> StreamedWindow(
+    std::span<analysis::StreamedTrace* const> streams, const analysis::RegionSpec& region,
+    bool always, std::shared_ptr<const analysis::Window>* steady) {
+  if (!region.active() && !always) return std::make_shared<const analysis::Window>();
+  StatusOr<analysis::Window> second = Status::Error("");
+  std::shared_ptr<const analysis::Window> window =
+      Shared(analysis::ResolveStreamedWindow(streams, region, steady ? &second : nullptr));
+  // The steady state's window, resolved with it (a failure just leaves it out).
+  if (window && steady && window->steady) *steady = Shared(std::move(second));
+  return window;
 }
 
 int RunStreamedReport(const std::vector<std::string>& paths, Format format,
@@ -64,16 +76,15 @@ int RunStreamedReport(const std::vector<std::string>& paths, Format format,
               [&](analysis::TraceSet traces, Format f) {
                 std::vector<analysis::StreamedTrace*> subset = StreamsOf(traces, streams);
                 const bool want_steady = steady && !region.active();
+                std::shared_ptr<const analysis::Window> second;
                 std::shared_ptr<const analysis::Window> window =
-                    whole && subset.size() == all.size() ? whole
-                                                         : StreamedWindow(subset, region, want_steady);
+                    whole && subset.size() == all.size()
+                        ? whole
+                        : StreamedWindow(subset, region, want_steady, want_steady ? &second : nullptr);
                 if (window == nullptr) {
                   status = 1;
                   return Rendered();
                 }
-                std::shared_ptr<const analysis::Window> second;
-                if (want_steady && window->steady)  // a failure just leaves it out
-                  second = StreamedWindow(subset, analysis::SteadySpec(*window->steady));
                 StatusOr<std::unique_ptr<analysis::ReportEngine>> engine =
                     analysis::StreamTraces(subset, parts, gaps, nullptr, window, second);
                 if (!engine.ok()) {  // the file changed since it was opened

@@ -52,9 +52,11 @@ int RunStreamedReport(const std::vector<std::string>& paths, Format format,
 
 // The window of `region` over `streams` (inactive and unresolved when the
 // region is, unless `always`: the first pass then finds the steady state).
-// On error prints it and returns null.
+// On error prints it and returns null. With `steady`, when the first pass
+// finds a steady-state candidate, *steady receives its window, resolved
+// from the same first pass (null, its error printed, when it has none).
 std::shared_ptr<const analysis::Window> StreamedWindow(
     std::span<analysis::StreamedTrace* const> streams, const analysis::RegionSpec& region,
-    bool always = false);
+    bool always = false, std::shared_ptr<const analysis::Window>* steady = nullptr);
 
 }  // namespace cutrace::cli
