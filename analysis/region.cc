@@ -232,21 +232,43 @@ uint8_t WindowResolver::ClassifyLaunch(size_t file, const TraceData& trace, uint
 void WindowResolver::Apis(size_t file, const TraceData& trace, std::span<const ApiRecord> calls) {
   uint64_t first = trace_start_, last = trace_end_;
   Window::File* const f = file < window_.files.size() ? &window_.files[file] : nullptr;
+  if (f == nullptr) {
+    for (const ApiRecord& a : calls) {
+      first = std::min(first, a.start_ns);
+      last = std::max(last, SafeEnd(a.start_ns, a.end_ns));
+    }
+    trace_start_ = first;
+    trace_end_ = last;
+    return;
+  }
+  // What the loop reads and writes, in locals: through the members, every
+  // store to a span's launches made the compiler load them all again.
+  const uint8_t* cache = launch_name_[file].data();
+  size_t cached = launch_name_[file].size();
+  const std::vector<TimeSpan>& cpu = f->cpu;
+  size_t hint = f->cpu_hint;
+  Window::File::Launches* const spans = calls_[file].data();
+  bool any = f->any_launch;
   for (const ApiRecord& a : calls) {
     first = std::min(first, a.start_ns);
     last = std::max(last, SafeEnd(a.start_ns, a.end_ns));
-    if (a.correlation_id == 0 || f == nullptr) continue;
-    const std::vector<uint8_t>& cache = launch_name_[file];
-    uint8_t known = a.name_id < cache.size() ? cache[a.name_id] : 0;
-    if (known == 0) known = ClassifyLaunch(file, trace, a.name_id);
+    if (a.correlation_id == 0) continue;
+    uint8_t known = a.name_id < cached ? cache[a.name_id] : 0;
+    if (known == 0) {
+      known = ClassifyLaunch(file, trace, a.name_id);
+      cache = launch_name_[file].data();
+      cached = launch_name_[file].size();
+    }
     if (known != 2) continue;
-    f->any_launch = true;
-    const long k = FindSpan(f->cpu, a.start_ns, &f->cpu_hint);
+    any = true;
+    const long k = FindSpan(cpu, a.start_ns, &hint);
     if (k < 0) continue;
-    Window::File::Launches& l = calls_[file][static_cast<size_t>(k)];
+    Window::File::Launches& l = spans[k];
     l.first = std::min(l.first, a.correlation_id);
     l.last = std::max(l.last, a.correlation_id);
   }
+  f->cpu_hint = hint;
+  f->any_launch = any;
   trace_start_ = first;
   trace_end_ = last;
 }
