@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "collector/sat_math.h"
+
 namespace cutrace::analysis {
 TraceOverview Overview(const TraceData& trace) {
   ReportParts parts;
@@ -32,24 +34,24 @@ TraceOverview Overview(const TraceData& trace, const EventCounts& counts) {
   o.truncated = trace.read.truncated;
 
   if (trace.statistics) {
-    const proto::Statistics& s = *trace.statistics;
-    o.dropped = s.records_dropped_by_cupti() + s.records_dropped_queue_full();
+    const StatsInfo& s = *trace.statistics;
+    o.dropped = SatAdd(s.records_dropped_by_cupti, s.records_dropped_queue_full);
     if (o.dropped > 0)
       o.warnings.push_back(std::to_string(o.dropped) + " records dropped (" +
-                           std::to_string(s.records_dropped_by_cupti()) + " by CUPTI, " +
-                           std::to_string(s.records_dropped_queue_full()) +
+                           std::to_string(s.records_dropped_by_cupti) + " by CUPTI, " +
+                           std::to_string(s.records_dropped_queue_full) +
                            " at a full queue): totals are low");
     std::string reasons;
-    for (const proto::InvalidCount& c : s.invalid()) {
-      o.invalid += c.count();
+    for (const InvalidCountInfo& c : s.invalid) {
+      o.invalid = SatAdd(o.invalid, c.count);
       if (!reasons.empty()) reasons += ", ";
-      reasons += c.kind() + "/" + c.reason() + ": " + std::to_string(c.count());
+      reasons += c.kind + "/" + c.reason + ": " + std::to_string(c.count);
     }
     if (o.invalid > 0)
       o.warnings.push_back(std::to_string(o.invalid) + " records rejected as invalid (" + reasons +
                            ")");
-    if (s.buffers_refused() > 0)
-      o.warnings.push_back(std::to_string(s.buffers_refused()) +
+    if (s.buffers_refused > 0)
+      o.warnings.push_back(std::to_string(s.buffers_refused) +
                            " CUPTI buffer requests refused (pool empty)");
   }
   if (o.truncated)

@@ -63,10 +63,11 @@ const char* EnumName(E value, const std::array<const char*, N>& names) {
 // The records a Statistics packet says its process had handled, i.e. how far
 // along it was: records_handled, or (files written before it was counted)
 // the sum of the six kinds.
-inline uint64_t RecordsHandled(const proto::Statistics& s) {
-  return s.records_handled() ? s.records_handled()
-                             : s.kernels() + s.memcpys() + s.memsets() + s.ranges() +
-                                   s.api_calls() + s.syncs();
+inline uint64_t RecordsHandled(const StatsInfo& s) {
+  if (s.records_handled) return s.records_handled;
+  KindCounts sum;  // saturating: a hostile file's counts must not wrap
+  sum += s.kind_counts();
+  return sum.total();
 }
 
 // Records can come from hostile or imported files; an inverted interval is

@@ -3,6 +3,7 @@
 #include "collector/info_encoder.h"
 
 #include "collector/format.h"
+#include "collector/info_fields.h"
 #include "collector/wire_fields.h"
 
 namespace cutrace {
@@ -109,45 +110,24 @@ void EncodeCounterBatch(const CounterBatchInfo& c, ProtoWriter* w) {
 }
 
 void EncodeStatistics(const StatsInfo& st, ProtoWriter* w) {
-  namespace f = wire::Statistics;
-  w->Uint(f::kKernels, st.kernels);
-  w->Uint(f::kMemcpys, st.memcpys);
-  w->Uint(f::kMemsets, st.memsets);
-  w->Uint(f::kRanges, st.ranges);
-  w->Uint(f::kApiCalls, st.api_calls);
-  w->Uint(f::kSyncs, st.syncs);
-  w->Uint(f::kOtherRecords, st.other_records);
-  w->Uint(f::kRecordsDroppedByCupti, st.records_dropped_by_cupti);
-  w->Uint(f::kRecordsDroppedQueueFull, st.records_dropped_queue_full);
-  for (const InvalidCountInfo& inv : st.invalid) {
-    namespace g = wire::InvalidCount;
-    const size_t token = w->BeginNested(f::kInvalid);
-    w->String(g::kKind, inv.kind);
-    w->String(g::kReason, inv.reason);
-    w->Uint(g::kCount, inv.count);
-    w->EndNested(token);
+  // The counters in field-number order, `invalid` at its own number.
+  bool invalid_written = false;
+  auto write_invalid = [&] {
+    invalid_written = true;
+    for (const InvalidCountInfo& inv : st.invalid) {
+      namespace g = wire::InvalidCount;
+      const size_t token = w->BeginNested(wire::Statistics::kInvalid);
+      w->String(g::kKind, inv.kind);
+      w->String(g::kReason, inv.reason);
+      w->Uint(g::kCount, inv.count);
+      w->EndNested(token);
+    }
+  };
+  for (const StatsCounter& c : kStatsCounters) {
+    if (!invalid_written && c.number > wire::Statistics::kInvalid) write_invalid();
+    w->Uint(c.number, st.*c.member);
   }
-  w->Uint(f::kBuffersRequested, st.buffers_requested);
-  w->Uint(f::kBuffersCompleted, st.buffers_completed);
-  w->Uint(f::kBuffersRefused, st.buffers_refused);
-  w->Uint(f::kBufferBytes, st.buffer_bytes);
-  w->Uint(f::kBytesWritten, st.bytes_written);
-  w->Uint(f::kPacketsWritten, st.packets_written);
-  w->Uint(f::kToolCpuNs, st.tool_cpu_ns);
-  w->Uint(f::kCuptiOverheadNs, st.cupti_overhead_ns);
-  w->Uint(f::kPeakMemoryBytes, st.peak_memory_bytes);
-  w->Uint(f::kMemoryCapBytes, st.memory_cap_bytes);
-  w->Uint(f::kQueueBytes, st.queue_bytes);
-  w->Uint(f::kRingBytes, st.ring_bytes);
-  w->Uint(f::kAggregateBytes, st.aggregate_bytes);
-  w->Uint(f::kRecordsHandled, st.records_handled);
-  w->Uint(f::kRecordsDroppedMemoryCap, st.records_dropped_memory_cap);
-  w->Uint(f::kWindows, st.windows);
-  w->Uint(f::kKernelsUntimed, st.kernels_untimed);
-  w->Uint(f::kQueuePeakBatches, st.queue_peak_batches);
-  w->Uint(f::kQueueCapacityBatches, st.queue_capacity_batches);
-  w->Uint(f::kCuptiDetaches, st.cupti_detaches);
-  w->Uint(f::kBuffersDroppedAtDetach, st.buffers_dropped_at_detach);
+  if (!invalid_written) write_invalid();
 }
 
 void EncodeWarning(std::string_view message, int64_t trace_ns, ProtoWriter* w) {

@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "collector/proto_writer.h"
+#include "collector/sat_math.h"
 #include "collector/short_name.h"
 
 namespace cutrace {
@@ -279,7 +280,8 @@ std::string RenderOpenMetrics(const std::vector<MetricSource>& sources) {
     o.Family("cutrace_tool_memory_bytes", "gauge",
              "Memory of cutrace's buffers, queue, ring and aggregates (peak of the buffer pool).");
     each_stats("cutrace_tool_memory_bytes", [](const StatsInfo& s) {
-      return Integer(s.peak_memory_bytes + s.queue_bytes + s.ring_bytes + s.aggregate_bytes);
+      return Integer(SatAdd(SatAdd(s.peak_memory_bytes, s.queue_bytes),
+                            SatAdd(s.ring_bytes, s.aggregate_bytes)));
     });
     o.Family("cutrace_tool_records_total", "counter", "Activity records cutrace handled.");
     each_stats("cutrace_tool_records_total",
@@ -287,8 +289,8 @@ std::string RenderOpenMetrics(const std::vector<MetricSource>& sources) {
     o.Family("cutrace_tool_records_dropped_total", "counter",
              "Activity records lost (CUPTI, full queue, memory cap).");
     each_stats("cutrace_tool_records_dropped_total", [](const StatsInfo& s) {
-      return Integer(s.records_dropped_by_cupti + s.records_dropped_queue_full +
-                     s.records_dropped_memory_cap);
+      return Integer(SatAdd(SatAdd(s.records_dropped_by_cupti, s.records_dropped_queue_full),
+                            s.records_dropped_memory_cap));
     });
   }
   return o.Take();

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "collector/records.h"
+#include "collector/trace_info.h"
 #include "proto/cutrace.pb.h"
 
 namespace cutrace {
@@ -60,7 +61,9 @@ struct TraceData {
   std::vector<proto::CounterBatch> counters;
   // Summary-mode aggregates, one per interval (collector/summary_aggregator.h).
   std::vector<proto::SummaryPacket> summaries;
-  std::optional<proto::Statistics> statistics;  // the last one in the file
+  // The last Statistics packet in the file, decoded into the struct the
+  // writer filled (collector/info_decoder.h); none when the file has none.
+  std::optional<StatsInfo> statistics;
   std::optional<proto::EndOfTrace> end;         // set only on a clean shutdown
   std::vector<std::string> warnings;            // Warning packets, in order
   ReadReport read;

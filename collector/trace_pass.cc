@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "collector/format.h"
+#include "collector/info_decoder.h"
 #include "collector/proto_reader.h"
 #include "collector/wire_fields.h"
 
@@ -113,9 +114,13 @@ bool TracePass::Handle(proto::TracePacket& packet, RecordBatch* out) {
     case proto::TracePacket::kCounters:
       data.counters.push_back(std::move(*packet.mutable_counters()));
       break;
-    case proto::TracePacket::kStatistics:
-      data.statistics = std::move(*packet.mutable_statistics());
+    case proto::TracePacket::kStatistics: {
+      // libprotobuf has checked the packet; its bytes again decode into the
+      // writer's struct (collector/info_decoder.h).
+      StatsInfo& s = data.statistics.emplace();
+      if (!DecodeStatistics(packet.statistics().SerializeAsString(), &s)) data.statistics.reset();
       break;
+    }
     case proto::TracePacket::kEnd:
       data.end = std::move(*packet.mutable_end());
       break;

@@ -17,6 +17,8 @@
 #include <fmt/core.h>
 #include <google/protobuf/util/json_util.h>
 
+#include "collector/info_fields.h"
+#include "collector/sat_math.h"
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/region_options.h"
 #include "viewer_cli/output.h"
@@ -78,6 +80,18 @@ json MessageJson(const google::protobuf::Message& message) {
   return parsed;
 }
 
+// The statistics under their proto field names, as MessageJson() would
+// write the message (every counter, `invalid` as a list).
+json StatsJson(const StatsInfo& s) {
+  json out = json::object();
+  for (const StatsCounter& c : kStatsCounters) out[std::string(c.name)] = s.*c.member;
+  json invalid = json::array();
+  for (const InvalidCountInfo& i : s.invalid)
+    invalid.push_back({{"kind", i.kind}, {"reason", i.reason}, {"count", i.count}});
+  out["invalid"] = std::move(invalid);
+  return out;
+}
+
 uint64_t EventCount(const RecordBatch& r) { return r.size(); }
 
 // Per kind, in RecordBatch order: its name, its events, and the bytes of its
@@ -114,7 +128,7 @@ json InfoJson(const TraceData& t) {
       {"path", t.path},
       {"header", MessageJson(t.header)},
       {"devices", devices},
-      {"statistics", t.statistics ? MessageJson(*t.statistics) : json(nullptr)},
+      {"statistics", t.statistics ? StatsJson(*t.statistics) : json(nullptr)},
       {"events", events},
       {"events_total", n},
       {"counter_samples", samples},
@@ -174,46 +188,46 @@ void PrintKv(const char* key, const std::string& value) {
 
 // What recording cost: CUPTI's buffers, the file written, the tool's own
 // time and memory, continuous mode's windows.
-void PrintRecordingCosts(const proto::Statistics& s, const proto::Header& h) {
+void PrintRecordingCosts(const StatsInfo& s, const proto::Header& h) {
   PrintKv("buffers", fmt::format("{} requested, {} completed, {} refused ({})",
-                                 s.buffers_requested(), s.buffers_completed(),
-                                 s.buffers_refused(), FormatBytes(s.buffer_bytes())));
-  PrintKv("written", fmt::format("{} in {} packets", FormatBytes(s.bytes_written()),
-                                 s.packets_written()));
-  if (s.queue_capacity_batches())
-    PrintKv("writer queue", fmt::format("peak {} of {} batches", s.queue_peak_batches(),
-                                        s.queue_capacity_batches()));
+                                 s.buffers_requested, s.buffers_completed,
+                                 s.buffers_refused, FormatBytes(s.buffer_bytes)));
+  PrintKv("written", fmt::format("{} in {} packets", FormatBytes(s.bytes_written),
+                                 s.packets_written));
+  if (s.queue_capacity_batches)
+    PrintKv("writer queue", fmt::format("peak {} of {} batches", s.queue_peak_batches,
+                                        s.queue_capacity_batches));
   // CUPTI's own time comes from its OVERHEAD records: a trace whose kinds
   // leave them out (CUTRACE_KINDS without "overhead") has none to sum, and
   // a 0 would read as "CUPTI cost nothing". Traces from before the word
   // existed list no "overhead" but had the records with the API ones, so
   // a time that is there is shown.
   const auto& kinds = h.enabled_kinds();
-  const bool cupti_unknown = s.cupti_overhead_ns() == 0 && !kinds.empty() &&
+  const bool cupti_unknown = s.cupti_overhead_ns == 0 && !kinds.empty() &&
                              std::find(kinds.begin(), kinds.end(), "overhead") == kinds.end();
   PrintKv("tool overhead", fmt::format("{} CPU, CUPTI {}, peak memory {}",
-                                       FormatDuration(s.tool_cpu_ns()),
+                                       FormatDuration(s.tool_cpu_ns),
                                        cupti_unknown ? std::string("not recorded (no overhead records)")
-                                                     : FormatDuration(s.cupti_overhead_ns()),
-                                       FormatBytes(s.peak_memory_bytes())));
-  if (s.records_handled() || s.memory_cap_bytes() || s.ring_bytes() || s.aggregate_bytes() ||
-      s.windows()) {
+                                                     : FormatDuration(s.cupti_overhead_ns),
+                                       FormatBytes(s.peak_memory_bytes)));
+  if (s.records_handled || s.memory_cap_bytes || s.ring_bytes || s.aggregate_bytes ||
+      s.windows) {
     PrintKv("tool memory", fmt::format("cap {}, queue {}, flight recorder {}, aggregates {}",
-                                       s.memory_cap_bytes() ? FormatBytes(s.memory_cap_bytes()) : "none",
-                                       FormatBytes(s.queue_bytes()), FormatBytes(s.ring_bytes()),
-                                       FormatBytes(s.aggregate_bytes())));
-    PrintKv("records handled", fmt::format("{}{}", s.records_handled(),
-                                           s.records_dropped_memory_cap()
+                                       s.memory_cap_bytes ? FormatBytes(s.memory_cap_bytes) : "none",
+                                       FormatBytes(s.queue_bytes), FormatBytes(s.ring_bytes),
+                                       FormatBytes(s.aggregate_bytes)));
+    PrintKv("records handled", fmt::format("{}{}", s.records_handled,
+                                           s.records_dropped_memory_cap
                                                ? fmt::format(" ({} dropped at the memory cap)",
-                                                             s.records_dropped_memory_cap())
+                                                             s.records_dropped_memory_cap)
                                                : ""));
-    if (s.windows()) {
-      PrintKv("windows", s.cupti_detaches() ? fmt::format("{} (CUPTI detached between them {} times)",
-                                                         s.windows(), s.cupti_detaches())
-                                            : std::to_string(s.windows()));
-      if (s.buffers_dropped_at_detach()) {
+    if (s.windows) {
+      PrintKv("windows", s.cupti_detaches ? fmt::format("{} (CUPTI detached between them {} times)",
+                                                         s.windows, s.cupti_detaches)
+                                            : std::to_string(s.windows));
+      if (s.buffers_dropped_at_detach) {
         PrintKv("dropped at detach", fmt::format("{} (activity buffers CUPTI handed back while "
-                                                 "detaching, dropped unread)", s.buffers_dropped_at_detach()));
+                                                 "detaching, dropped unread)", s.buffers_dropped_at_detach));
       }
     }
   }
@@ -323,27 +337,27 @@ void PrintText(const TraceData& t) {
   if (!t.statistics) {
     fmt::print("  (none recorded)\n");
   } else {
-    const proto::Statistics& s = *t.statistics;
+    const StatsInfo& s = *t.statistics;
     PrintKv("seen", fmt::format("{} kernels, {} memcpys, {} memsets, {} ranges, {} API calls, "
                                 "{} syncs",
-                                s.kernels(), s.memcpys(), s.memsets(), s.ranges(), s.api_calls(),
-                                s.syncs()));
-    uint64_t dropped = s.records_dropped_by_cupti() + s.records_dropped_queue_full();
+                                s.kernels, s.memcpys, s.memsets, s.ranges, s.api_calls,
+                                s.syncs));
+    uint64_t dropped = SatAdd(s.records_dropped_by_cupti, s.records_dropped_queue_full);
     if (!imported || dropped)
-      PrintKv("dropped", fmt::format("{} by CUPTI, {} queue full{}", s.records_dropped_by_cupti(),
-                                   s.records_dropped_queue_full(),
+      PrintKv("dropped", fmt::format("{} by CUPTI, {} queue full{}", s.records_dropped_by_cupti,
+                                   s.records_dropped_queue_full,
                                    dropped ? ": reports undercount" : ""));
     uint64_t invalid = 0;
-    for (const auto& i : s.invalid()) invalid += i.count();
+    for (const auto& i : s.invalid) invalid = SatAdd(invalid, i.count);
     PrintKv("invalid", std::to_string(invalid));
-    for (const auto& i : s.invalid())
-      PrintKv("", fmt::format("{} {}: {}", i.kind(), i.reason(), i.count()));
-    if (s.kernels_untimed())
+    for (const auto& i : s.invalid)
+      PrintKv("", fmt::format("{} {}: {}", i.kind, i.reason, i.count));
+    if (s.kernels_untimed)
       PrintKv("untimed", fmt::format("{} kernels without timestamps (launches counted with "
                                      "hardware counters: CUPTI does not time them; their "
                                      "counters carry gpu__time_duration)",
-                                     s.kernels_untimed()));
-    PrintKv("other records", std::to_string(s.other_records()));
+                                     s.kernels_untimed));
+    PrintKv("other records", std::to_string(s.other_records));
     // The rest is what recording cost: nothing for an import.
     if (!imported) PrintRecordingCosts(s, h);
   }

@@ -15,21 +15,6 @@
 namespace cutrace::cli {
 namespace {
 
-StatsInfo FromProto(const proto::Statistics& s) {
-  StatsInfo out;
-  out.kernels = s.kernels();
-  out.records_dropped_by_cupti = s.records_dropped_by_cupti();
-  out.records_dropped_queue_full = s.records_dropped_queue_full();
-  out.records_dropped_memory_cap = s.records_dropped_memory_cap();
-  out.tool_cpu_ns = s.tool_cpu_ns();
-  out.peak_memory_bytes = s.peak_memory_bytes();
-  out.queue_bytes = s.queue_bytes();
-  out.ring_bytes = s.ring_bytes();
-  out.aggregate_bytes = s.aggregate_bytes();
-  out.records_handled = analysis::RecordsHandled(s);
-  return out;
-}
-
 // Communication apart from compute on the devices that ran any: the
 // figures of the one device sweep (the collector's aggregate counts every
 // kernel as compute). A pass over the process's files, made only when one
@@ -112,7 +97,8 @@ int RunOpenMetrics(const std::vector<std::string>& files,
     // Statistics are totals so far: the chunk that saw most is the latest.
     for (const TraceData* t : g.traces) {
       if (!t->statistics) continue;
-      StatsInfo s = FromProto(*t->statistics);
+      StatsInfo s = *t->statistics;
+      s.records_handled = analysis::RecordsHandled(s);
       if (!g.has_stats || s.records_handled >= g.stats.records_handled) g.stats = s;
       g.has_stats = true;
     }

@@ -70,28 +70,22 @@ DeviceInfo ToDeviceInfo(const proto::Device& d) {
   return i;
 }
 
-void AddStatistics(const proto::Statistics& s, StatsInfo* sum) {
-  SatAccumulate(&sum->kernels, s.kernels());
-  SatAccumulate(&sum->memcpys, s.memcpys());
-  SatAccumulate(&sum->memsets, s.memsets());
-  SatAccumulate(&sum->ranges, s.ranges());
-  SatAccumulate(&sum->api_calls, s.api_calls());
-  SatAccumulate(&sum->syncs, s.syncs());
-  SatAccumulate(&sum->other_records, s.other_records());
-  SatAccumulate(&sum->kernels_untimed, s.kernels_untimed());
-  SatAccumulate(&sum->records_dropped_by_cupti, s.records_dropped_by_cupti());
-  SatAccumulate(&sum->records_dropped_queue_full, s.records_dropped_queue_full());
-  for (const proto::InvalidCount& c : s.invalid())
-    sum->invalid.push_back({c.kind(), c.reason(), c.count()});
-  SatAccumulate(&sum->buffers_requested, s.buffers_requested());
-  SatAccumulate(&sum->buffers_completed, s.buffers_completed());
-  SatAccumulate(&sum->buffers_refused, s.buffers_refused());
-  SatAccumulate(&sum->buffer_bytes, s.buffer_bytes());
-  SatAccumulate(&sum->bytes_written, s.bytes_written());
-  SatAccumulate(&sum->packets_written, s.packets_written());
-  SatAccumulate(&sum->tool_cpu_ns, s.tool_cpu_ns());
-  SatAccumulate(&sum->cupti_overhead_ns, s.cupti_overhead_ns());
-  sum->peak_memory_bytes = std::max(sum->peak_memory_bytes, s.peak_memory_bytes());
+void AddStatistics(const StatsInfo& s, StatsInfo* sum) {
+  sum->kind_counts() += s.kind_counts();
+  SatAccumulate(&sum->other_records, s.other_records);
+  SatAccumulate(&sum->kernels_untimed, s.kernels_untimed);
+  SatAccumulate(&sum->records_dropped_by_cupti, s.records_dropped_by_cupti);
+  SatAccumulate(&sum->records_dropped_queue_full, s.records_dropped_queue_full);
+  sum->invalid.insert(sum->invalid.end(), s.invalid.begin(), s.invalid.end());
+  SatAccumulate(&sum->buffers_requested, s.buffers_requested);
+  SatAccumulate(&sum->buffers_completed, s.buffers_completed);
+  SatAccumulate(&sum->buffers_refused, s.buffers_refused);
+  SatAccumulate(&sum->buffer_bytes, s.buffer_bytes);
+  SatAccumulate(&sum->bytes_written, s.bytes_written);
+  SatAccumulate(&sum->packets_written, s.packets_written);
+  SatAccumulate(&sum->tool_cpu_ns, s.tool_cpu_ns);
+  SatAccumulate(&sum->cupti_overhead_ns, s.cupti_overhead_ns);
+  sum->peak_memory_bytes = std::max(sum->peak_memory_bytes, s.peak_memory_bytes);
 }
 
 // Each input's process, once per (host, pid, rank) (the chunks of one run
@@ -195,15 +189,15 @@ MergedTrace MergePlacedTraces(const PlacedTraces& placed) {
   std::vector<const TraceData*> files;
   for (const TraceData& t : placed.traces) files.push_back(&t);
   const analysis::Ranks runs = analysis::RanksOf(files);
-  std::vector<const proto::Statistics*> run_statistics(runs.size(), nullptr);
+  std::vector<const StatsInfo*> run_statistics(runs.size(), nullptr);
   for (size_t f = 0; f < files.size(); ++f) {
-    const proto::Statistics*& latest = run_statistics[runs.of_file[f]];
+    const StatsInfo*& latest = run_statistics[runs.of_file[f]];
     if (files[f]->statistics &&
         (latest == nullptr ||
          analysis::RecordsHandled(*files[f]->statistics) >= analysis::RecordsHandled(*latest)))
       latest = &*files[f]->statistics;
   }
-  for (const proto::Statistics* s : run_statistics)
+  for (const StatsInfo* s : run_statistics)
     if (s) AddStatistics(*s, &m.statistics);
   for (const TraceData& t : placed.traces) {
     StringRemap name(t.strings, m.strings.get());

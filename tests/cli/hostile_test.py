@@ -17,10 +17,13 @@ seed corpus), written fresh into a temporary folder:
 - non-regular input: /dev/zero, /dev/urandom, a pipe, capped by --max-input;
   a FIFO with no writer; a trace truncated while a report maps it;
 - clock anchors whose offset overflows, timestamps past 2^63: merge refuses;
+- a Statistics packet with every count at 2^64 - 1: info and summary print
+  2^64 - 1 for the sums (saturated, not wrapped), its invalid entries escaped;
 - every file cutrace writes (merge, export, import) is 0600 even under umask 0.
 
 usage: hostile_test.py CUTRACE MAKE_HOSTILE_TRACES
 """
+import json
 import os
 import stat
 import subprocess
@@ -112,6 +115,32 @@ def overflow_checks(d):
     check("counter overflow", row and row[1] == "overflow" and row[2] == "2", repr(row))
     row = table_row(out, "counted_negative [counted]")
     check("negative counter", row and row[1:3] == ["0", "ns"], repr(row))
+
+
+def statistics_checks(d):
+    trace = f"{d}/statistics_absurd.trace"
+    out = expect("absurd statistics info", ["info", trace], 0)
+    check("absurd statistics: no control byte", out is not None and not has_control(out.encode()),
+          repr(out and out[-600:]))
+    # Two drop counts and two invalid counts of 2^64 - 1 each: the sums stay at 2^64 - 1.
+    check("absurd statistics: dropped",
+          out and f"{U64_MAX} by CUPTI, {U64_MAX} queue full: reports undercount" in out,
+          repr(out and out[-600:]))
+    check("absurd statistics: invalid", out and f"invalid           {U64_MAX}\n" in out,
+          repr(out and out[-600:]))
+    check("absurd statistics: escaped", out and "kernel\\x1b[31m" in out, repr(out and out[-600:]))
+    out = expect("absurd statistics info json", ["info", trace, "--format", "json"], 0)
+    st = json.loads(out)["files"][0]["statistics"] if out else {}
+    check("absurd statistics json",
+          st.get("kernels") == U64_MAX and st.get("records_handled") == 0 and
+          st.get("buffers_dropped_at_detach") == U64_MAX and len(st.get("invalid", [])) == 2,
+          repr(st))
+    out = expect("absurd statistics summary", ["summary", trace, "--format", "json"], 0)
+    overview = json.loads(out).get("overview", []) if out else []
+    check("absurd statistics summary", overview and overview[0].get("dropped") == U64_MAX and
+          overview[0].get("invalid") == U64_MAX, repr(overview))
+    for report in REPORTS:
+        expect(f"absurd statistics {report}", [report, trace], 0)
 
 
 def has_control(data):
@@ -227,6 +256,7 @@ def checks(d):
     timeline_checks(d)
     overflow_checks(d)
     terminal_checks(d)
+    statistics_checks(d)
     csv_checks(d)
     input_checks(d)
     truncation_checks(d)

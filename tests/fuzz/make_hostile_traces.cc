@@ -11,6 +11,7 @@
 #include <limits>
 #include <string>
 
+#include "collector/info_fields.h"
 #include "collector/string_interner.h"
 #include "collector/trace_info.h"
 #include "collector/trace_writer.h"
@@ -65,6 +66,7 @@ class Trace {
     batch_ = RecordBatch();
   }
   void Counters(const CounterBatchInfo& c) { enc_.EncodeCounters(c, interner_, &bytes_); }
+  void Statistics(const StatsInfo& s) { enc_.EncodeStatistics(s, &bytes_); }
   void End(const std::string& reason) {
     Flush();
     enc_.EncodeEnd(EndInfo{{2000, 1700000000000001000, 2000}, reason}, &bytes_);
@@ -182,6 +184,20 @@ int main(int argc, char** argv) {
     t.Kernel("_Z4latev", (uint64_t{1} << 63) + 5, (uint64_t{1} << 63) + 10);
     t.End("exit");
     ok &= t.Write(dir, "timestamps_past_2e63.trace");
+  }
+  {  // A Statistics packet with every count at 2^64 - 1 (records_handled 0,
+     // so readers fall back to the sum of the kinds) and control bytes in
+     // its invalid entries: sums saturate, never wrap; names are escaped.
+    Trace t;
+    t.Device(0, "GPU");
+    t.Kernel("_Z1kv", 100, 200);
+    StatsInfo s;
+    for (const StatsCounter& c : kStatsCounters) s.*c.member = kMax;
+    s.records_handled = 0;
+    s.invalid = {{"kernel" + kEsc, "inverted", kMax}, {"memcpy", "reason" + kEsc, kMax}};
+    t.Statistics(s);
+    t.End("exit");
+    ok &= t.Write(dir, "statistics_absurd.trace");
   }
   return ok ? 0 : 1;
 }

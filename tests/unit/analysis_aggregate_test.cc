@@ -99,13 +99,10 @@ TEST(AggregateTest, SummaryHasAnOverviewPerFile) {
 TEST(AggregateTest, DroppedAndInvalidRecordsAreWarnings) {
   TraceBuilder t;
   t.Kernel("k", 0, 10);
-  proto::Statistics stats;
-  stats.set_records_dropped_by_cupti(3);
-  stats.set_records_dropped_queue_full(2);
-  proto::InvalidCount* invalid = stats.add_invalid();
-  invalid->set_kind("kernel");
-  invalid->set_reason("inverted");
-  invalid->set_count(4);
+  StatsInfo stats;
+  stats.records_dropped_by_cupti = 3;
+  stats.records_dropped_queue_full = 2;
+  stats.invalid.push_back({"kernel", "inverted", 4});
   t.data().statistics = stats;
   t.data().end = proto::EndOfTrace();
   TraceOverview o = Overview(t.data());

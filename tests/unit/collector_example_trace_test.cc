@@ -46,8 +46,8 @@ TEST(ExampleTrace, OpensAndHoldsWhatTheDemoDid) {
   EXPECT_EQ(pageable, 10);
   for (const auto& k : r.kernels) EXPECT_LT(k.start_ns, k.end_ns);
   ASSERT_TRUE(trace->statistics.has_value());
-  EXPECT_EQ(trace->statistics->records_dropped_by_cupti(), 0u);
-  EXPECT_EQ(trace->statistics->records_dropped_queue_full(), 0u);
+  EXPECT_EQ(trace->statistics->records_dropped_by_cupti, 0u);
+  EXPECT_EQ(trace->statistics->records_dropped_queue_full, 0u);
 }
 
 }  // namespace

@@ -80,7 +80,7 @@ TEST(RoundTrip, EveryRecordKindAndField) {
   ASSERT_EQ(data->devices.size(), 1u);
   EXPECT_EQ(data->devices[0].name(), "Test GPU");
   ASSERT_TRUE(data->statistics.has_value());
-  EXPECT_EQ(data->statistics->kernels(), 56u);
+  EXPECT_EQ(data->statistics->kernels, 56u);
   ASSERT_TRUE(data->clean_shutdown());
   EXPECT_EQ(data->end->reason(), "exit");
   EXPECT_EQ(data->end->end_anchor().monotonic_ns(), 3);

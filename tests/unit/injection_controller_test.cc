@@ -121,7 +121,7 @@ TEST_F(ControllerTest, ContinuousWindowsAreSelfContainedChunks) {
       EXPECT_EQ(t->header.chunk_reason(), "window");
     }
     ASSERT_TRUE(t->statistics.has_value());
-    EXPECT_EQ(t->statistics->windows(), w + 1u);
+    EXPECT_EQ(t->statistics->windows, w + 1u);
   }
   controller_->Stop("exit");
   writer_->Stop();

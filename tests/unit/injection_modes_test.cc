@@ -206,7 +206,7 @@ TEST_F(ModesSessionTest, SummaryModeWritesSummaryPacketsInsteadOfEvents) {
   EXPECT_EQ(last.statistics().records_handled(), 300u);
   EXPECT_GT(last.statistics().aggregate_bytes(), 0u);
   ASSERT_TRUE(t->statistics.has_value());
-  EXPECT_EQ(t->statistics->records_handled(), 300u);
+  EXPECT_EQ(t->statistics->records_handled, 300u);
   EXPECT_TRUE(t->clean_shutdown());
 }
 
@@ -286,8 +286,8 @@ TEST_F(ModesSessionTest, FlightRecorderDumpsOnAbnormalEnd) {
   ASSERT_TRUE(main.ok());
   EXPECT_EQ(main->records.kernels.size(), 10u);  // trace mode writes the events too
   ASSERT_TRUE(main->statistics.has_value());
-  EXPECT_EQ(main->statistics->memory_cap_bytes(), 64u << 20);
-  EXPECT_GT(main->statistics->ring_bytes(), 0u);
+  EXPECT_EQ(main->statistics->memory_cap_bytes, 64u << 20);
+  EXPECT_GT(main->statistics->ring_bytes, 0u);
 }
 
 }  // namespace

@@ -168,28 +168,28 @@ TEST_F(InjectionSessionTest, EndToEndIntoTraceFile) {
   EXPECT_EQ(r.syncs[0].stream_id, 7u);
 
   ASSERT_TRUE(t.statistics.has_value());
-  const proto::Statistics& s = *t.statistics;
-  EXPECT_EQ(s.kernels(), 4u);
-  EXPECT_EQ(s.memcpys(), 2u);
-  EXPECT_EQ(s.memsets(), 1u);
-  EXPECT_EQ(s.ranges(), 1u);
-  EXPECT_EQ(s.api_calls(), 1u);
-  EXPECT_EQ(s.syncs(), 1u);
-  EXPECT_EQ(s.other_records(), 1u);
-  EXPECT_EQ(s.kernels_untimed(), 1u);
+  const StatsInfo& s = *t.statistics;
+  EXPECT_EQ(s.kernels, 4u);
+  EXPECT_EQ(s.memcpys, 2u);
+  EXPECT_EQ(s.memsets, 1u);
+  EXPECT_EQ(s.ranges, 1u);
+  EXPECT_EQ(s.api_calls, 1u);
+  EXPECT_EQ(s.syncs, 1u);
+  EXPECT_EQ(s.other_records, 1u);
+  EXPECT_EQ(s.kernels_untimed, 1u);
   // The fake reports 2 new drops per query: after each of 2 buffers and at shutdown.
-  EXPECT_EQ(s.records_dropped_by_cupti(), 6u);
-  EXPECT_EQ(s.records_dropped_queue_full(), 0u);
-  EXPECT_EQ(s.buffers_requested(), 2u);
-  EXPECT_EQ(s.buffers_completed(), 2u);
-  EXPECT_EQ(s.buffers_refused(), 0u);
-  EXPECT_EQ(s.buffer_bytes(), 4u << 20);
-  EXPECT_EQ(s.cupti_overhead_ns(), 250u);
-  EXPECT_GT(s.bytes_written(), 0u);
-  EXPECT_GT(s.tool_cpu_ns(), 0u);
-  EXPECT_EQ(s.peak_memory_bytes(), 1u << 20);
+  EXPECT_EQ(s.records_dropped_by_cupti, 6u);
+  EXPECT_EQ(s.records_dropped_queue_full, 0u);
+  EXPECT_EQ(s.buffers_requested, 2u);
+  EXPECT_EQ(s.buffers_completed, 2u);
+  EXPECT_EQ(s.buffers_refused, 0u);
+  EXPECT_EQ(s.buffer_bytes, 4u << 20);
+  EXPECT_EQ(s.cupti_overhead_ns, 250u);
+  EXPECT_GT(s.bytes_written, 0u);
+  EXPECT_GT(s.tool_cpu_ns, 0u);
+  EXPECT_EQ(s.peak_memory_bytes, 1u << 20);
   std::map<std::string, uint64_t> invalid;
-  for (const auto& i : s.invalid()) invalid[i.kind() + "/" + i.reason()] = i.count();
+  for (const auto& i : s.invalid) invalid[i.kind + "/" + i.reason] = i.count;
   EXPECT_EQ(invalid, (std::map<std::string, uint64_t>{{"kernel/zero_timestamp", 1},
                                                       {"kernel/inverted", 1}}));
 }
@@ -246,7 +246,7 @@ TEST_F(InjectionSessionTest, ApiDomainFallbackFiltersAtConversion) {
   for (const auto& a : t->records.api_calls) names.emplace_back(t->strings.Raw(a.name_id));
   std::sort(names.begin(), names.end());
   EXPECT_EQ(names, (std::vector<std::string>{"cuLaunchKernel", "cudaMemcpy"}));
-  EXPECT_EQ(t->statistics->api_calls(), 2u);
+  EXPECT_EQ(t->statistics->api_calls, 2u);
 }
 
 }  // namespace

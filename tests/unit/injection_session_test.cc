@@ -215,8 +215,8 @@ TEST_F(InjectionSessionTest, PoolExhaustionIsCountedAndWarned) {
   session_->Finalize("SIGTERM");
   auto t = LoadTrace(session_->path());
   ASSERT_TRUE(t.ok()) << t.status().message();
-  EXPECT_EQ(t->statistics->buffers_refused(), 1u);
-  EXPECT_EQ(t->statistics->buffers_requested(), 3u);
+  EXPECT_EQ(t->statistics->buffers_refused, 1u);
+  EXPECT_EQ(t->statistics->buffers_requested, 3u);
   ASSERT_EQ(t->warnings.size(), 1u);
   EXPECT_NE(t->warnings[0].find("CUTRACE_BUFFER_COUNT"), std::string::npos);
   EXPECT_EQ(t->end->reason(), "SIGTERM");
@@ -279,7 +279,7 @@ TEST_F(InjectionSessionTest, ForkedChildNeverTouchesTheParentsTrace) {
   auto t = LoadTrace(session_->path());
   ASSERT_TRUE(t.ok());
   EXPECT_TRUE(t->clean_shutdown());
-  EXPECT_EQ(t->statistics->buffers_completed(), 0u);
+  EXPECT_EQ(t->statistics->buffers_completed, 0u);
 }
 
 }  // namespace

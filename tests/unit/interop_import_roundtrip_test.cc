@@ -53,9 +53,9 @@ void ExpectMatchesFixture(const TraceData& data) {
   EXPECT_EQ(deepest, 2);
 
   ASSERT_TRUE(data.statistics.has_value());
-  EXPECT_EQ(data.statistics->kernels(), 3u);
-  EXPECT_EQ(data.statistics->ranges(), 6u);
-  EXPECT_EQ(data.statistics->other_records(), 10u);  // 7 non-"X" + 3 other categories
+  EXPECT_EQ(data.statistics->kernels, 3u);
+  EXPECT_EQ(data.statistics->ranges, 6u);
+  EXPECT_EQ(data.statistics->other_records, 10u);  // 7 non-"X" + 3 other categories
   ASSERT_TRUE(data.clean_shutdown());
   EXPECT_EQ(data.end->reason(), "import");
   EXPECT_FALSE(data.read.truncated);
