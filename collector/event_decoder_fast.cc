@@ -25,21 +25,22 @@ namespace {
 constexpr int kKeyField = 4;
 constexpr int kCorrField = 8;
 
-// One kind's records into the sink, where fields 2, 3, kKeyField and
-// kCorrField vary and the caller read every other field the record needs
-// as one value for the batch: `fill(record, correlation, key)` sets the
-// rest. DecodeKind() (event_decoder.cc) keeps every column's position in
-// Columns (memory) and asks each column per event whether it varies; here
-// the four positions live in registers. Records are those DecodeKind()
-// makes. A varint over ten bytes ends the decode there: the caller then
-// gets kBroken and must not trust what the sink got, so nothing is lost.
-template <typename R, typename Fill>
-[[gnu::always_inline]] inline bool DecodeVarying(Columns& c, uint64_t base, DecodeCounts* counts,
-                                                 SinkOut& out, Fill fill) {
+// One kind's records into the sink, where fields 2, 3, `corr_field` and
+// (kKey) kKeyField vary and the caller read every other field the record
+// needs as one value for the batch: `fill(record, correlation, key)` sets
+// the rest (key 0 without kKey). DecodeKind() (event_decoder.cc) keeps
+// every column's position in Columns (memory) and asks each column per
+// event whether it varies; here the positions live in registers. Records
+// are those DecodeKind() makes. A varint over ten bytes ends the decode
+// there: the caller then gets kBroken and must not trust what the sink got,
+// so nothing is lost.
+template <typename R, bool kKey, typename Fill>
+[[gnu::always_inline]] inline bool DecodeVarying(Columns& c, int corr_field, uint64_t base,
+                                                 DecodeCounts* counts, SinkOut& out, Fill fill) {
   Column& cs = c.col[2];
   Column& cd = c.col[3];
   Column& ck = c.col[kKeyField];
-  Column& cc = c.col[kCorrField];
+  Column& cc = c.col[corr_field];
   const uint8_t *ps = cs.p, *pd = cd.p, *pk = ck.p, *pc = cc.p;
   R* buf = out.Buf<R>();
   size_t n = out.n;
@@ -48,7 +49,7 @@ template <typename R, typename Fill>
   for (uint32_t i = 0; i < c.count; ++i) {
     uint64_t ds = 0, dur = 0, dc = 0, key = 0;
     if (!NextVarint(ps, cs.end, &ds) || !NextVarint(pd, cd.end, &dur) ||
-        !NextVarint(pc, cc.end, &dc) || !NextVarint(pk, ck.end, &key)) {
+        !NextVarint(pc, cc.end, &dc) || (kKey && !NextVarint(pk, ck.end, &key))) {
       ok = false;
       break;
     }
@@ -56,13 +57,16 @@ template <typename R, typename Fill>
     const uint64_t end = start + dur;  // modulo 2^64
     corr += Convert(dc, ColType::kS64);
     if (end < start) {
-      // As DecodeKind(): every other varying column steps over this event.
-      cs.p = ps, cd.p = pd, ck.p = pk, cc.p = pc;
-      bool bad = false;
-      c.StepOver(kKeyField, kCorrField, &bad);
-      if (bad) {
-        ok = false;
-        break;
+      if constexpr (kKey) {
+        // As DecodeKind(): every other varying column steps over this
+        // event. Without the key nothing else is read: nothing to step.
+        cs.p = ps, cd.p = pd, ck.p = pk, cc.p = pc;
+        bool bad = false;
+        c.StepOver(kKeyField, corr_field, &bad);
+        if (bad) {
+          ok = false;
+          break;
+        }
       }
       ++counts->inverted_dropped;
       continue;
@@ -77,7 +81,8 @@ template <typename R, typename Fill>
       n = 0;
     }
   }
-  cs.p = ps, cd.p = pd, ck.p = pk, cc.p = pc;
+  cs.p = ps, cd.p = pd, cc.p = pc;
+  if constexpr (kKey) ck.p = pk;
   out.n = n;
   out.Flush<R>();
   return ok;
@@ -188,8 +193,8 @@ bool DecodeKernelsForReports(Columns& c, uint64_t base, const ShapeTable& shapes
                              DecodeCounts* counts, SinkOut& out) {
   const uint32_t device = static_cast<uint32_t>(c.col[5].constant);
   const uint32_t graph = static_cast<uint32_t>(c.col[9].constant);
-  return DecodeVarying<KernelRecord>(
-      c, base, counts, out, [&](KernelRecord& r, uint64_t corr, uint64_t shape_id) {
+  return DecodeVarying<KernelRecord, true>(
+      c, kCorrField, base, counts, out, [&](KernelRecord& r, uint64_t corr, uint64_t shape_id) {
         r.correlation_id = corr;
         r.device_id = device;
         r.graph_id = graph;
@@ -211,7 +216,7 @@ bool DecodeApiCallsForReports(Columns& c, uint64_t base, DecodeCounts* counts, S
   const ApiDomain domain = Enum(c.col[5].constant, 3, ApiDomain::kOther);
   const uint64_t thread = c.col[7].constant;
   const uint32_t return_code = static_cast<uint32_t>(c.col[9].constant);
-  return DecodeVarying<ApiRecord>(c, base, counts, out,
+  return DecodeVarying<ApiRecord, true>(c, kCorrField, base, counts, out,
                                   [&](ApiRecord& a, uint64_t corr, uint64_t name) {
                                     a.correlation_id = corr;
                                     a.name_id = static_cast<uint32_t>(name);
@@ -226,44 +231,8 @@ bool OpsFitTimes(const Columns& c, int corr_field) { return c.Fits({3, corr_fiel
 template <typename R>
 bool DecodeOpTimes(Columns& c, uint64_t base, int corr_field, DecodeCounts* counts,
                    SinkOut& out) {
-  // DecodeVarying() less the key column: nothing else is read, so an
-  // inverted record has no other column to step over.
-  Column& cs = c.col[2];
-  Column& cd = c.col[3];
-  Column& cc = c.col[corr_field];
-  const uint8_t *ps = cs.p, *pd = cd.p, *pc = cc.p;
-  R* buf = out.Buf<R>();
-  size_t n = out.n;
-  uint64_t start = base, corr = 0;
-  bool ok = true;
-  for (uint32_t i = 0; i < c.count; ++i) {
-    uint64_t ds = 0, dur = 0, dc = 0;
-    if (!NextVarint(ps, cs.end, &ds) || !NextVarint(pd, cd.end, &dur) ||
-        !NextVarint(pc, cc.end, &dc)) {
-      ok = false;
-      break;
-    }
-    start += Convert(ds, ColType::kS64);
-    const uint64_t end = start + dur;  // modulo 2^64
-    corr += Convert(dc, ColType::kS64);
-    if (end < start) {
-      ++counts->inverted_dropped;
-      continue;
-    }
-    R& r = buf[n];
-    r.start_ns = start;
-    r.end_ns = end;
-    r.correlation_id = corr;
-    if (++n == SinkOut::kChunk) {
-      out.n = n;
-      out.Flush<R>();
-      n = 0;
-    }
-  }
-  cs.p = ps, cd.p = pd, cc.p = pc;
-  out.n = n;
-  out.Flush<R>();
-  return ok;
+  return DecodeVarying<R, false>(c, corr_field, base, counts, out,
+                                 [](R& r, uint64_t corr, uint64_t) { r.correlation_id = corr; });
 }
 
 template bool DecodeOpTimes<KernelRecord>(Columns&, uint64_t, int, DecodeCounts*, SinkOut&);
