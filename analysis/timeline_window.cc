@@ -96,6 +96,23 @@ void TimelineSweep::OpWindowedAt(const TimedItem& op) {
   d.seen = true;
   // Starts come in order: the parts before this one are done with.
   while (cursor_ < window_.size() && window_[cursor_].end <= op.start) ++cursor_;
+  // Most operations lie inside one part: then the piece is the operation
+  // (a later part starts after this one ends, so it adds nothing, not even
+  // an instant: ForEachPiece() skips an instant piece of a longer interval).
+  if (cursor_ < window_.size() && window_[cursor_].start <= op.start &&
+      op.end <= window_[cursor_].end) {
+    if (op.start != op.end) {
+      if constexpr (kClassed) {
+        AddClassed(d, op.start, op.end, op.type);
+      } else {
+        d.all.Add(op.start, op.end);
+        const bool kernel = (op.type & kOpTypeMask) == static_cast<uint8_t>(OpType::kKernel);
+        (kernel ? &d.compute : &d.copy)->Add(op.start, op.end);
+      }
+    }
+    ++d.ops;
+    return;
+  }
   bool inside;
   if constexpr (kClassed) {
     inside = ForEachPiece(window_, cursor_, op,

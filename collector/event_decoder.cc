@@ -10,6 +10,10 @@
 #include <memory>
 #include <type_traits>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "collector/event_columns.h"
 #include "collector/wire_fields.h"
 
@@ -31,11 +35,28 @@ void ShapeTable::Set(uint32_t id, const KernelShape& shape) {
 namespace event_wire {
 namespace {
 
-// The varints in [p, end): bytes without the continuation bit. Counted in
-// blocks of 255 bytes into a byte-wide sum, which the compiler turns into
-// 16 bytes per vector step; a 64-bit sum widens every byte eight times.
+// The varints in [p, end): bytes without the continuation bit. With SSE2,
+// 16 bytes a step: each byte lane counts its terminators (up to 255 steps,
+// then the lanes are summed by psadbw); the bytes past the last whole step
+// one at a time. Without, in blocks of 255 bytes into a byte-wide sum, which
+// the compiler vectorizes.
 inline uint64_t CountTerminators(const uint8_t* p, const uint8_t* end) {
   uint64_t n = 0;
+#if defined(__SSE2__)
+  const __m128i all_ones = _mm_set1_epi8(-1);
+  while (end - p >= 16) {
+    const size_t steps = std::min<size_t>(static_cast<size_t>(end - p) / 16, 255);
+    __m128i lanes = _mm_setzero_si128();
+    for (size_t i = 0; i < steps; ++i, p += 16) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+      // A terminator is a byte >= 0 as int8: the compare gives -1 there.
+      lanes = _mm_sub_epi8(lanes, _mm_cmpgt_epi8(v, all_ones));
+    }
+    const __m128i sums = _mm_sad_epu8(lanes, _mm_setzero_si128());
+    n += static_cast<uint64_t>(_mm_cvtsi128_si64(sums)) +
+         static_cast<uint64_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums)));
+  }
+#endif
   while (p < end) {
     const size_t len = std::min<size_t>(static_cast<size_t>(end - p), 255);
     uint8_t block = 0;

@@ -3,7 +3,10 @@
 // size target (at most 16 bytes per kernel event on a launch storm).
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
+
+#include "collector/event_columns.h"
 
 #include "collector/trace_loader.h"
 #include "collector/trace_writer.h"
@@ -241,4 +244,56 @@ TEST(Columns, ReaderSkipsBatchesThatBreakTheRules) {
 }
 
 }  // namespace
+// Columns::Parse() counts each column's varints (terminator bytes) 16
+// bytes a step with SSE2, summing the byte lanes every 255 steps, and the
+// bytes past the last step one by one: columns whose lengths fall on either
+// side of those edges must count exactly what they hold, so that the count
+// rule accepts the true count and nothing else.
+TEST(Columns, ParseCountsEveryVarintAcrossTheCountersEdges) {
+  std::mt19937_64 rng(5);
+  auto varint = [](std::string* out, uint64_t v) {
+    do {
+      const uint8_t b = static_cast<uint8_t>(v & 0x7f);
+      v >>= 7;
+      out->push_back(static_cast<char>(v != 0 ? b | 0x80 : b));
+    } while (v != 0);
+  };
+  const event_wire::ColType types[] = {event_wire::ColType::kS64};
+  for (size_t target : {size_t{0}, size_t{1}, size_t{15}, size_t{16}, size_t{17}, size_t{255 * 16 - 1},
+                        size_t{255 * 16}, size_t{255 * 16 + 1}, size_t{2 * 255 * 16 + 9}, size_t{9000}}) {
+    // Varints of 1 to 10 bytes until the column holds at least `target`
+    // bytes, then one-byte ones to land on it exactly.
+    std::string column;
+    uint64_t n = 0;
+    while (column.size() + 10 < target) {
+      varint(&column, rng() >> (rng() % 64));
+      ++n;
+    }
+    while (column.size() < target) {
+      varint(&column, rng() % 128);
+      ++n;
+    }
+    ASSERT_EQ(column.size(), target);
+    for (const int64_t delta : {int64_t{0}, int64_t{-1}, int64_t{1}}) {
+      const uint64_t claimed = n + static_cast<uint64_t>(delta);
+      if (n == 0 && delta < 0) continue;
+      std::string message;
+      varint(&message, 1 << 3);  // field 1 (count), varint
+      varint(&message, claimed);
+      if (!column.empty()) {
+        varint(&message, (2 << 3) | 2);  // field 2 (start deltas), packed
+        varint(&message, column.size());
+        message += column;
+      }
+      event_wire::Columns c;
+      const bool ok = c.Parse(message, types, 1);
+      // Start deltas have exactly one value per event.
+      EXPECT_EQ(ok, delta == 0) << target << " bytes, " << n << " varints, count " << claimed;
+      if (ok) {
+        EXPECT_EQ(c.col[2].values, n);
+      }
+    }
+  }
+}
+
 }  // namespace cutrace
