@@ -76,8 +76,8 @@ OccupancyReport OccupancyFromLaunches(TraceSet traces, std::span<const LaunchCou
   for (size_t i = 0; i < traces.size() && i < per_file.size(); ++i) {
     const TraceData* t = traces[i];
     std::unordered_map<uint32_t, OccupancyDevice> devices;
-    for (const proto::Device& d : t->devices)
-      if (std::optional<OccupancyDevice> limits = OccupancyDeviceOf(d)) devices[d.id()] = *limits;
+    for (const DeviceInfo& d : t->devices)
+      if (std::optional<OccupancyDevice> limits = OccupancyDeviceOf(d)) devices[d.id] = *limits;
     if (devices.empty()) continue;
     for (const auto& [key, count] : per_file[i].counts()) {
       auto device = devices.find(key.device_id);

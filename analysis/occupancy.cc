@@ -44,15 +44,15 @@ uint32_t BlocksBySharedMemory(const OccupancyDevice& d, const OccupancyLaunch& l
 
 }  // namespace
 
-std::optional<OccupancyDevice> OccupancyDeviceOf(const proto::Device& device) {
+std::optional<OccupancyDevice> OccupancyDeviceOf(const DeviceInfo& device) {
   OccupancyDevice d;
-  d.compute_capability_major = device.compute_capability_major();
-  d.compute_capability_minor = device.compute_capability_minor();
-  d.warp_size = device.warp_size();
-  d.max_warps_per_sm = device.max_warps_per_sm();
-  d.max_blocks_per_sm = device.max_blocks_per_sm();
-  d.max_registers_per_sm = device.max_registers_per_sm();
-  d.max_shared_memory_per_sm_bytes = device.max_shared_memory_per_sm_bytes();
+  d.compute_capability_major = device.compute_capability_major;
+  d.compute_capability_minor = device.compute_capability_minor;
+  d.warp_size = device.warp_size;
+  d.max_warps_per_sm = device.max_warps_per_sm;
+  d.max_blocks_per_sm = device.max_blocks_per_sm;
+  d.max_registers_per_sm = device.max_registers_per_sm;
+  d.max_shared_memory_per_sm_bytes = device.max_shared_memory_per_sm_bytes;
   if (d.compute_capability_major == 0 || d.warp_size == 0 || d.max_warps_per_sm == 0 ||
       d.max_blocks_per_sm == 0 || d.max_registers_per_sm == 0 ||
       d.max_shared_memory_per_sm_bytes == 0)

@@ -41,7 +41,7 @@
 #include <limits>
 #include <optional>
 
-#include "proto/cutrace.pb.h"
+#include "collector/trace_info.h"
 
 namespace cutrace::analysis {
 
@@ -58,7 +58,7 @@ struct OccupancyDevice {
 
 // The device's limits; nullopt when the packet lacks one (traces written
 // before cutrace recorded them, imports).
-std::optional<OccupancyDevice> OccupancyDeviceOf(const proto::Device& device);
+std::optional<OccupancyDevice> OccupancyDeviceOf(const DeviceInfo& device);
 
 // What one launch asks of an SM.
 struct OccupancyLaunch {

@@ -18,5 +18,6 @@
 namespace cutrace {
 
 bool DecodeStatistics(std::string_view body, StatsInfo* out);
+bool DecodeDevice(std::string_view body, DeviceInfo* out);
 
 }  // namespace cutrace

@@ -2,6 +2,9 @@
 // libprotobuf does, so the output matches what SerializeToString would give.
 #include "collector/info_encoder.h"
 
+#include <type_traits>
+#include <variant>
+
 #include "collector/format.h"
 #include "collector/info_fields.h"
 #include "collector/wire_fields.h"
@@ -66,25 +69,24 @@ void EncodeHeader(const HeaderInfo& h, ProtoWriter* w) {
 }
 
 void EncodeDevice(const DeviceInfo& d, ProtoWriter* w) {
-  namespace f = wire::Device;
-  w->Uint(f::kId, d.id);
-  w->String(f::kName, d.name);
-  w->Bytes(f::kUuid, d.uuid);
-  w->Uint(f::kSmCount, d.sm_count);
-  w->Uint(f::kGlobalMemoryBytes, d.global_memory_bytes);
-  w->Uint(f::kComputeCapabilityMajor, d.compute_capability_major);
-  w->Uint(f::kComputeCapabilityMinor, d.compute_capability_minor);
-  w->Uint(f::kPeakSmClockKhz, d.peak_sm_clock_khz);
-  w->Uint(f::kMemoryClockKhz, d.memory_clock_khz);
-  w->Uint(f::kMemoryBusWidthBits, d.memory_bus_width_bits);
-  w->Double(f::kPeakMemoryBandwidthGbps, d.peak_memory_bandwidth_gbps);
-  w->Uint(f::kMaxWarpsPerSm, d.max_warps_per_sm);
-  w->String(f::kPciBusId, d.pci_bus_id);
-  w->Uint(f::kMaxBlocksPerSm, d.max_blocks_per_sm);
-  w->Uint(f::kMaxRegistersPerSm, d.max_registers_per_sm);
-  w->Uint(f::kMaxSharedMemoryPerSmBytes, d.max_shared_memory_per_sm_bytes);
-  w->Uint(f::kMaxThreadsPerBlock, d.max_threads_per_block);
-  w->Uint(f::kWarpSize, d.warp_size);
+  for (const DeviceField& f : kDeviceFields) {
+    std::visit(
+        [&](auto member) {
+          const auto& v = d.*member;
+          using T = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<T, std::string>) {
+            if (f.bytes)
+              w->Bytes(f.number, v);
+            else
+              w->String(f.number, v);
+          } else if constexpr (std::is_same_v<T, double>) {
+            w->Double(f.number, v);
+          } else {
+            w->Uint(f.number, v);
+          }
+        },
+        f.member);
+  }
 }
 
 void EncodeCounterBatch(const CounterBatchInfo& c, ProtoWriter* w) {

@@ -1,24 +1,27 @@
-// The metadata vocabulary both sides share: each counter of the Statistics
-// packet once, as its field number (generated from proto/cutrace.proto), its
-// proto field name (the key `cutrace info --format json` shows) and the
-// StatsInfo member that holds it. The encoder (info_encoder.cc), the decoder
-// (info_decoder.cc) and every reader that lists or sums the counters walk
-// this one list, so a new counter is one line here plus its member.
-//
-// `invalid` (a repeated message) is not a counter and is handled apart;
-// every counter is a uint64. Listed in field-number order, which is the
-// order the encoder writes them in (as libprotobuf would).
+// The metadata vocabulary both sides share: each field of the Statistics
+// and Device packets once, as its field number (generated from
+// proto/cutrace.proto), its proto field name (the key `cutrace info --format
+// json` shows) and the member of the native struct (collector/trace_info.h)
+// that holds it. The encoder (info_encoder.cc), the decoder (info_decoder.cc)
+// and every reader that lists the fields (info's JSON, the sums of the
+// counters) walk these lists, so a new field is one line here plus its
+// member. Both lists are in field-number order, which is the order the
+// encoder writes them in (as libprotobuf would).
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <variant>
 
 #include "collector/trace_info.h"
 #include "collector/wire_fields.h"
 
 namespace cutrace {
 
+// Statistics: `invalid` (a repeated message) is not a counter and is
+// handled apart; every counter is a uint64.
 struct StatsCounter {
   uint32_t number;
   std::string_view name;
@@ -61,6 +64,45 @@ inline constexpr std::array<StatsCounter, 30> kStatsCounters = {{
     {wire::Statistics::kCuptiDetaches, "cupti_detaches", &StatsInfo::cupti_detaches},
     {wire::Statistics::kBuffersDroppedAtDetach, "buffers_dropped_at_detach",
      &StatsInfo::buffers_dropped_at_detach},
+}};
+
+// Device: every field is a scalar of one of four member types. `uuid` is the
+// one `bytes` field: a std::string like `name` and `pci_bus_id`, written
+// without the UTF-8 repair of a `string` field and shown in JSON as base64.
+struct DeviceField {
+  uint32_t number;
+  std::string_view name;
+  std::variant<uint32_t DeviceInfo::*, uint64_t DeviceInfo::*, double DeviceInfo::*,
+               std::string DeviceInfo::*>
+      member;
+  bool bytes = false;
+};
+
+inline constexpr std::array<DeviceField, 18> kDeviceFields = {{
+    {wire::Device::kId, "id", &DeviceInfo::id},
+    {wire::Device::kName, "name", &DeviceInfo::name},
+    {wire::Device::kUuid, "uuid", &DeviceInfo::uuid, /*bytes=*/true},
+    {wire::Device::kSmCount, "sm_count", &DeviceInfo::sm_count},
+    {wire::Device::kGlobalMemoryBytes, "global_memory_bytes", &DeviceInfo::global_memory_bytes},
+    {wire::Device::kComputeCapabilityMajor, "compute_capability_major",
+     &DeviceInfo::compute_capability_major},
+    {wire::Device::kComputeCapabilityMinor, "compute_capability_minor",
+     &DeviceInfo::compute_capability_minor},
+    {wire::Device::kPeakSmClockKhz, "peak_sm_clock_khz", &DeviceInfo::peak_sm_clock_khz},
+    {wire::Device::kMemoryClockKhz, "memory_clock_khz", &DeviceInfo::memory_clock_khz},
+    {wire::Device::kMemoryBusWidthBits, "memory_bus_width_bits",
+     &DeviceInfo::memory_bus_width_bits},
+    {wire::Device::kPeakMemoryBandwidthGbps, "peak_memory_bandwidth_gbps",
+     &DeviceInfo::peak_memory_bandwidth_gbps},
+    {wire::Device::kMaxWarpsPerSm, "max_warps_per_sm", &DeviceInfo::max_warps_per_sm},
+    {wire::Device::kPciBusId, "pci_bus_id", &DeviceInfo::pci_bus_id},
+    {wire::Device::kMaxBlocksPerSm, "max_blocks_per_sm", &DeviceInfo::max_blocks_per_sm},
+    {wire::Device::kMaxRegistersPerSm, "max_registers_per_sm", &DeviceInfo::max_registers_per_sm},
+    {wire::Device::kMaxSharedMemoryPerSmBytes, "max_shared_memory_per_sm_bytes",
+     &DeviceInfo::max_shared_memory_per_sm_bytes},
+    {wire::Device::kMaxThreadsPerBlock, "max_threads_per_block",
+     &DeviceInfo::max_threads_per_block},
+    {wire::Device::kWarpSize, "warp_size", &DeviceInfo::warp_size},
 }};
 
 }  // namespace cutrace

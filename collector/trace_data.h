@@ -55,7 +55,9 @@ class StringTable {
 struct TraceData {
   std::string path;
   proto::Header header;
-  std::vector<proto::Device> devices;
+  // Device packets, in file order, decoded into the struct the writer
+  // filled (collector/info_decoder.h).
+  std::vector<DeviceInfo> devices;
   StringTable strings;
   RecordBatch records;
   std::vector<proto::CounterBatch> counters;

@@ -94,9 +94,12 @@ bool TracePass::Handle(proto::TracePacket& packet, RecordBatch* out) {
     case proto::TracePacket::kHeader:
       AddProblem("packet " + std::to_string(index_) + ": a second header, ignored");
       break;
-    case proto::TracePacket::kDevice:
-      data.devices.push_back(std::move(*packet.mutable_device()));
+    case proto::TracePacket::kDevice: {
+      // As Statistics below: checked by libprotobuf, decoded again.
+      DeviceInfo d;
+      if (DecodeDevice(packet.device().SerializeAsString(), &d)) data.devices.push_back(std::move(d));
       break;
+    }
     case proto::TracePacket::kInterned: {
       proto::InternedData* interned = packet.mutable_interned();
       for (proto::InternedString& s : *interned->mutable_strings()) {

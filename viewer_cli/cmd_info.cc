@@ -15,11 +15,10 @@
 #include <vector>
 
 #include <fmt/core.h>
-#include <google/protobuf/util/json_util.h>
 
-#include "collector/info_fields.h"
 #include "collector/sat_math.h"
 #include "viewer_cli/command_registry.h"
+#include "viewer_cli/info_json.h"
 #include "viewer_cli/region_options.h"
 #include "viewer_cli/output.h"
 #include "viewer_cli/report_common.h"
@@ -34,63 +33,6 @@ struct Options {
   Format format = Format::kTable;
   analysis::RegionSpec region;
 };
-
-// Proto3's JSON mapping writes 64-bit integers as strings; scripts want
-// numbers, so put them back where the schema says the field is an integer.
-void NumbersFor64BitFields(const google::protobuf::Descriptor* d, json* object) {
-  using FD = google::protobuf::FieldDescriptor;
-  if (!object->is_object()) return;
-  for (int i = 0; i < d->field_count(); ++i) {
-    const FD* f = d->field(i);
-    auto it = object->find(f->name());
-    if (it == object->end()) continue;
-    auto fix = [&](json& v) {
-      if (f->cpp_type() == FD::CPPTYPE_MESSAGE) {
-        NumbersFor64BitFields(f->message_type(), &v);
-      } else if (v.is_string() && (f->cpp_type() == FD::CPPTYPE_INT64 ||
-                                   f->cpp_type() == FD::CPPTYPE_UINT64)) {
-        const std::string& s = v.get_ref<const std::string&>();
-        char* end = nullptr;
-        if (f->cpp_type() == FD::CPPTYPE_INT64) {
-          long long n = std::strtoll(s.c_str(), &end, 10);
-          if (end && *end == '\0') v = static_cast<int64_t>(n);
-        } else {
-          unsigned long long n = std::strtoull(s.c_str(), &end, 10);
-          if (end && *end == '\0') v = static_cast<uint64_t>(n);
-        }
-      }
-    };
-    if (it->is_array())
-      for (json& v : *it) fix(v);
-    else
-      fix(*it);
-  }
-}
-
-json MessageJson(const google::protobuf::Message& message) {
-  google::protobuf::util::JsonPrintOptions options;
-  options.preserve_proto_field_names = true;
-  options.always_print_primitive_fields = true;  // a stable set of keys
-  std::string text;
-  auto status = google::protobuf::util::MessageToJsonString(message, &text, options);
-  if (!status.ok()) return {{"error", std::string(status.message())}};
-  json parsed = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded()) return {{"error", "unprintable message"}};
-  NumbersFor64BitFields(message.GetDescriptor(), &parsed);
-  return parsed;
-}
-
-// The statistics under their proto field names, as MessageJson() would
-// write the message (every counter, `invalid` as a list).
-json StatsJson(const StatsInfo& s) {
-  json out = json::object();
-  for (const StatsCounter& c : kStatsCounters) out[std::string(c.name)] = s.*c.member;
-  json invalid = json::array();
-  for (const InvalidCountInfo& i : s.invalid)
-    invalid.push_back({{"kind", i.kind}, {"reason", i.reason}, {"count", i.count}});
-  out["invalid"] = std::move(invalid);
-  return out;
-}
 
 uint64_t EventCount(const RecordBatch& r) { return r.size(); }
 
@@ -116,7 +58,7 @@ std::vector<KindBytes> ByKind(const TraceData& t) {
 
 json InfoJson(const TraceData& t) {
   json devices = json::array();
-  for (const proto::Device& d : t.devices) devices.push_back(MessageJson(d));
+  for (const DeviceInfo& d : t.devices) devices.push_back(DeviceJson(d));
   const RecordBatch& r = t.records;
   json events = KindCountsJson(r.counts());
   uint64_t n = EventCount(r);
@@ -307,13 +249,13 @@ void PrintText(const TraceData& t) {
 
   fmt::print("\ndevices\n");
   if (t.devices.empty()) fmt::print("  (none recorded)\n");
-  for (const proto::Device& d : t.devices)
-    PrintKv(fmt::format("{}", d.id()).c_str(),
-            fmt::format("{}  {} SMs  {}  CC {}.{}{}", Or(d.name(), "(unnamed)"), d.sm_count(),
-                        FormatBytes(d.global_memory_bytes()), d.compute_capability_major(),
-                        d.compute_capability_minor(),
-                        d.peak_memory_bandwidth_gbps() > 0
-                            ? fmt::format("  {:.0f} GB/s", d.peak_memory_bandwidth_gbps())
+  for (const DeviceInfo& d : t.devices)
+    PrintKv(fmt::format("{}", d.id).c_str(),
+            fmt::format("{}  {} SMs  {}  CC {}.{}{}", Or(d.name, "(unnamed)"), d.sm_count,
+                        FormatBytes(d.global_memory_bytes), d.compute_capability_major,
+                        d.compute_capability_minor,
+                        d.peak_memory_bandwidth_gbps > 0
+                            ? fmt::format("  {:.0f} GB/s", d.peak_memory_bandwidth_gbps)
                             : ""));
 
   const RecordBatch& r = t.records;

@@ -58,8 +58,8 @@ std::optional<Steady> FindSteady(analysis::ReportEngine& engine) {
 
 std::string DeviceName(analysis::TraceSet traces, uint32_t id) {
   for (const TraceData* trace : traces)
-    for (const proto::Device& device : trace->devices)
-      if (device.id() == id) return device.name();
+    for (const DeviceInfo& device : trace->devices)
+      if (device.id == id) return device.name;
   return "";
 }
 

@@ -124,16 +124,16 @@ void ChromeExporter::Preamble() {
   std::set<uint32_t> described;
   std::string props;
   for (const TraceData* t : traces_)
-    for (const proto::Device& d : t->devices) {
-      if (!described.insert(d.id()).second) continue;
+    for (const DeviceInfo& d : t->devices) {
+      if (!described.insert(d.id).second) continue;
       if (!props.empty()) props += ",\n  ";
-      props += fmt::format(R"({{"id":{},"name":)", d.id());
-      AppendString(props, d.name());
+      props += fmt::format(R"({{"id":{},"name":)", d.id);
+      AppendString(props, d.name);
       props += fmt::format(
           R"(,"totalGlobalMem":{},"computeMajor":{},"computeMinor":{},"numSms":{},)"
           R"("maxThreadsPerMultiprocessor":{},"warpSize":32}})",
-          d.global_memory_bytes(), d.compute_capability_major(), d.compute_capability_minor(),
-          d.sm_count(), d.max_warps_per_sm() * 32);
+          d.global_memory_bytes, d.compute_capability_major, d.compute_capability_minor,
+          d.sm_count, uint64_t{d.max_warps_per_sm} * 32);
     }
   o += "\"deviceProperties\": [" + (props.empty() ? "" : "\n  " + props + "\n") + "],\n";
   if (traces_.size() == 1 && !traces_[0]->header.rank().empty()) {
@@ -174,7 +174,7 @@ void ChromeExporter::Metadata() {
     for (const MemcpyRecord& m : t.records.memcpys) streams.insert({m.device_id, m.stream_id});
     for (const MemsetRecord& m : t.records.memsets) streams.insert({m.device_id, m.stream_id});
     for (const SyncRecord& s : t.records.syncs) sync_devices.insert(s.device_id);
-    for (const proto::Device& d : t.devices) devices.insert(d.id());
+    for (const DeviceInfo& d : t.devices) devices.insert(d.id);
     // With several processes, each GPU says whose it is.
     if (processes_.all().size() > 1)
       for (const auto& key : streams)
@@ -184,7 +184,7 @@ void ChromeExporter::Metadata() {
   devices.insert(sync_devices.begin(), sync_devices.end());
   std::map<uint32_t, std::string> names;
   for (const TraceData* t : traces_)
-    for (const proto::Device& d : t->devices) names.emplace(d.id(), d.name());
+    for (const DeviceInfo& d : t->devices) names.emplace(d.id, d.name);
   for (uint32_t d : devices) {
     std::string name = fmt::format("GPU {}", d);
     if (!device_rank[d].empty()) name = "rank " + device_rank[d] + " " + name;
@@ -344,7 +344,7 @@ Status ChromeExporter::Run() {
   // Host processes: their own pid where it is free, else a synthetic one.
   std::set<int64_t> taken;
   for (const TraceData* t : traces_) {
-    for (const proto::Device& d : t->devices) taken.insert(d.id());
+    for (const DeviceInfo& d : t->devices) taken.insert(d.id);
     for (const KernelRecord& k : t->records.kernels) taken.insert(k.device_id);
     for (const MemcpyRecord& m : t->records.memcpys) taken.insert(m.device_id);
     for (const MemsetRecord& m : t->records.memsets) taken.insert(m.device_id);

@@ -110,9 +110,9 @@ uint64_t PerfettoExporter::DeviceTrack(uint32_t device) {
   if (it != device_tracks_.end()) return it->second;
   std::string name = fmt::format("GPU {}", device);
   for (const TraceData* t : traces_)
-    for (const proto::Device& d : t->devices)
-      if (d.id() == device && !d.name().empty() && name.find(':') == std::string::npos)
-        name += ": " + d.name();
+    for (const DeviceInfo& d : t->devices)
+      if (d.id == device && !d.name.empty() && name.find(':') == std::string::npos)
+        name += ": " + d.name;
   Descriptor d;
   d.name = name;
   d.type = perfetto::TrackSpec::Type::kProcess;
@@ -177,7 +177,7 @@ void PerfettoExporter::PlanTracks() {
   // Devices in id order, so the UI lists GPU 0 first.
   std::vector<uint32_t> devices;
   for (const TraceData* t : traces_) {
-    for (const proto::Device& d : t->devices) devices.push_back(d.id());
+    for (const DeviceInfo& d : t->devices) devices.push_back(d.id);
     for (const KernelRecord& k : t->records.kernels) devices.push_back(k.device_id);
   }
   std::sort(devices.begin(), devices.end());

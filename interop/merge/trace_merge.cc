@@ -47,29 +47,6 @@ std::string JoinDistinct(const std::vector<std::string>& values, const char* sep
   return out;
 }
 
-DeviceInfo ToDeviceInfo(const proto::Device& d) {
-  DeviceInfo i;
-  i.id = d.id();
-  i.name = d.name();
-  i.uuid = d.uuid();
-  i.sm_count = d.sm_count();
-  i.global_memory_bytes = d.global_memory_bytes();
-  i.compute_capability_major = d.compute_capability_major();
-  i.compute_capability_minor = d.compute_capability_minor();
-  i.peak_sm_clock_khz = d.peak_sm_clock_khz();
-  i.memory_clock_khz = d.memory_clock_khz();
-  i.memory_bus_width_bits = d.memory_bus_width_bits();
-  i.peak_memory_bandwidth_gbps = d.peak_memory_bandwidth_gbps();
-  i.max_warps_per_sm = d.max_warps_per_sm();
-  i.pci_bus_id = d.pci_bus_id();
-  i.max_blocks_per_sm = d.max_blocks_per_sm();
-  i.max_registers_per_sm = d.max_registers_per_sm();
-  i.max_shared_memory_per_sm_bytes = d.max_shared_memory_per_sm_bytes();
-  i.max_threads_per_block = d.max_threads_per_block();
-  i.warp_size = d.warp_size();
-  return i;
-}
-
 void AddStatistics(const StatsInfo& s, StatsInfo* sum) {
   sum->kind_counts() += s.kind_counts();
   SatAccumulate(&sum->other_records, s.other_records);
@@ -111,7 +88,7 @@ std::vector<MergedProcessInfo> Processes(const std::vector<TraceData>& traces) {
     std::set<uint32_t>& d = devices[it->second];
     std::set<uint64_t>& th = threads[it->second];
     const RecordBatch& r = t.records;
-    for (const proto::Device& x : t.devices) d.insert(x.id());
+    for (const DeviceInfo& x : t.devices) d.insert(x.id);
     for (const KernelRecord& k : r.kernels) d.insert(k.device_id);
     for (const MemcpyRecord& m : r.memcpys) d.insert(m.device_id);
     for (const MemsetRecord& m : r.memsets) d.insert(m.device_id);
@@ -238,8 +215,8 @@ MergedTrace MergePlacedTraces(const PlacedTraces& placed) {
       }
       m.counters.push_back(std::move(info));
     }
-    for (const proto::Device& d : t.devices)
-      if (described.insert(d.id()).second) m.devices.push_back(ToDeviceInfo(d));
+    for (const DeviceInfo& d : t.devices)
+      if (described.insert(d.id).second) m.devices.push_back(d);
     for (const std::string& w : t.warnings) m.warnings.push_back(t.path + ": " + w);
     if (!t.clean_shutdown())
       m.warnings.push_back(t.path + ": not cleanly closed (no end-of-trace packet)");

@@ -48,7 +48,7 @@ class IdSpace {
 // Device ids a file uses anywhere.
 std::set<uint32_t> DeviceIds(const TraceData& t) {
   std::set<uint32_t> ids;
-  for (const proto::Device& d : t.devices) ids.insert(d.id());
+  for (const DeviceInfo& d : t.devices) ids.insert(d.id);
   const RecordBatch& r = t.records;
   for (const KernelRecord& k : r.kernels) ids.insert(k.device_id);
   for (const MemcpyRecord& m : r.memcpys) {
@@ -174,8 +174,8 @@ StatusOr<PlacedTraces> PlaceTraces(TraceSet traces) {
     // mapping; another process gets its own ids unless a UUID says otherwise.
     std::map<uint32_t, uint32_t>& device_map = devices_by_process[process];
     std::map<uint32_t, std::string> uuids;
-    for (const proto::Device& d : t.devices)
-      if (!d.uuid().empty()) uuids[d.id()] = d.uuid();
+    for (const DeviceInfo& d : t.devices)
+      if (!d.uuid.empty()) uuids[d.id] = d.uuid;
     for (uint32_t id : DeviceIds(t)) {
       if (device_map.count(id)) continue;
       auto uuid = uuids.find(id);
@@ -244,7 +244,7 @@ StatusOr<PlacedTraces> PlaceTraces(TraceSet traces) {
         s.set_start_ns(shift.Signed(s.start_ns()));
         s.set_end_ns(shift.Signed(s.end_ns()));
       }
-    for (proto::Device& d : t.devices) d.set_id(device(d.id()));
+    for (DeviceInfo& d : t.devices) d.id = device(d.id);
     if (!shift.ok())
       return Status::Error(t.path + ": timestamps leave the realtime range after alignment "
                                     "(start anchor trace_ns " +

@@ -19,6 +19,11 @@ seed corpus), written fresh into a temporary folder:
 - clock anchors whose offset overflows, timestamps past 2^63: merge refuses;
 - a Statistics packet with every count at 2^64 - 1: info and summary print
   2^64 - 1 for the sums (saturated, not wrapped), its invalid entries escaped;
+- Devices no GPU has (NaN and infinite bandwidth, every count at its type's
+  top, raw uuid bytes, escapes in name and PCI id): info shows them (JSON:
+  "NaN"/"Infinity"/"-Infinity", base64 uuid, the numbers whole), every
+  report runs, a merge keeps them, the Chrome export's thread count does not
+  wrap;
 - every file cutrace writes (merge, export, import) is 0600 even under umask 0.
 
 usage: hostile_test.py CUTRACE MAKE_HOSTILE_TRACES
@@ -143,6 +148,44 @@ def statistics_checks(d):
         expect(f"absurd statistics {report}", [report, trace], 0)
 
 
+def device_checks(d):
+    trace = f"{d}/device_absurd.trace"
+    out = expect("absurd devices info", ["info", trace], 0)
+    check("absurd devices: no control byte", out is not None and not has_control(out.encode()),
+          repr(out and out[-900:]))
+    u32 = 2**32 - 1
+    # Table lines wrap at the width, so spaces are compared as any run of them.
+    flat = " ".join(out.split()) if out else ""
+    for words in [f"devices 0 GPU\\x1b[31m", f" 1 GPU\\x1b[31m", f" {u32} GPU\\x1b[31m",
+                  f" {u32} SMs overflow CC {u32}.{u32}", f"CC {u32}.{u32} inf GB/s"]:
+        check(f"absurd devices info {words!r}", words in flat, repr(flat[-900:]))
+    check("absurd devices: NaN and -inf bandwidth not shown", out and out.count("GB/s") == 1,
+          repr(out and out[-900:]))
+    want = [(0, "NaN", "AP8bYQ=="), (1, "Infinity", "AP8bYg=="), (u32, "-Infinity", "AP8bYw==")]
+
+    def devices_of(path, label):
+        out = expect(label, ["info", path, "--format", "json"], 0)
+        return json.loads(out)["files"][0]["devices"] if out else []
+
+    for label, path in [("info json", trace), ("merged", f"{d}/devices_merged.trace")]:
+        if label == "merged":
+            expect("absurd devices merge", ["merge", trace, f"{d}/statistics_absurd.trace", "-o",
+                                            path], 0)
+        devs = devices_of(path, f"absurd devices {label}")
+        got = [(x.get("id"), x.get("peak_memory_bandwidth_gbps"), x.get("uuid")) for x in devs]
+        check(f"absurd devices {label}", got == want, repr(got))
+        check(f"absurd devices {label} counts",
+              all(x.get("global_memory_bytes") == U64_MAX and x.get("sm_count") == u32 and
+                  x.get("pci_bus_id", "").startswith("\x1b[31mRED") for x in devs),
+              repr(devs[:1]))
+    for report in REPORTS:
+        expect(f"absurd devices {report}", [report, trace], 0)
+    out = expect("absurd devices export", ["export", trace, "-o", "-"], 0)
+    props = json.loads(out)["deviceProperties"] if out else []
+    check("absurd devices export", [p.get("maxThreadsPerMultiprocessor") for p in props] ==
+          [u32 * 32] * 3, repr(props[:1]))
+
+
 def has_control(data):
     return any(b < 0x20 and b not in (0x0a,) or b == 0x7f for b in data) or b"\xc2\x9b" in data
 
@@ -257,6 +300,7 @@ def checks(d):
     overflow_checks(d)
     terminal_checks(d)
     statistics_checks(d)
+    device_checks(d)
     csv_checks(d)
     input_checks(d)
     truncation_checks(d)

@@ -48,8 +48,9 @@ class Trace {
     d.id = id;
     d.name = name;
     d.sm_count = 132;
-    enc_.EncodeDevice(d, &bytes_);
+    Device(d);
   }
+  void Device(const DeviceInfo& d) { enc_.EncodeDevice(d, &bytes_); }
   uint32_t Name(const std::string& s) { return interner_.Intern(s); }
   void Kernel(const std::string& name, uint64_t start, uint64_t end, uint64_t correlation = 0) {
     KernelRecord k;
@@ -198,6 +199,40 @@ int main(int argc, char** argv) {
     t.Statistics(s);
     t.End("exit");
     ok &= t.Write(dir, "statistics_absurd.trace");
+  }
+  {  // Devices no GPU has: NaN and infinite bandwidth, every count at its
+     // type's top, SM limits that make one warp a block; a kernel on each
+     // that asks for all of them. Reports stay whole, info says what is there.
+    Trace t;
+    const double kNan = std::numeric_limits<double>::quiet_NaN();
+    const double kInf = std::numeric_limits<double>::infinity();
+    const uint32_t kMax32 = std::numeric_limits<uint32_t>::max();
+    uint32_t id = 0;
+    for (double bandwidth : {kNan, kInf, -kInf}) {
+      DeviceInfo d;
+      d.id = id == 2 ? kMax32 : id;
+      d.name = "GPU" + kEsc;
+      d.uuid = std::string("\x00\xff\x1b", 3) + static_cast<char>('a' + id);  // AP8bYQ==, ...
+      d.sm_count = kMax32;
+      d.global_memory_bytes = kMax;
+      d.compute_capability_major = d.compute_capability_minor = kMax32;
+      d.peak_sm_clock_khz = d.memory_clock_khz = kMax;
+      d.memory_bus_width_bits = kMax32;
+      d.peak_memory_bandwidth_gbps = bandwidth;
+      d.max_warps_per_sm = d.max_blocks_per_sm = d.max_registers_per_sm = kMax32;
+      d.max_shared_memory_per_sm_bytes = d.max_threads_per_block = d.warp_size = kMax32;
+      d.pci_bus_id = kEsc;
+      t.Device(d);
+      t.Kernel("_Z1kv", 100 + id, 200 + id);
+      KernelRecord& k = t.batch().kernels.back();
+      k.device_id = d.id;
+      k.block[0] = k.block[1] = k.block[2] = kMax32;
+      k.registers_per_thread = k.static_shared_bytes = k.dynamic_shared_bytes = kMax32;
+      k.shared_memory_config_bytes = kMax32;
+      ++id;
+    }
+    t.End("exit");
+    ok &= t.Write(dir, "device_absurd.trace");
   }
   return ok ? 0 : 1;
 }

@@ -213,14 +213,14 @@ TEST(Diagnosis, TopLimitsTheList) {
 //           warps); achieved 30%: the launch is not the cap.
 TEST(Diagnosis, TheoreticalOccupancyNamesTheLimiter) {
   TraceBuilder b;
-  proto::Device device;
-  device.set_id(0);
-  device.set_compute_capability_major(9);
-  device.set_warp_size(32);
-  device.set_max_warps_per_sm(64);
-  device.set_max_blocks_per_sm(32);
-  device.set_max_registers_per_sm(65536);
-  device.set_max_shared_memory_per_sm_bytes(233472);
+  DeviceInfo device;
+  device.id = 0;
+  device.compute_capability_major = 9;
+  device.warp_size = 32;
+  device.max_warps_per_sm = 64;
+  device.max_blocks_per_sm = 32;
+  device.max_registers_per_sm = 65536;
+  device.max_shared_memory_per_sm_bytes = 233472;
   b.data().devices.push_back(device);
   auto launch = [&](const std::string& name, uint64_t start, uint64_t correlation,
                     uint32_t threads, uint32_t registers) {

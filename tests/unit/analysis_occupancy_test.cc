@@ -186,17 +186,17 @@ TEST(Occupancy, NothingToComputeWithoutABlockOrLimits) {
   EXPECT_STREQ(OccupancyLimiterName(OccupancyLimiter::kSharedMemory), "shared_memory");
 }
 
-proto::Device HopperDevice(uint32_t id) {
-  proto::Device d;
-  d.set_id(id);
-  d.set_name("NVIDIA H200");
-  d.set_compute_capability_major(9);
-  d.set_warp_size(32);
-  d.set_max_warps_per_sm(64);
-  d.set_max_blocks_per_sm(32);
-  d.set_max_registers_per_sm(65536);
-  d.set_max_shared_memory_per_sm_bytes(233472);
-  d.set_max_threads_per_block(1024);
+DeviceInfo HopperDevice(uint32_t id) {
+  DeviceInfo d;
+  d.id = id;
+  d.name = "NVIDIA H200";
+  d.compute_capability_major = 9;
+  d.warp_size = 32;
+  d.max_warps_per_sm = 64;
+  d.max_blocks_per_sm = 32;
+  d.max_registers_per_sm = 65536;
+  d.max_shared_memory_per_sm_bytes = 233472;
+  d.max_threads_per_block = 1024;
   return d;
 }
 
@@ -206,9 +206,9 @@ TEST(Occupancy, DeviceLimitsFromTheDevicePacket) {
   EXPECT_EQ(d->max_registers_per_sm, 65536u);
   EXPECT_EQ(d->max_shared_memory_per_sm_bytes, 233472u);
   // An older trace's Device: max_warps_per_sm only.
-  proto::Device old;
-  old.set_compute_capability_major(9);
-  old.set_max_warps_per_sm(64);
+  DeviceInfo old;
+  old.compute_capability_major = 9;
+  old.max_warps_per_sm = 64;
   EXPECT_FALSE(OccupancyDeviceOf(old).has_value());
 }
 
@@ -301,7 +301,7 @@ TEST(KernelOccupancy, TracesWithoutDeviceLimitsHaveNone) {
   ASSERT_FALSE(trace->records.kernels.empty());
   EXPECT_GT(trace->records.kernels[0].block[0], 0u);
   ASSERT_FALSE(trace->devices.empty());
-  EXPECT_EQ(trace->devices[0].max_blocks_per_sm(), 0u);
+  EXPECT_EQ(trace->devices[0].max_blocks_per_sm, 0u);
   const TraceData* traces[] = {&*trace};
   EXPECT_TRUE(ComputeOccupancy(traces).empty());
 }

@@ -20,7 +20,7 @@ TEST(ExampleTrace, OpensAndHoldsWhatTheDemoDid) {
   EXPECT_FALSE(trace->read.truncated);
   EXPECT_EQ(trace->read.lost_bytes, 0u);
   ASSERT_FALSE(trace->devices.empty());
-  EXPECT_NE(trace->devices[0].name().find("H200"), std::string::npos);
+  EXPECT_NE(trace->devices[0].name.find("H200"), std::string::npos);
 
   const RecordBatch& r = trace->records;
   EXPECT_EQ(r.kernels.size(), 30u);

@@ -1,17 +1,23 @@
-// The Statistics packet's decoder (collector/info_decoder.h) against its
-// encoder and libprotobuf: every field written comes back into the same
-// member, the shared list (collector/info_fields.h) names each counter as the
-// schema does, and damaged or unusual bytes follow libprotobuf's rules.
+// The Statistics and Device packets' decoders (collector/info_decoder.h)
+// against their encoders and libprotobuf: every field written comes back into
+// the same member, the shared lists (collector/info_fields.h) name each field
+// as the schema does, and damaged or unusual bytes follow libprotobuf's rules.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <limits>
 #include <string>
+#include <type_traits>
+#include <variant>
 
 #include "collector/info_decoder.h"
 #include "collector/info_encoder.h"
 #include "collector/info_fields.h"
 #include "collector/proto_writer.h"
 #include "proto/cutrace.pb.h"
+#include "tests/unit/encoded_trace.h"
 
 namespace cutrace {
 namespace {
@@ -176,6 +182,180 @@ TEST(InfoDecoder, DamagedBytesAreRefused) {
   EXPECT_FALSE(DecodeStatistics(std::string("\x00\x01", 2), &d));  // field 0
   // Inside `invalid`: a count that does not end.
   EXPECT_FALSE(DecodeStatistics(std::string("\x52\x02\x18\x80", 4), &d));
+}
+
+// ---- Device ----
+
+// Every field a value of its own, by hand (not through kDeviceFields): field
+// N of the schema holds a number made of N where it is a number, the 32- and
+// 64-bit ones at the top of their range in places.
+DeviceInfo EveryDeviceFieldSet() {
+  DeviceInfo d;
+  d.id = 1;
+  d.name = "NVIDIA H200 \xe2\x80\x94 2";
+  d.uuid = std::string("\x00\x03\xff\x80", 4);  // raw bytes, not UTF-8
+  d.sm_count = 4;
+  d.global_memory_bytes = UINT64_MAX;
+  d.compute_capability_major = 6;
+  d.compute_capability_minor = 7;
+  d.peak_sm_clock_khz = 8000000008;
+  d.memory_clock_khz = 9000000009;
+  d.memory_bus_width_bits = 10;
+  d.peak_memory_bandwidth_gbps = 11.25;
+  d.max_warps_per_sm = 12;
+  d.pci_bus_id = "0000:13:00.0";
+  d.max_blocks_per_sm = 14;
+  d.max_registers_per_sm = 15;
+  d.max_shared_memory_per_sm_bytes = UINT32_MAX;
+  d.max_threads_per_block = 17;
+  d.warp_size = 18;
+  return d;
+}
+
+std::string Encode(const DeviceInfo& d) {
+  std::string out;
+  ProtoWriter w(&out);
+  EncodeDevice(d, &w);
+  return out;
+}
+
+// Two devices are the same in every listed field (doubles bit for bit, so
+// NaN equals the same NaN).
+void ExpectSameDevice(const DeviceInfo& a, const DeviceInfo& b) {
+  for (const DeviceField& f : kDeviceFields)
+    std::visit(
+        [&](auto member) {
+          if constexpr (std::is_same_v<std::decay_t<decltype(a.*member)>, double>)
+            EXPECT_EQ(std::memcmp(&(a.*member), &(b.*member), sizeof(double)), 0)
+                << f.name << ": " << a.*member << " vs " << b.*member;
+          else
+            EXPECT_EQ(a.*member, b.*member) << f.name;
+        },
+        f.member);
+}
+
+TEST(InfoDecoder, DeviceRoundTripEveryField) {
+  const std::string bytes = Encode(EveryDeviceFieldSet());
+  DeviceInfo d;
+  ASSERT_TRUE(DecodeDevice(bytes, &d));
+  EXPECT_EQ(d.id, 1u);
+  EXPECT_EQ(d.name, "NVIDIA H200 \xe2\x80\x94 2");
+  EXPECT_EQ(d.uuid, std::string("\x00\x03\xff\x80", 4));
+  EXPECT_EQ(d.sm_count, 4u);
+  EXPECT_EQ(d.global_memory_bytes, UINT64_MAX);
+  EXPECT_EQ(d.compute_capability_major, 6u);
+  EXPECT_EQ(d.compute_capability_minor, 7u);
+  EXPECT_EQ(d.peak_sm_clock_khz, 8000000008u);
+  EXPECT_EQ(d.memory_clock_khz, 9000000009u);
+  EXPECT_EQ(d.memory_bus_width_bits, 10u);
+  EXPECT_EQ(d.peak_memory_bandwidth_gbps, 11.25);
+  EXPECT_EQ(d.max_warps_per_sm, 12u);
+  EXPECT_EQ(d.pci_bus_id, "0000:13:00.0");
+  EXPECT_EQ(d.max_blocks_per_sm, 14u);
+  EXPECT_EQ(d.max_registers_per_sm, 15u);
+  EXPECT_EQ(d.max_shared_memory_per_sm_bytes, UINT32_MAX);
+  EXPECT_EQ(d.max_threads_per_block, 17u);
+  EXPECT_EQ(d.warp_size, 18u);
+  // And back: the decoded struct encodes to the same bytes.
+  EXPECT_EQ(Encode(d), bytes);
+  // A device of all defaults is an empty message, and reads back as one.
+  EXPECT_EQ(Encode(DeviceInfo()), "");
+  DeviceInfo zero;
+  zero.name = "left over";
+  ASSERT_TRUE(DecodeDevice("", &zero));
+  EXPECT_EQ(zero.name, "left over");  // absent fields leave the member as it was
+}
+
+// The encoding is libprotobuf's, byte for byte; the shared list holds every
+// field of the schema once, under the schema's name and number, with a
+// member of the schema's type, and libprotobuf reads the member's value.
+TEST(InfoDecoder, DeviceListMatchesTheSchema) {
+  using FD = google::protobuf::FieldDescriptor;
+  const DeviceInfo d = EveryDeviceFieldSet();
+  const std::string bytes = Encode(d);
+  proto::Device pd;
+  ASSERT_TRUE(pd.ParseFromString(bytes));
+  EXPECT_EQ(pd.SerializeAsString(), bytes);
+  const google::protobuf::Descriptor* desc = proto::Device::descriptor();
+  EXPECT_EQ(static_cast<size_t>(desc->field_count()), kDeviceFields.size());
+  uint32_t previous = 0;
+  for (const DeviceField& f : kDeviceFields) {
+    const FD* fd = desc->FindFieldByNumber(static_cast<int>(f.number));
+    ASSERT_NE(fd, nullptr) << f.name;
+    EXPECT_EQ(fd->name(), f.name);
+    EXPECT_GT(f.number, previous) << f.name << ": the list is in field-number order";
+    previous = f.number;
+    EXPECT_FALSE(fd->is_repeated()) << f.name;
+    EXPECT_EQ(fd->type() == FD::TYPE_BYTES, f.bytes) << f.name;
+  }
+  // Every member's value as libprotobuf reads it (the types are checked there).
+  ExpectSameDevice(testing::ReadThroughReflection(pd), d);
+}
+
+// Values a hostile or odd file can hold: NaN (its payload kept), the
+// infinities, -0.0 (written, as proto3 does), numbers past 32 bits in a
+// uint32 field (libprotobuf keeps the low 32 bits), a field given twice (the
+// last wins), an unknown number, a field in an unexpected wire type (skipped).
+// Each decodes as libprotobuf reads it.
+TEST(InfoDecoder, DeviceOddValuesReadAsLibprotobufReadsThem) {
+  const double quiet_nan_with_payload = [] {
+    const uint64_t bits = 0x7ff8'0000'dead'beefull;
+    double v;
+    std::memcpy(&v, &bits, sizeof v);
+    return v;
+  }();
+  for (double bandwidth : {quiet_nan_with_payload, std::numeric_limits<double>::infinity(),
+                           -std::numeric_limits<double>::infinity(), -0.0,
+                           std::numeric_limits<double>::denorm_min(), 1e308}) {
+    DeviceInfo d;
+    d.peak_memory_bandwidth_gbps = bandwidth;
+    const std::string bytes = Encode(d);
+    proto::Device pd;
+    ASSERT_TRUE(pd.ParseFromString(bytes));
+    EXPECT_EQ(pd.SerializeAsString(), bytes) << bandwidth;
+    DeviceInfo back;
+    ASSERT_TRUE(DecodeDevice(bytes, &back));
+    ExpectSameDevice(back, testing::ReadThroughReflection(pd));
+    ExpectSameDevice(back, d);
+  }
+  std::string bytes;
+  ProtoWriter w(&bytes);
+  w.Uint(wire::Device::kSmCount, (uint64_t{7} << 32) | 132);  // past 32 bits
+  w.Uint(wire::Device::kId, 5);
+  w.Uint(999, 77);                                            // unknown number
+  w.String(wire::Device::kWarpSize, "not a number");          // wrong wire type
+  w.Uint(wire::Device::kName, 3);                             // wrong wire type
+  w.Double(wire::Device::kMemoryClockKhz, 2.0);               // wrong wire type
+  w.Uint(wire::Device::kId, 6);                               // given twice
+  w.Uint(wire::Device::kGlobalMemoryBytes, UINT64_MAX);
+  w.String(wire::Device::kName, "");                          // present and empty
+  proto::Device pd;
+  ASSERT_TRUE(pd.ParseFromString(bytes));
+  DeviceInfo d;
+  ASSERT_TRUE(DecodeDevice(bytes, &d));
+  EXPECT_EQ(d.sm_count, 132u);
+  EXPECT_EQ(d.id, 6u);
+  EXPECT_EQ(d.warp_size, 0u);
+  EXPECT_EQ(d.memory_clock_khz, 0u);
+  EXPECT_EQ(d.global_memory_bytes, UINT64_MAX);
+  ExpectSameDevice(d, testing::ReadThroughReflection(pd));
+}
+
+// Bytes libprotobuf would refuse are refused: cut inside any value, or a
+// length past the end.
+TEST(InfoDecoder, DeviceDamagedBytesAreRefused) {
+  const std::string bytes = Encode(EveryDeviceFieldSet());
+  for (size_t cut = 1; cut < bytes.size(); ++cut) {
+    const std::string head = bytes.substr(0, cut);
+    proto::Device pd;
+    DeviceInfo d;
+    EXPECT_EQ(DecodeDevice(head, &d), pd.ParseFromString(head)) << "cut at " << cut;
+  }
+  DeviceInfo d;
+  EXPECT_FALSE(DecodeDevice(std::string("\x12\x7f", 2), &d));      // name, 127 bytes: none
+  EXPECT_FALSE(DecodeDevice(std::string("\x20", 1), &d));          // sm_count, no value
+  EXPECT_FALSE(DecodeDevice(std::string("\x59\x00\x00\x00", 4), &d));  // bandwidth, 3 of 8 bytes
+  EXPECT_FALSE(DecodeDevice(std::string("\x00\x01", 2), &d));      // field 0
 }
 
 }  // namespace

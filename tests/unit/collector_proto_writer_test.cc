@@ -138,7 +138,7 @@ TEST(InfoEncoder, DeviceStatisticsAndCountersAreByteIdentical) {
   EXPECT_EQ(pd.global_memory_bytes(), d.global_memory_bytes);
   EXPECT_EQ(pd.compute_capability_minor(), 0u);
   EXPECT_DOUBLE_EQ(pd.peak_memory_bandwidth_gbps(), 4800.5);
-  testing::ExpectH200SmLimits(pd);
+  testing::ExpectH200SmLimits(testing::ReadThroughReflection(pd));
   EXPECT_EQ(out, pd.SerializeAsString());
 
   StatsInfo s;

@@ -97,7 +97,7 @@ TEST(ChunkSeries, EachChunkIsSelfContainedAndNamesItsPredecessor) {
   EXPECT_EQ(c1->header.run_id(), "r1");
   EXPECT_EQ(c1->header.rotation().max_file_bytes(), 1u);
   ASSERT_EQ(c1->devices.size(), 1u);
-  EXPECT_EQ(c1->devices[0].name(), "H200");
+  EXPECT_EQ(c1->devices[0].name, "H200");
   ASSERT_EQ(c1->records.kernels.size(), 5u);
   EXPECT_EQ(c1->strings.Display(c1->records.kernels[0].name_id), "a()");
   EXPECT_EQ(c1->records.kernels[0].grid[0], 1u);  // the kernel shape was re-defined

@@ -78,7 +78,7 @@ TEST(RoundTrip, EveryRecordKindAndField) {
   ASSERT_EQ(data->header.command_line_size(), 3);
   EXPECT_EQ(data->header.command_line(2), "");
   ASSERT_EQ(data->devices.size(), 1u);
-  EXPECT_EQ(data->devices[0].name(), "Test GPU");
+  EXPECT_EQ(data->devices[0].name, "Test GPU");
   ASSERT_TRUE(data->statistics.has_value());
   EXPECT_EQ(data->statistics->kernels, 56u);
   ASSERT_TRUE(data->clean_shutdown());

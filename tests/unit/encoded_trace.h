@@ -1,14 +1,17 @@
 // Batches encoded as a whole trace file's bytes (TraceEncoder, no file) and
 // parsed back with protobuf: what the encoder wrote, packet by packet, for
-// tests that look at the wire form of records; and the check of a Device
-// packet's SM limits.
+// tests that look at the wire form of records; libprotobuf's reading of a
+// Device packet; and the check of a Device's SM limits.
 #pragma once
 
 #include <string>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "collector/info_fields.h"
 #include "collector/trace_writer.h"
 #include "proto/cutrace.pb.h"
 #include "tests/unit/collector_test_util.h"
@@ -26,14 +29,53 @@ inline proto::Trace EncodeTrace(const std::vector<RecordBatch>& batches, StringI
   return trace;
 }
 
+// libprotobuf's reading of a Device message: each field of the shared list
+// (collector/info_fields.h) read through reflection under the schema's name
+// for it, the truth the hand-written decoder is held to. A name the schema
+// lacks, or a field of another type than its member, is a test failure.
+inline DeviceInfo ReadThroughReflection(const proto::Device& pd) {
+  using FD = google::protobuf::FieldDescriptor;
+  const google::protobuf::Reflection* r = proto::Device::GetReflection();
+  DeviceInfo d;
+  for (const DeviceField& f : kDeviceFields) {
+    const FD* fd = proto::Device::descriptor()->FindFieldByName(std::string(f.name));
+    if (fd == nullptr) {
+      ADD_FAILURE() << "no field " << f.name << " in the schema";
+      continue;
+    }
+    std::visit(
+        [&](auto member) {
+          auto& v = d.*member;
+          using T = std::decay_t<decltype(v)>;
+          const FD::CppType want = std::is_same_v<T, std::string> ? FD::CPPTYPE_STRING
+                                   : std::is_same_v<T, double>    ? FD::CPPTYPE_DOUBLE
+                                   : std::is_same_v<T, uint64_t>  ? FD::CPPTYPE_UINT64
+                                                                  : FD::CPPTYPE_UINT32;
+          if (fd->cpp_type() != want) {
+            ADD_FAILURE() << f.name << ": the schema's type is " << fd->cpp_type_name();
+          } else if constexpr (std::is_same_v<T, std::string>) {
+            v = r->GetString(pd, fd);
+          } else if constexpr (std::is_same_v<T, double>) {
+            v = r->GetDouble(pd, fd);
+          } else if constexpr (std::is_same_v<T, uint64_t>) {
+            v = r->GetUInt64(pd, fd);
+          } else {
+            v = r->GetUInt32(pd, fd);
+          }
+        },
+        f.member);
+  }
+  return d;
+}
+
 // A Device packet read back holds SetH200SmLimits()'s figures.
-inline void ExpectH200SmLimits(const proto::Device& d) {
-  EXPECT_EQ(d.max_warps_per_sm(), 64u);
-  EXPECT_EQ(d.max_blocks_per_sm(), 32u);
-  EXPECT_EQ(d.max_registers_per_sm(), 65536u);
-  EXPECT_EQ(d.max_shared_memory_per_sm_bytes(), 233472u);
-  EXPECT_EQ(d.max_threads_per_block(), 1024u);
-  EXPECT_EQ(d.warp_size(), 32u);
+inline void ExpectH200SmLimits(const DeviceInfo& d) {
+  EXPECT_EQ(d.max_warps_per_sm, 64u);
+  EXPECT_EQ(d.max_blocks_per_sm, 32u);
+  EXPECT_EQ(d.max_registers_per_sm, 65536u);
+  EXPECT_EQ(d.max_shared_memory_per_sm_bytes, 233472u);
+  EXPECT_EQ(d.max_threads_per_block, 1024u);
+  EXPECT_EQ(d.warp_size, 32u);
 }
 
 }  // namespace cutrace::testing

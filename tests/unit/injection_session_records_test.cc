@@ -120,8 +120,8 @@ TEST_F(InjectionSessionTest, EndToEndIntoTraceFile) {
   ASSERT_GT(t.header.command_line_size(), 0);
 
   ASSERT_EQ(t.devices.size(), 1u);
-  EXPECT_EQ(t.devices[0].name(), "NVIDIA H200");
-  EXPECT_EQ(t.devices[0].sm_count(), 132u);
+  EXPECT_EQ(t.devices[0].name, "NVIDIA H200");
+  EXPECT_EQ(t.devices[0].sm_count, 132u);
 
   const RecordBatch& r = t.records;
   ASSERT_EQ(r.kernels.size(), 4u);

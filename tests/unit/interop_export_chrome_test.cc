@@ -51,10 +51,10 @@ TraceBuilder MakeTrace() {
   d.header.set_host("node7");
   d.header.set_rank("3");
   d.header.add_command_line("./train");
-  proto::Device dev;
-  dev.set_id(0);
-  dev.set_name("NVIDIA H200");
-  dev.set_sm_count(132);
+  DeviceInfo dev;
+  dev.id = 0;
+  dev.name = "NVIDIA H200";
+  dev.sm_count = 132;
   d.devices.push_back(dev);
 
   // Loaded traces carry the demangled form next to the mangled name.

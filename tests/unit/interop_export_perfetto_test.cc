@@ -234,9 +234,9 @@ TEST(PerfettoExportTest, DecodesAgainstPerfettoFieldNumbers) {
   TraceData& data = t.data();
   data.header.set_pid(321);
   data.header.set_host("h");
-  proto::Device dev;
-  dev.set_id(0);
-  dev.set_name("NVIDIA H200");
+  DeviceInfo dev;
+  dev.id = 0;
+  dev.name = "NVIDIA H200";
   data.devices.push_back(dev);
   t.Range("step", 1000, 5000, 77, 0);
   t.Api("cudaLaunchKernel", 1100, 1200, 77, /*correlation=*/9);

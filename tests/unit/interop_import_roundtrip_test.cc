@@ -28,8 +28,8 @@ void ExpectMatchesFixture(const TraceData& data) {
   EXPECT_EQ(data.header.clock(), proto::CLOCK_DOMAIN_IMPORTED);
   EXPECT_EQ(data.header.rank(), "3");
   ASSERT_EQ(data.devices.size(), 1u);
-  EXPECT_EQ(data.devices[0].name(), "NVIDIA H200");
-  EXPECT_EQ(data.devices[0].sm_count(), 132u);
+  EXPECT_EQ(data.devices[0].name, "NVIDIA H200");
+  EXPECT_EQ(data.devices[0].sm_count, 132u);
 
   const RecordBatch& r = data.records;
   ASSERT_EQ(r.kernels.size(), 3u);

@@ -132,7 +132,7 @@ TEST_F(MergeTest, PlacesRanksByAnchorsAndRemapsIds) {
   EXPECT_EQ(a.records.kernels[0].device_id, 0u);
   EXPECT_EQ(b.records.kernels[0].device_id, 1u);
   ASSERT_EQ(b.devices.size(), 1u);
-  EXPECT_EQ(b.devices[0].id(), 1u);
+  EXPECT_EQ(b.devices[0].id, 1u);
   // Thread 7 of rank 1 is another thread than rank 0's thread 7.
   EXPECT_EQ(a.records.api_calls[0].thread_id, 7u);
   EXPECT_EQ(b.records.api_calls[0].thread_id, uint64_t{1} << 40);
