@@ -7,26 +7,6 @@
 
 namespace cutrace::analysis {
 
-namespace {
-
-constexpr uint32_t kLinear = 256;  // buckets 0..255 hold one ns each
-constexpr uint32_t kSubBits = 7;   // 128 buckets per power of two above
-
-}  // namespace
-
-uint64_t DurationDistribution::BucketLow(uint32_t bucket) {
-  if (bucket < kLinear) return bucket;
-  const uint32_t e = 8 + ((bucket - kLinear) >> kSubBits);
-  const uint64_t sub = (bucket - kLinear) & ((1u << kSubBits) - 1);
-  return ((uint64_t{1} << kSubBits) + sub) << (e - kSubBits);
-}
-
-uint64_t DurationDistribution::BucketWidth(uint32_t bucket) {
-  if (bucket < kLinear) return 1;
-  const uint32_t e = 8 + ((bucket - kLinear) >> kSubBits);
-  return uint64_t{1} << (e - kSubBits);
-}
-
 void DurationDistribution::Spill() {
   // K: the mean of the kept values, the centre the shifted sums grow around.
   __int128 sum = 0;
@@ -72,7 +52,7 @@ void DurationDistribution::Merge(const DurationAggregate& a) {
   uint64_t placed = 0;
   for (uint32_t b = 0; b < a.histogram.size(); ++b) {
     if (a.histogram[b] == 0) continue;
-    const uint64_t mid = DurationBucketLow(b) + DurationBucketWidth(b) / 2;
+    const uint64_t mid = CoarseBuckets::Low(b) + CoarseBuckets::Width(b) / 2;
     CountInBucket(Bucket(mid), a.histogram[b]);
     placed += a.histogram[b];
   }
@@ -109,20 +89,8 @@ uint64_t DurationDistribution::Percentile(double percent) const {
   }
   // The same rank as NearestRankPercentile(), found by walking the buckets.
   const uint64_t n = totals_.count;
-  uint64_t rank = static_cast<uint64_t>(std::ceil(percent / 100.0 * static_cast<double>(n) - 1e-9));
-  rank = std::clamp<uint64_t>(rank, 1, n);
-  if (rank == 1) return totals_.min();  // the ends are known exactly
-  if (rank == n) return totals_.max_ns;
-  uint64_t seen = 0;
-  for (size_t i = 0; i < histogram_.size(); ++i) {
-    seen += histogram_[i];
-    if (seen >= rank) {
-      const uint32_t b = first_ + static_cast<uint32_t>(i);
-      const uint64_t mid = BucketLow(b) + (BucketWidth(b) - 1) / 2;
-      return std::clamp(mid, totals_.min(), totals_.max_ns);
-    }
-  }
-  return totals_.max_ns;
+  return BucketPercentile<FineBuckets>(histogram_, first_, n, NearestRank(percent, n),
+                                       totals_.min(), totals_.max_ns);
 }
 
 double DurationDistribution::Stddev() const {

@@ -5,14 +5,16 @@
 // - The first kExactLimit (1024) durations are kept as they are; while a
 //   group has no more, stddev and percentiles are exact, with the
 //   definitions of analysis/duration_stats.h.
-// - Beyond that, durations are counted in a log-bucketed histogram: below
-//   256 ns one bucket per ns (exact); above, 128 buckets per power of two,
-//   each [lo, lo + w) with w <= lo / 128. A percentile is the midpoint of the
-//   bucket holding the nearest-rank value, clamped to [min, max], so it is
-//   within w / 2 <= 1/256 (0.4%) of the exact nearest-rank value (ranks 1
-//   and n are the exact min and max). The
-//   histogram spans only the buckets seen (a few hundred for one kernel;
-//   at most 7,424 for durations from 1 ns to 2^64 ns).
+// - Beyond that, durations are counted in a log-bucketed histogram, the
+//   FineBuckets of collector/duration_buckets.h (summary mode's aggregates
+//   use the same layout, coarser): below 256 ns one bucket per ns (exact);
+//   above, 128 buckets per power of two, each [lo, lo + w) with
+//   w <= lo / 128. A percentile is the midpoint of the bucket holding the
+//   nearest-rank value, clamped to [min, max], so it is within
+//   w / 2 <= 1/256 (0.4%) of the exact nearest-rank value (ranks 1 and n are
+//   the exact min and max). The histogram spans only the buckets seen (a
+//   few hundred for one kernel; at most 7,424 for durations from 1 ns to
+//   2^64 ns).
 //   Stddev then comes from sums of (x - K) and (x - K)^2 around K, the mean
 //   of the first 1024 values (shifted data: no cancellation while K is near
 //   the mean), so it differs from the two-pass value only by rounding.
@@ -25,6 +27,7 @@
 #include <vector>
 
 #include "analysis/duration_stats.h"
+#include "collector/duration_buckets.h"
 #include "collector/summary_aggregator.h"
 
 namespace cutrace::analysis {
@@ -80,14 +83,8 @@ class DurationDistribution {
   // Population standard deviation; 0 for fewer than two values.
   double Stddev() const;
 
-  // The bucket of a duration and the bounds of a bucket (exposed for tests).
-  static uint32_t Bucket(uint64_t ns) {
-    if (ns < 256) return static_cast<uint32_t>(ns);
-    const uint32_t e = 63 - static_cast<uint32_t>(__builtin_clzll(ns));  // >= 8
-    return 256 + ((e - 8) << 7) + (static_cast<uint32_t>(ns >> (e - 7)) & 127);
-  }
-  static uint64_t BucketLow(uint32_t bucket);
-  static uint64_t BucketWidth(uint32_t bucket);
+  // The bucket of a duration (collector/duration_buckets.h).
+  [[gnu::always_inline]] static uint32_t Bucket(uint64_t ns) { return FineBuckets::Of(ns); }
 
  private:
   void AddToHistogram(uint64_t ns);

@@ -3,16 +3,13 @@
 
 #include <cmath>
 
+#include "collector/duration_buckets.h"
+
 namespace cutrace::analysis {
 
 uint64_t NearestRankPercentile(std::span<uint64_t> values, double percent) {
   if (values.empty()) return 0;
-  size_t n = values.size();
-  // ceil(p/100 * n) computed in floating point, then clamped to [1, n]; the
-  // small epsilon keeps p=50, n=4 at rank 2 despite rounding.
-  double exact = percent / 100.0 * static_cast<double>(n);
-  size_t rank = static_cast<size_t>(std::ceil(exact - 1e-9));
-  rank = std::clamp<size_t>(rank, 1, n);
+  const size_t rank = static_cast<size_t>(NearestRank(percent, values.size()));
   auto nth = values.begin() + static_cast<std::ptrdiff_t>(rank - 1);
   std::nth_element(values.begin(), nth, values.end());
   return *nth;

@@ -32,7 +32,7 @@ std::vector<uint64_t> Dense(const proto::DurationHistogram& h) {
   const int n = std::min(h.bucket_size(), h.count_size());
   for (int i = 0; i < n; ++i) {
     const uint32_t b = h.bucket(i);
-    if (b >= kMaxDurationBuckets) continue;
+    if (b >= CoarseBuckets::kCount) continue;
     if (out.size() <= b) out.resize(b + 1, 0);
     out[b] += h.count(i);
   }

@@ -9,23 +9,6 @@
 
 namespace cutrace {
 
-uint32_t DurationBucket(uint64_t ns) {
-  if (ns < 16) return static_cast<uint32_t>(ns);
-  const uint32_t k = 63u - static_cast<uint32_t>(std::countl_zero(ns));
-  return (k - 2) * 8 + static_cast<uint32_t>((ns >> (k - 3)) & 7);
-}
-
-uint64_t DurationBucketLow(uint32_t b) {
-  if (b < 16) return b;
-  const uint32_t k = b / 8 + 2;
-  return (8ull + (b % 8)) << (k - 3);
-}
-
-uint64_t DurationBucketWidth(uint32_t b) {
-  if (b < 16) return 1;
-  return 1ull << (b / 8 + 2 - 3);
-}
-
 void DurationAggregate::Add(uint64_t ns, bool keep_histogram) {
   if (count == 0 || ns < min_ns) min_ns = ns;
   if (ns > max_ns) max_ns = ns;
@@ -37,7 +20,7 @@ void DurationAggregate::Add(uint64_t ns, bool keep_histogram) {
   mean_ns += delta / static_cast<double>(count);
   m2_ns2 += delta * (x - mean_ns);
   if (keep_histogram) {
-    const uint32_t b = DurationBucket(ns);
+    const uint32_t b = CoarseBuckets::Of(ns);
     if (histogram.size() <= b) histogram.resize(b + 1, 0);
     ++histogram[b];
   }

@@ -5,7 +5,8 @@
 //
 //  - kernels by (name, device): count, total, min, max, the sum of squared
 //    deviations (Welford, so stddev merges exactly over intervals) and a
-//    log-bucket histogram (DurationBucket()) for percentiles;
+//    log-bucket histogram (CoarseBuckets, collector/duration_buckets.h) for
+//    percentiles;
 //  - copies by (kind, device), memsets by device: count, bytes, time;
 //  - NVTX ranges by (name, domain, depth, kind, device) and API calls by
 //    (name, domain): count, total, min, max (and API errors);
@@ -27,19 +28,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include "collector/duration_buckets.h"
 #include "collector/proto_writer.h"
 #include "collector/records.h"
 #include "collector/trace_info.h"
 
 namespace cutrace {
-
-// The histogram bucket of a duration (see DurationHistogram in the schema):
-// d for d < 16, else with k = floor(log2 d): (k - 2) * 8 + ((d >> (k - 3)) & 7).
-uint32_t DurationBucket(uint64_t ns);
-// The smallest duration in bucket `b`, and the bucket's width.
-uint64_t DurationBucketLow(uint32_t b);
-uint64_t DurationBucketWidth(uint32_t b);
-inline constexpr uint32_t kMaxDurationBuckets = 496;  // DurationBucket(UINT64_MAX) + 1
 
 // count/total/min/max/M2 and a histogram of one group's durations.
 struct DurationAggregate {

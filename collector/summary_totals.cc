@@ -1,5 +1,6 @@
 // See summary_totals.h.
 #include "collector/summary_totals.h"
+#include "collector/duration_buckets.h"
 #include "collector/sat_math.h"
 
 #include <algorithm>
@@ -37,20 +38,10 @@ void MergeDurations(DurationAggregate* a, const DurationAggregate& b) {
 
 uint64_t HistogramPercentile(const DurationAggregate& d, double percent) {
   uint64_t in = 0;
-  for (uint64_t c : d.histogram) in += c;
+  for (uint64_t c : d.histogram) in = SatAdd(in, c);
   if (in == 0) return 0;
-  uint64_t rank = static_cast<uint64_t>(std::ceil(percent / 100.0 * static_cast<double>(in)));
-  rank = std::clamp<uint64_t>(rank, 1, in);
-  uint64_t seen = 0;
-  for (size_t b = 0; b < d.histogram.size(); ++b) {
-    seen += d.histogram[b];
-    if (seen >= rank) {
-      const uint32_t bucket = static_cast<uint32_t>(b);
-      const uint64_t mid = DurationBucketLow(bucket) + DurationBucketWidth(bucket) / 2;
-      return std::clamp(mid, d.min_ns, std::max(d.min_ns, d.max_ns));
-    }
-  }
-  return d.max_ns;
+  return BucketPercentile<CoarseBuckets>(d.histogram, 0, in, NearestRank(percent, in), d.min_ns,
+                                         d.max_ns);
 }
 
 double Stddev(const DurationAggregate& d) {

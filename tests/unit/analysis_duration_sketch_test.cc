@@ -9,27 +9,12 @@
 
 #include "analysis/duration_sketch.h"
 #include "analysis/duration_stats.h"
+#include "collector/duration_buckets.h"
 
 namespace cutrace::analysis {
 namespace {
 
-TEST(DurationSketchTest, BucketsTileTheLineWithBoundedWidth) {
-  uint64_t expected_low = 0;
-  for (uint32_t b = 0; b < 2000; ++b) {
-    ASSERT_EQ(DurationDistribution::BucketLow(b), expected_low) << b;
-    const uint64_t w = DurationDistribution::BucketWidth(b);
-    if (b >= 256) {
-      EXPECT_LE(w * 128, expected_low) << b;  // w <= low / 128
-    }
-    EXPECT_EQ(DurationDistribution::Bucket(expected_low), b);
-    EXPECT_EQ(DurationDistribution::Bucket(expected_low + w - 1), b);
-    expected_low += w;
-  }
-  EXPECT_EQ(DurationDistribution::Bucket(255), 255u);  // exact below 256 ns
-  const uint32_t top = DurationDistribution::Bucket(UINT64_MAX);
-  EXPECT_EQ(DurationDistribution::BucketLow(top) + (DurationDistribution::BucketWidth(top) - 1),
-            UINT64_MAX);
-}
+// The bucket layout's own tests: collector_duration_buckets_test.cc.
 
 TEST(DurationSketchTest, ExactWhileSmall) {
   std::mt19937_64 rng(3);
@@ -77,6 +62,28 @@ TEST(DurationSketchTest, OneValueRepeatedIsExactEvenInTheHistogram) {
   EXPECT_FALSE(d.exact());
   EXPECT_EQ(d.Percentile(50), 123457u);  // the bucket's middle, clamped to [min, max]
   EXPECT_EQ(d.Stddev(), 0.0);
+}
+
+// The same walk on both sides: a distribution spilled into fine buckets and
+// a hand-made fine histogram give the same percentiles as BucketPercentile.
+TEST(DurationSketchTest, ReadsItsBucketsAsTheSharedWalkDoes) {
+  DurationDistribution dist;
+  std::vector<uint64_t> counts(FineBuckets::kCount, 0);
+  uint64_t min = UINT64_MAX, max = 0, n = 0;
+  for (uint64_t i = 0; i < 5000; ++i) {
+    const uint64_t v = 1000 + (i * 7919) % 90000;
+    dist.Add(v);
+    ++counts[FineBuckets::Of(v)];
+    min = std::min(min, v);
+    max = std::max(max, v);
+    ++n;
+  }
+  ASSERT_FALSE(dist.exact());
+  for (double p : {1.0, 25.0, 50.0, 90.0, 99.0, 99.9}) {
+    EXPECT_EQ(dist.Percentile(p),
+              BucketPercentile<FineBuckets>(counts, 0, n, NearestRank(p, n), min, max))
+        << p;
+  }
 }
 
 }  // namespace

@@ -24,22 +24,22 @@ MemcpyRecord Copy(CopyKind kind, uint64_t start, uint64_t end, uint64_t bytes) {
 
 TEST(DurationBucket, CoversEveryDurationWithBoundedWidth) {
   for (uint64_t d = 0; d < 5000; ++d) {
-    const uint32_t b = DurationBucket(d);
-    EXPECT_LE(DurationBucketLow(b), d);
-    EXPECT_LT(d, DurationBucketLow(b) + DurationBucketWidth(b)) << d;
+    const uint32_t b = CoarseBuckets::Of(d);
+    EXPECT_LE(CoarseBuckets::Low(b), d);
+    EXPECT_LT(d, CoarseBuckets::Low(b) + CoarseBuckets::Width(b)) << d;
     if (d >= 16) {
-      EXPECT_LE(DurationBucketWidth(b) * 8, DurationBucketLow(b)) << d;
+      EXPECT_LE(CoarseBuckets::Width(b) * 8, CoarseBuckets::Low(b)) << d;
     }
   }
-  EXPECT_EQ(DurationBucket(15), 15u);
-  EXPECT_EQ(DurationBucket(16), 16u);
-  EXPECT_EQ(DurationBucket(UINT64_MAX) + 1, kMaxDurationBuckets);
-  EXPECT_EQ(DurationBucketLow(DurationBucket(1ull << 40)), 1ull << 40);
+  EXPECT_EQ(CoarseBuckets::Of(15), 15u);
+  EXPECT_EQ(CoarseBuckets::Of(16), 16u);
+  EXPECT_EQ(CoarseBuckets::Of(UINT64_MAX) + 1, CoarseBuckets::kCount);
+  EXPECT_EQ(CoarseBuckets::Low(CoarseBuckets::Of(1ull << 40)), 1ull << 40);
   // Buckets are monotonic in the duration.
   uint32_t last = 0;
   for (uint64_t d = 1; d < (1ull << 62); d = d * 3 / 2 + 1) {
-    EXPECT_GE(DurationBucket(d), last);
-    last = DurationBucket(d);
+    EXPECT_GE(CoarseBuckets::Of(d), last);
+    last = CoarseBuckets::Of(d);
   }
 }
 
