@@ -188,6 +188,10 @@ class TimelineSweep {
   // [s, e) of an operation of `type` into the device's unions, keeping
   // communication apart once the device has had a communication kernel.
   void AddClassed(Device& d, uint64_t s, uint64_t e, uint8_t type);
+  // [s, e) of an operation of `type`: AddClassed(), or (no communication
+  // yet) into busy and compute or copy. Inline: once per operation.
+  template <bool kClassed>
+  [[gnu::always_inline]] inline void AddPiece(Device& d, uint64_t s, uint64_t e, uint8_t type);
   // Op() after the window test, with or without communication kept apart.
   template <bool kClassed>
   [[gnu::always_inline]] inline void OpAt(const TimedItem& op);
@@ -267,12 +271,18 @@ template <bool kClassed>
     d.reach_op = RefOf(op);
     d.reach_label = op.b;
   }
+  AddPiece<kClassed>(d, op.start, op.end, op.type);
+}
+
+template <bool kClassed>
+[[gnu::always_inline]] inline void TimelineSweep::AddPiece(Device& d, uint64_t s, uint64_t e,
+                                                          uint8_t type) {
   if constexpr (kClassed) {
-    AddClassed(d, op.start, op.end, op.type);
+    AddClassed(d, s, e, type);
   } else {
-    d.all.Add(op.start, op.end);
-    const bool kernel = (op.type & kOpTypeMask) == static_cast<uint8_t>(OpType::kKernel);
-    (kernel ? &d.compute : &d.copy)->Add(op.start, op.end);
+    d.all.Add(s, e);
+    const bool kernel = (type & kOpTypeMask) == static_cast<uint8_t>(OpType::kKernel);
+    (kernel ? &d.compute : &d.copy)->Add(s, e);
   }
 }
 

@@ -101,30 +101,13 @@ void TimelineSweep::OpWindowedAt(const TimedItem& op) {
   // an instant: ForEachPiece() skips an instant piece of a longer interval).
   if (cursor_ < window_.size() && window_[cursor_].start <= op.start &&
       op.end <= window_[cursor_].end) {
-    if (op.start != op.end) {
-      if constexpr (kClassed) {
-        AddClassed(d, op.start, op.end, op.type);
-      } else {
-        d.all.Add(op.start, op.end);
-        const bool kernel = (op.type & kOpTypeMask) == static_cast<uint8_t>(OpType::kKernel);
-        (kernel ? &d.compute : &d.copy)->Add(op.start, op.end);
-      }
-    }
+    if (op.start != op.end) AddPiece<kClassed>(d, op.start, op.end, op.type);
     ++d.ops;
     return;
   }
-  bool inside;
-  if constexpr (kClassed) {
-    inside = ForEachPiece(window_, cursor_, op,
-                          [&](uint64_t s, uint64_t e) { AddClassed(d, s, e, op.type); });
-  } else {
-    const bool kernel = (op.type & kOpTypeMask) == static_cast<uint8_t>(OpType::kKernel);
-    UnionMeter& kind = kernel ? d.compute : d.copy;
-    inside = ForEachPiece(window_, cursor_, op, [&](uint64_t s, uint64_t e) {
-      d.all.Add(s, e);
-      kind.Add(s, e);
-    });
-  }
+  const bool inside = ForEachPiece(window_, cursor_, op, [&](uint64_t s, uint64_t e) {
+    AddPiece<kClassed>(d, s, e, op.type);
+  });
   if (inside) ++d.ops;
 }
 
