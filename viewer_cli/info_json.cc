@@ -2,11 +2,11 @@
 #include "viewer_cli/info_json.h"
 
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <type_traits>
 #include <variant>
 
+#include <google/protobuf/stubs/strutil.h>
 #include <google/protobuf/util/json_util.h>
 
 #include "collector/info_fields.h"
@@ -97,24 +97,13 @@ json DeviceJson(const DeviceInfo& d) {
 json DoubleJson(double v) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
-  char text[40];
-  std::snprintf(text, sizeof text, "%.15g", v);
-  if (std::strtod(text, nullptr) != v) std::snprintf(text, sizeof text, "%.17g", v);
-  return json::parse(text);
+  // libprotobuf's own shortest round-trip text, as its JSON printer uses.
+  return json::parse(google::protobuf::SimpleDtoa(v));
 }
 
 std::string Base64(std::string_view bytes) {
-  static constexpr char kDigits[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  for (size_t i = 0; i < bytes.size(); i += 3) {
-    const size_t n = std::min<size_t>(bytes.size() - i, 3);  // bytes in this group
-    uint32_t group = 0;
-    for (size_t k = 0; k < 3; ++k)
-      group = group << 8 | (k < n ? static_cast<uint8_t>(bytes[i + k]) : 0u);
-    for (size_t k = 0; k < 4; ++k) out += k <= n ? kDigits[group >> (18 - 6 * k) & 63] : '=';
-  }
+  google::protobuf::Base64Escape(google::protobuf::StringPiece(bytes.data(), bytes.size()), &out);
   return out;
 }
 

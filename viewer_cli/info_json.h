@@ -27,13 +27,15 @@ nlohmann::json StatsJson(const StatsInfo& s);
 nlohmann::json DeviceJson(const DeviceInfo& d);
 
 // A double as proto3's JSON mapping writes it, read back as JSON (which is
-// what `info` has always shown): the shortest of "%.15g" and "%.17g" that
-// reads back as the same double, so a whole number below 1e15 is an integer;
-// NaN and the infinities as the strings "NaN", "Infinity", "-Infinity".
+// what `info` has always shown): libprotobuf's SimpleDtoa() (the shortest of
+// "%.15g" and "%.17g" that reads back as the same double, so a whole number
+// below 1e15 is an integer); NaN and the infinities as the strings "NaN",
+// "Infinity", "-Infinity".
 nlohmann::json DoubleJson(double v);
 
 // Standard base64 with '=' padding (RFC 4648 §4), as proto3's JSON mapping
-// writes a `bytes` field.
+// writes a `bytes` field: libprotobuf's Base64Escape(), the one its printer
+// calls.
 std::string Base64(std::string_view bytes);
 
 }  // namespace cutrace::cli
