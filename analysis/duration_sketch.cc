@@ -52,6 +52,9 @@ void DurationDistribution::Merge(const DurationAggregate& a) {
   uint64_t placed = 0;
   for (uint32_t b = 0; b < a.histogram.size(); ++b) {
     if (a.histogram[b] == 0) continue;
+    // The upper of a wide bucket's two middle values (Mid() takes the
+    // lower): summary-mode reports have placed a coarse bucket there from
+    // the start, and either lands within the coarse bucket's 6.25%.
     const uint64_t mid = CoarseBuckets::Low(b) + CoarseBuckets::Width(b) / 2;
     CountInBucket(Bucket(mid), a.histogram[b]);
     placed += a.histogram[b];

@@ -52,6 +52,9 @@ struct LogBuckets {
   static constexpr uint64_t Width(uint32_t b) {
     return b < kLinear ? 1 : uint64_t{1} << ((b >> kSubBits) - 1);
   }
+  // The value that stands for the bucket's durations: its midpoint,
+  // rounded down.
+  static constexpr uint64_t Mid(uint32_t b) { return Low(b) + (Width(b) - 1) / 2; }
   // Buckets in all: the one of UINT64_MAX, plus one.
   static constexpr uint32_t kCount = Of(UINT64_MAX) + 1;
 };
@@ -84,7 +87,7 @@ uint64_t BucketPercentile(std::span<const uint64_t> counts, uint32_t first, uint
     seen += counts[i];
     if (seen >= rank) {
       const uint32_t b = first + static_cast<uint32_t>(i);
-      return std::clamp(Buckets::Low(b) + (Buckets::Width(b) - 1) / 2, min, max);
+      return std::clamp(Buckets::Mid(b), min, max);
     }
   }
   return max;
