@@ -10,10 +10,6 @@
 #include <memory>
 #include <type_traits>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include "collector/event_columns.h"
 #include "collector/wire_fields.h"
 
@@ -33,106 +29,6 @@ void ShapeTable::Set(uint32_t id, const KernelShape& shape) {
 }
 
 namespace event_wire {
-namespace {
-
-// The varints in [p, end): bytes without the continuation bit. With SSE2,
-// 16 bytes a step: each byte lane counts its terminators (up to 255 steps,
-// then the lanes are summed by psadbw); the bytes past the last whole step
-// one at a time. Without, in blocks of 255 bytes into a byte-wide sum, which
-// the compiler vectorizes.
-inline uint64_t CountTerminators(const uint8_t* p, const uint8_t* end) {
-  uint64_t n = 0;
-#if defined(__SSE2__)
-  const __m128i all_ones = _mm_set1_epi8(-1);
-  while (end - p >= 16) {
-    const size_t steps = std::min<size_t>(static_cast<size_t>(end - p) / 16, 255);
-    __m128i lanes = _mm_setzero_si128();
-    for (size_t i = 0; i < steps; ++i, p += 16) {
-      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-      // A terminator is a byte >= 0 as int8: the compare gives -1 there.
-      lanes = _mm_sub_epi8(lanes, _mm_cmpgt_epi8(v, all_ones));
-    }
-    const __m128i sums = _mm_sad_epu8(lanes, _mm_setzero_si128());
-    n += static_cast<uint64_t>(_mm_cvtsi128_si64(sums)) +
-         static_cast<uint64_t>(_mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums)));
-  }
-#endif
-  while (p < end) {
-    const size_t len = std::min<size_t>(static_cast<size_t>(end - p), 255);
-    uint8_t block = 0;
-    for (size_t i = 0; i < len; ++i) block += static_cast<uint8_t>(p[i] < 0x80);
-    n += block;
-    p += len;
-  }
-  return n;
-}
-
-}  // namespace
-
-bool Columns::Parse(std::string_view bytes, const ColType* types, int ntypes) {
-  const uint8_t* p = reinterpret_cast<const uint8_t*>(bytes.data());
-  const uint8_t* end = p + bytes.size();
-  bool count_seen = false;
-  while (p < end) {
-    uint32_t field = 0, wt = 0;
-    if (!ReadTag(p, end, &field, &wt)) return false;
-    if (field == 1) {
-      uint64_t v = 0;
-      if (wt != 0 || count_seen || !ReadVarint(p, end, &v)) return false;
-      count = static_cast<uint32_t>(v);
-      count_seen = true;
-    } else if (field >= 2 && field < 2u + static_cast<uint32_t>(ntypes)) {
-      Column& c = col[field];
-      uint64_t len = 0;
-      if (wt != 2 || c.seen || !ReadLength(p, end, &len)) return false;
-      c.seen = true;
-      c.type = types[field - 2];
-      c.p = p;
-      c.end = p + len;
-      p += len;
-      if (len > 0 && (c.end[-1] & 0x80)) return false;  // the last varint never ends
-      c.values = CountTerminators(c.p, c.end);
-    } else if (!SkipField(p, end, wt)) {
-      return false;
-    }
-  }
-  if (col[2].values != count) return false;  // start deltas: exactly `count`
-  for (int f = 2; f < 2 + ntypes; ++f) {
-    Column& c = col[f];
-    if (c.values != 0 && c.values != 1 && c.values != count) return false;
-    // One value: the same for every event (or the only event's own).
-    if (c.values == 1) {
-      const uint8_t* q = c.p;
-      uint64_t raw = 0;
-      if (!ReadVarint(q, c.end, &raw)) return false;
-      c.constant = Convert(raw, c.type);
-    }
-  }
-  return true;
-}
-
-bool BatchFields::Parse(std::string_view body) {
-  const uint8_t* p = reinterpret_cast<const uint8_t*>(body.data());
-  const uint8_t* end = p + body.size();
-  bool base_seen = false;
-  while (p < end) {
-    uint32_t field = 0, wt = 0;
-    if (!ReadTag(p, end, &field, &wt)) return false;
-    if (field == wire::EventBatch::kBaseNs) {
-      if (wt != 0 || base_seen || !ReadVarint(p, end, &base)) return false;
-      base_seen = true;
-    } else if (field >= wire::EventBatch::kKernels && field <= wire::EventBatch::kSyncs) {
-      uint64_t len = 0;
-      if (wt != 2 || has[field] || !ReadLength(p, end, &len)) return false;
-      has[field] = true;
-      kinds[field] = std::string_view(reinterpret_cast<const char*>(p), len);
-      p += len;
-    } else if (!SkipField(p, end, wt)) {
-      return false;
-    }
-  }
-  return true;
-}
 
 namespace {
 
