@@ -43,6 +43,16 @@
 namespace cutrace::analysis {
 namespace {
 
+// A trace file of the sample header, these batches in order and a clean end.
+std::string TraceBytes(StringInterner& strings, std::initializer_list<const RecordBatch*> batches) {
+  TraceEncoder encoder;
+  std::string bytes;
+  encoder.EncodeHeader(testing::SampleHeader(), &bytes);
+  for (const RecordBatch* b : batches) encoder.EncodeBatch(*b, strings, &bytes);
+  encoder.EncodeEnd(EndInfo{{}, "exit"}, &bytes);
+  return bytes;
+}
+
 constexpr uint64_t us = 1000;
 
 std::string StepTrace() {
@@ -97,13 +107,7 @@ std::string StepTrace() {
   m.bytes = 4096;
   m.correlation_id = 6;
   gpu.memcpys.push_back(m);
-  TraceEncoder encoder;
-  std::string bytes;
-  encoder.EncodeHeader(testing::SampleHeader(), &bytes);
-  encoder.EncodeBatch(host, strings, &bytes);
-  encoder.EncodeBatch(gpu, strings, &bytes);
-  encoder.EncodeEnd(EndInfo{{}, "exit"}, &bytes);
-  return bytes;
+  return TraceBytes(strings, {&host, &gpu});
 }
 
 uint64_t Cause(const DeviceGaps& d, GapCause c) { return d.idle_by_cause[static_cast<size_t>(c)]; }
@@ -308,11 +312,7 @@ TEST(Region, SteadyStateCandidate) {
     s.depth = 0;
     if (i < 12) host.ranges.push_back(s);  // 12 of a depth-0 name: ProfilerStep* still wins
   }
-  TraceEncoder encoder;
-  std::string bytes;
-  encoder.EncodeHeader(testing::SampleHeader(), &bytes);
-  encoder.EncodeBatch(host, strings, &bytes);
-  encoder.EncodeEnd(EndInfo{{}, "exit"}, &bytes);
+  const std::string bytes = TraceBytes(strings, {&host});
   TraceData t = LoadTraceFromBytes(bytes, "p.trace").value();
   const TraceData* set[] = {&t};
   Window w = ResolveWindow(set, {}).value();
@@ -356,13 +356,7 @@ std::string SteadyTrace() {
     k.correlation_id = i + 1;
     gpu.kernels.push_back(k);
   }
-  TraceEncoder encoder;
-  std::string bytes;
-  encoder.EncodeHeader(testing::SampleHeader(), &bytes);
-  encoder.EncodeBatch(host, strings, &bytes);
-  encoder.EncodeBatch(gpu, strings, &bytes);
-  encoder.EncodeEnd(EndInfo{{}, "exit"}, &bytes);
-  return bytes;
+  return TraceBytes(strings, {&host, &gpu});
 }
 
 void ExpectSameWindow(const Window& a, const Window& b) {
