@@ -26,7 +26,9 @@ Exit 0 pass, 1 fail, 77 skipped (no GPU or no PyTorch).
 """
 import argparse
 import json
+import math
 import os
+import re
 import subprocess
 import sys
 import time
@@ -156,6 +158,83 @@ def profiler_busy_pct(path, skip):
     return 100.0 * busy / length if length else 0.0
 
 
+def kernel_durations(path):
+    """Each kernel name's durations (ns) in a torch.profiler JSON."""
+    with open(path) as f:
+        events = json.load(f)["traceEvents"]
+    by_name = {}
+    for e in events:
+        if e.get("ph") == "X" and e.get("cat") == "kernel":
+            # Times to ns at both ends (the profiler writes µs with three decimals).
+            start = float(e["ts"])
+            end = start + float(e.get("dur", 0))
+            by_name.setdefault(e["name"], []).append(round(end * 1000) - round(start * 1000))
+    return by_name
+
+
+def nearest_rank(values, pct):
+    """The nearest-rank percentile: the ceil(p/100 * n)-th smallest value."""
+    v = sorted(values)
+    rank = min(max(math.ceil(pct / 100 * len(v) - 1e-9), 1), len(v))
+    return v[rank - 1]
+
+
+def coarse_quantile(values, pct):
+    """The percentile as summary mode's histogram gives it, from the
+    schema's words (DurationHistogram): d for d < 16, else with
+    k = floor(log2 d) bucket (k - 2) * 8 + ((d >> (k - 3)) & 7), of width
+    2^(k - 3); the value is the bucket's lower middle, clamped to [min, max];
+    the first and last rank are min and max themselves."""
+    v = sorted(values)
+    rank = min(max(math.ceil(pct / 100 * len(v) - 1e-9), 1), len(v))
+    d = v[rank - 1]
+    if rank == 1 or rank == len(v):
+        return d
+    if d < 16:
+        mid = d
+    else:
+        k = d.bit_length() - 1
+        width = 1 << (k - 3)
+        low = (d >> (k - 3)) << (k - 3)
+        mid = low + (width - 1) // 2
+    return min(max(mid, v[0]), v[-1])
+
+
+def check_quantiles(cutrace, src, imported, failures):
+    """kernels' p50/p99 and OpenMetrics' quantiles of the imported trace
+    against a recomputation from the profiler's own events."""
+    want = kernel_durations(src)
+    got = {k["name"]: k for k in report_json(cutrace, "kernels", imported)["kernels"]}
+    p = subprocess.run([cutrace, "summary", imported, "--format", "openmetrics"],
+                       capture_output=True, text=True, timeout=120, check=True)
+    full = dict(re.findall(r'cutrace_kernel_info\{[^}]*name="([^"]*)",full_name="([^"]*)"', p.stdout))
+    quantiles = {}
+    for short, q, v in re.findall(
+            r'cutrace_kernel_duration_seconds\{[^}]*name="([^"]*)",[^}]*quantile="([^"]*)"\} (\S+)',
+            p.stdout):
+        quantiles[(full.get(short, short), q)] = float(v)
+    compared = wrong = 0
+    for name, durations in want.items():
+        k = got.get(name)
+        checks = []
+        if k is not None and len(durations) <= 1024:  # exact there
+            checks += [("p50", k["p50_ns"], nearest_rank(durations, 50)),
+                       ("p99", k["p99_ns"], nearest_rank(durations, 99))]
+        for q, pct in (("0.5", 50), ("0.99", 99)):
+            if (name, q) in quantiles:
+                checks.append((f"openmetrics {q}", round(quantiles[(name, q)] * 1e9),
+                               coarse_quantile(durations, pct)))
+        for what, g, w in checks:
+            compared += 1
+            if g != w:
+                wrong += 1
+                failures.append(f"{name[:60]}: {what} {g} ns, recomputed {w} ns")
+    print(f"FIGURE torch.profiler kernel percentiles: {compared} compared with the raw events, "
+          f"{wrong} differ ({len(want)} kernel names)")
+    if compared == 0:
+        failures.append("torch.profiler import: no kernel percentile to compare")
+
+
 def check_regions(args, failures):
     out = args.out
     mlp = trace_files(out, "mlp")
@@ -206,6 +285,7 @@ def check_regions(args, failures):
     print(f"FIGURE torch.profiler steps 2..: busy {got:.3f}% (recomputed {want:.3f}%)")
     if abs(got - want) > 0.1:
         failures.append(f"torch.profiler import: busy {got:.3f}% against {want:.3f}% recomputed")
+    check_quantiles(args.cutrace, src, imported, failures)
 
 
 def check(args):
