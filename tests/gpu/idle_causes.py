@@ -25,6 +25,7 @@ trace of the same loop for checking the Kineto import by hand.
 Exit 0 pass, 1 fail, 77 skipped (no GPU or no PyTorch).
 """
 import argparse
+import decimal
 import json
 import math
 import os
@@ -161,14 +162,14 @@ def profiler_busy_pct(path, skip):
 def kernel_durations(path):
     """Each kernel name's durations (ns) in a torch.profiler JSON."""
     with open(path) as f:
-        events = json.load(f)["traceEvents"]
+        # The numbers as the profiler wrote them (µs in decimal), not as
+        # doubles: ns is the exact value rounded half up.
+        events = json.load(f, parse_float=decimal.Decimal)["traceEvents"]
     by_name = {}
     for e in events:
         if e.get("ph") == "X" and e.get("cat") == "kernel":
-            # Times to ns at both ends (the profiler writes µs with three decimals).
-            start = float(e["ts"])
-            end = start + float(e.get("dur", 0))
-            by_name.setdefault(e["name"], []).append(round(end * 1000) - round(start * 1000))
+            ns = (decimal.Decimal(e.get("dur", 0)) * 1000).to_integral_value(decimal.ROUND_HALF_UP)
+            by_name.setdefault(e["name"], []).append(int(ns))
     return by_name
 
 
