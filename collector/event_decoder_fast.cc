@@ -14,6 +14,7 @@
 
 #include "collector/event_columns.h"
 #include "collector/event_decoder.h"
+#include "collector/varint_run.h"
 
 namespace cutrace {
 namespace event_wire {
@@ -28,61 +29,65 @@ constexpr int kCorrField = 8;
 // One kind's records into the sink, where fields 2, 3, `corr_field` and
 // (kKey) kKeyField vary and the caller read every other field the record
 // needs as one value for the batch: `fill(record, correlation, key)` sets
-// the rest (key 0 without kKey). DecodeKind() (event_decoder.cc) keeps
-// every column's position in Columns (memory) and asks each column per
-// event whether it varies; here the positions live in registers. Records
-// are those DecodeKind() makes. A varint over ten bytes ends the decode
-// there: the caller then gets kBroken and must not trust what the sink got,
-// so nothing is lost.
+// the rest (key 0 without kKey). DecodeKind() (event_decoder.cc) reads
+// every column event by event and asks each whether it varies; here each
+// varying column is read kRun values at a time (ReadVarintRun(), a block
+// of varints per step), then the records are made from those values.
+// Records are those DecodeKind() makes. A varint over ten bytes ends the
+// decode at its event: the caller then gets kBroken and must not trust
+// what the sink got, so nothing is lost.
 template <typename R, bool kKey, typename Fill>
 [[gnu::always_inline]] inline bool DecodeVarying(Columns& c, int corr_field, uint64_t base,
                                                  DecodeCounts* counts, SinkOut& out, Fill fill) {
+  constexpr size_t kRun = 256;
+  uint64_t starts[kRun], durations[kRun], corrs[kRun], keys[kRun];
   Column& cs = c.col[2];
   Column& cd = c.col[3];
   Column& ck = c.col[kKeyField];
   Column& cc = c.col[corr_field];
-  const uint8_t *ps = cs.p, *pd = cd.p, *pk = ck.p, *pc = cc.p;
   R* buf = out.Buf<R>();
   size_t n = out.n;
   uint64_t start = base, corr = 0;
   bool ok = true;
-  for (uint32_t i = 0; i < c.count; ++i) {
-    uint64_t ds = 0, dur = 0, dc = 0, key = 0;
-    if (!NextVarint(ps, cs.end, &ds) || !NextVarint(pd, cd.end, &dur) ||
-        !NextVarint(pc, cc.end, &dc) || (kKey && !NextVarint(pk, ck.end, &key))) {
-      ok = false;
-      break;
-    }
-    start += Convert(ds, ColType::kS64);
-    const uint64_t end = start + dur;  // modulo 2^64
-    corr += Convert(dc, ColType::kS64);
-    if (end < start) {
-      if constexpr (kKey) {
-        // As DecodeKind(): every other varying column steps over this
-        // event. Without the key nothing else is read: nothing to step.
-        cs.p = ps, cd.p = pd, ck.p = pk, cc.p = pc;
-        bool bad = false;
-        c.StepOver(kKeyField, corr_field, &bad);
-        if (bad) {
-          ok = false;
-          break;
+  for (uint32_t i = 0; ok && i < c.count;) {
+    const size_t want = std::min<size_t>(kRun, c.count - i);
+    // Each column is read as far as it goes; the events up to the first
+    // column that stopped early are whole.
+    size_t got = wire::ReadVarintRun(cs.p, cs.end, starts, want);
+    got = std::min(got, wire::ReadVarintRun(cd.p, cd.end, durations, want));
+    got = std::min(got, wire::ReadVarintRun(cc.p, cc.end, corrs, want));
+    if constexpr (kKey) got = std::min(got, wire::ReadVarintRun(ck.p, ck.end, keys, want));
+    ok = got == want;
+    for (size_t j = 0; j < got; ++j) {
+      start += Convert(starts[j], ColType::kS64);
+      const uint64_t end = start + durations[j];  // modulo 2^64
+      corr += Convert(corrs[j], ColType::kS64);
+      if (end < start) {
+        if constexpr (kKey) {
+          // As DecodeKind(): every other varying column steps over this
+          // event. Without the key nothing else is read: nothing to step.
+          bool bad = false;
+          c.StepOver(kKeyField, corr_field, &bad);
+          if (bad) {
+            ok = false;
+            break;
+          }
         }
+        ++counts->inverted_dropped;
+        continue;
       }
-      ++counts->inverted_dropped;
-      continue;
+      R& r = buf[n];
+      r.start_ns = start;
+      r.end_ns = end;
+      fill(r, corr, kKey ? keys[j] : 0);
+      if (++n == SinkOut::kChunk) {
+        out.n = n;
+        out.Flush<R>();
+        n = 0;
+      }
     }
-    R& r = buf[n];
-    r.start_ns = start;
-    r.end_ns = end;
-    fill(r, corr, key);
-    if (++n == SinkOut::kChunk) {
-      out.n = n;
-      out.Flush<R>();
-      n = 0;
-    }
+    i += static_cast<uint32_t>(want);
   }
-  cs.p = ps, cd.p = pd, cc.p = pc;
-  if constexpr (kKey) ck.p = pk;
   out.n = n;
   out.Flush<R>();
   return ok;

@@ -1,0 +1,147 @@
+// See varint_run.h. The block decoder: a packed column's next 16 bytes and
+// their continuation bits (bit i set: byte i does not end a varint). The low
+// 12 bits pick a Block, which says how to decode the varints that end in
+// those 12 bytes: how many, in how many bytes, and the byte shuffle that
+// puts each varint's bytes at the bottom of its own lane, zeros above. Then
+// the 7-bit groups of every lane are joined at once.
+#include "collector/varint_run.h"
+
+#include <array>
+
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#include <tmmintrin.h>
+#endif
+
+namespace cutrace::wire {
+
+namespace {
+
+#if defined(__x86_64__)
+
+enum BlockKind : uint8_t {
+  kOneAtATime,  // the first varint has five bytes or more
+  kShorts,      // up to 8 varints of one or two bytes, in 16-bit lanes
+  kWords,       // up to 4 varints of one to four bytes, in 32-bit lanes
+};
+
+struct Block {
+  alignas(16) uint8_t shuffle[16];
+  BlockKind kind;
+  uint8_t count;  // varints decoded
+  uint8_t bytes;  // the bytes they take
+};
+
+// The Block for the continuation bits `mask` of 12 bytes. Of the varints
+// that end in them, the longest leading run of one- or two-byte ones (up to
+// 8) goes in 16-bit lanes when it is longer than the leading run of
+// one- to four-byte ones (up to 4), which goes in 32-bit lanes.
+constexpr Block MakeBlock(uint32_t mask) {
+  uint8_t len[12] = {};
+  int ended = 0, from = 0;
+  for (int i = 0; i < 12; ++i) {
+    if ((mask >> i) & 1u) continue;
+    len[ended++] = static_cast<uint8_t>(i + 1 - from);
+    from = i + 1;
+  }
+  int shorts = 0, words = 0;
+  while (shorts < ended && shorts < 8 && len[shorts] <= 2) ++shorts;
+  while (words < ended && words < 4 && len[words] <= 4) ++words;
+  Block b{};
+  for (uint8_t& s : b.shuffle) s = 0x80;  // pshufb writes 0 for a set top bit
+  const int lane = shorts > words ? 2 : 4;
+  const int count = shorts > words ? shorts : words;
+  b.kind = count == 0 ? kOneAtATime : lane == 2 ? kShorts : kWords;
+  int at = 0;
+  for (int k = 0; k < count; ++k) {
+    for (int j = 0; j < len[k]; ++j) b.shuffle[k * lane + j] = static_cast<uint8_t>(at + j);
+    at += len[k];
+  }
+  b.count = static_cast<uint8_t>(count);
+  b.bytes = static_cast<uint8_t>(at);
+  return b;
+}
+
+constexpr std::array<Block, 4096> MakeBlocks() {
+  std::array<Block, 4096> blocks{};
+  for (uint32_t m = 0; m < blocks.size(); ++m) blocks[m] = MakeBlock(m);
+  return blocks;
+}
+
+constexpr std::array<Block, 4096> kBlocks = MakeBlocks();
+
+// Eight 16-bit lanes to out[0, 8) as uint64.
+[[gnu::target("ssse3"), gnu::always_inline]] inline void StoreShorts(__m128i v, uint64_t* out) {
+  const __m128i zero = _mm_setzero_si128();
+  const __m128i lo = _mm_unpacklo_epi16(v, zero), hi = _mm_unpackhi_epi16(v, zero);
+  auto* o = reinterpret_cast<__m128i*>(out);
+  _mm_storeu_si128(o + 0, _mm_unpacklo_epi32(lo, zero));
+  _mm_storeu_si128(o + 1, _mm_unpackhi_epi32(lo, zero));
+  _mm_storeu_si128(o + 2, _mm_unpacklo_epi32(hi, zero));
+  _mm_storeu_si128(o + 3, _mm_unpackhi_epi32(hi, zero));
+}
+
+[[gnu::target("ssse3")]] size_t RunSsse3(const uint8_t*& p, const uint8_t* end, uint64_t* out,
+                                         size_t n) {
+  size_t i = 0;
+  const uint8_t* q = p;
+  // Every step writes at most 16 values and reads 16 bytes.
+  while (n - i >= 16 && end - q >= 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
+    const uint32_t cont = static_cast<uint32_t>(_mm_movemask_epi8(v));
+    if (cont == 0) {  // 16 one-byte varints
+      const __m128i zero = _mm_setzero_si128();
+      StoreShorts(_mm_unpacklo_epi8(v, zero), out + i);
+      StoreShorts(_mm_unpackhi_epi8(v, zero), out + i + 8);
+      i += 16;
+      q += 16;
+      continue;
+    }
+    const Block& b = kBlocks[cont & 0xfff];
+    const __m128i x = _mm_shuffle_epi8(v, _mm_load_si128(reinterpret_cast<const __m128i*>(b.shuffle)));
+    if (b.kind == kShorts) {
+      const __m128i low = _mm_and_si128(x, _mm_set1_epi16(0x7f));
+      const __m128i high = _mm_srli_epi16(_mm_and_si128(x, _mm_set1_epi16(0x7f00)), 1);
+      StoreShorts(_mm_or_si128(low, high), out + i);
+    } else if (b.kind == kWords) {
+      __m128i w = _mm_and_si128(x, _mm_set1_epi32(0x7f));
+      w = _mm_or_si128(w, _mm_and_si128(_mm_srli_epi32(x, 1), _mm_set1_epi32(0x7f << 7)));
+      w = _mm_or_si128(w, _mm_and_si128(_mm_srli_epi32(x, 2), _mm_set1_epi32(0x7f << 14)));
+      w = _mm_or_si128(w, _mm_and_si128(_mm_srli_epi32(x, 3), _mm_set1_epi32(0x7f << 21)));
+      const __m128i zero = _mm_setzero_si128();
+      auto* o = reinterpret_cast<__m128i*>(out + i);
+      _mm_storeu_si128(o + 0, _mm_unpacklo_epi32(w, zero));
+      _mm_storeu_si128(o + 1, _mm_unpackhi_epi32(w, zero));
+    } else {
+      if (!NextVarint(q, end, &out[i])) {
+        p = q;
+        return i;
+      }
+      ++i;
+      continue;
+    }
+    i += b.count;
+    q += b.bytes;
+  }
+  p = q;
+  return i + ReadVarintRunScalar(p, end, out + i, n - i);
+}
+
+bool HasSsse3() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("ssse3");
+}
+
+#endif
+
+}  // namespace
+
+size_t ReadVarintRun(const uint8_t*& p, const uint8_t* end, uint64_t* out, size_t n) {
+#if defined(__x86_64__)
+  static const bool ssse3 = HasSsse3();
+  if (ssse3) return RunSsse3(p, end, out, n);
+#endif
+  return ReadVarintRunScalar(p, end, out, n);
+}
+
+}  // namespace cutrace::wire
