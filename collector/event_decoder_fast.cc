@@ -176,11 +176,14 @@ WireDecode MinStart(std::string_view body, uint64_t* min_start) {
         }
       }
       uint64_t start = b.base;
+      uint64_t raw[256];
       while (q < column_end) {
-        uint64_t raw = 0;
-        if (!NextVarint(q, column_end, &raw)) return WireDecode::kFallback;
-        start += Convert(raw, ColType::kS64);
-        lowest = std::min(lowest, start);
+        const size_t got = wire::ReadVarintRun(q, column_end, raw, 256);
+        for (size_t i = 0; i < got; ++i) {
+          start += Convert(raw[i], ColType::kS64);
+          lowest = std::min(lowest, start);
+        }
+        if (got < 256 && q != column_end) return WireDecode::kFallback;  // over ten bytes
       }
     }
   }

@@ -22,9 +22,9 @@ namespace cutrace::wire {
 
 // Reads up to n raw (not zigzag-decoded) varints from a packed column whose
 // every varint is known to end inside [p, end) (NextVarint()'s condition:
-// the caller counted the terminators and the last byte is one) into
-// out[0, n). Returns how many it read: n, or fewer where the next varint is
-// over ten bytes (p is then left at a byte inside it, as NextVarint() leaves
+// the last byte is one) into out[0, n). Returns how many it read: n, or
+// fewer where the column ends (p == end) or where the next varint is over
+// ten bytes (p is then left at a byte inside it, as NextVarint() leaves
 // it). p advances past what was read.
 size_t ReadVarintRun(const uint8_t*& p, const uint8_t* end, uint64_t* out, size_t n);
 
@@ -33,7 +33,7 @@ size_t ReadVarintRun(const uint8_t*& p, const uint8_t* end, uint64_t* out, size_
 inline size_t ReadVarintRunScalar(const uint8_t*& p, const uint8_t* end, uint64_t* out,
                                   size_t n) {
   for (size_t i = 0; i < n; ++i)
-    if (!NextVarint(p, end, &out[i])) return i;
+    if (p == end || !NextVarint(p, end, &out[i])) return i;
   return n;
 }
 
