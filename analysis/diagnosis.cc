@@ -2,7 +2,7 @@
 #include "analysis/diagnosis.h"
 
 #include <algorithm>
-#include <unordered_map>
+#include <map>
 #include <unordered_set>
 
 #include <fmt/core.h>
@@ -33,6 +33,52 @@ struct Timeline {
   uint64_t api_count = 0;
 };
 
+// A file's calls by correlation id: the first call of a repeated id. Ids
+// are dense (one per call, counting up): then a table indexed by id; where
+// they are not (an import, a hostile trace), a sorted list of (id, index).
+class CallsById {
+ public:
+  explicit CallsById(const std::vector<ApiRecord>& calls) : calls_(calls) {
+    uint64_t low = UINT64_MAX, high = 0;
+    size_t with_id = 0;
+    for (const ApiRecord& a : calls)
+      if (a.correlation_id) {
+        low = std::min(low, a.correlation_id);
+        high = std::max(high, a.correlation_id);
+        ++with_id;
+      }
+    if (with_id == 0) return;
+    if (high - low < 4 * uint64_t{with_id} + 1024) {
+      low_ = low;
+      table_.assign(high - low + 1, kNone);
+      for (size_t i = 0; i < calls.size(); ++i) {
+        const uint64_t id = calls[i].correlation_id;
+        if (id && table_[id - low] == kNone) table_[id - low] = static_cast<uint32_t>(i);
+      }
+      return;
+    }
+    sorted_.reserve(with_id);
+    for (size_t i = 0; i < calls.size(); ++i)
+      if (calls[i].correlation_id) sorted_.emplace_back(calls[i].correlation_id, i);
+    std::sort(sorted_.begin(), sorted_.end());
+  }
+  const ApiRecord* Find(uint64_t id) const {
+    if (!table_.empty()) {
+      if (id < low_ || id - low_ >= table_.size() || table_[id - low_] == kNone) return nullptr;
+      return &calls_[table_[id - low_]];
+    }
+    auto it = std::lower_bound(sorted_.begin(), sorted_.end(), std::pair<uint64_t, size_t>{id, 0});
+    return it == sorted_.end() || it->first != id ? nullptr : &calls_[it->second];
+  }
+
+ private:
+  static constexpr uint32_t kNone = UINT32_MAX;  // (a trace of 2^32 calls would not load)
+  const std::vector<ApiRecord>& calls_;
+  uint64_t low_ = 0;
+  std::vector<uint32_t> table_;
+  std::vector<std::pair<uint64_t, size_t>> sorted_;
+};
+
 // Per file: the correlation ids of counted launches.
 std::vector<std::unordered_set<uint64_t>> CountedCorrelations(TraceSet traces) {
   std::vector<std::unordered_set<uint64_t>> counted(traces.size());
@@ -52,20 +98,23 @@ std::map<std::string, Timeline> CollectTimeline(
   };
   for (size_t f = 0; f < traces.size(); ++f) {
     const TraceData& t = *traces[f];
-    std::unordered_map<uint64_t, const ApiRecord*> api;
-    for (const ApiRecord& a : t.records.api_calls)
-      if (a.correlation_id) api.emplace(a.correlation_id, &a);
+    const CallsById api(t.records.api_calls);
+    // Each name's Timeline, found once per name id (map nodes stay put).
+    std::vector<Timeline*> by_name;
+    const std::unordered_set<uint64_t>& counted_here = counted[f];
     for (const KernelRecord& k : t.records.kernels) {
-      if (k.correlation_id && counted[f].count(k.correlation_id)) continue;
+      if (k.correlation_id && !counted_here.empty() && counted_here.count(k.correlation_id)) continue;
       if (!window.OpCounts(f, k.correlation_id, k.start_ns)) continue;
-      Timeline& tl = out[t.strings.Display(k.name_id)];
+      if (k.name_id >= by_name.size()) by_name.resize(k.name_id + 1, nullptr);
+      Timeline*& slot = by_name[k.name_id];
+      if (slot == nullptr) slot = &out[t.strings.Display(k.name_id)];
+      Timeline& tl = *slot;
       ++tl.count;
       SatAccumulate(&tl.total_ns, SafeEnd(k.start_ns, k.end_ns) - k.start_ns);
       if (k.correlation_id == 0) continue;
-      auto it = api.find(k.correlation_id);
-      if (it == api.end()) continue;
-      tl.api_sum_ns += static_cast<double>(SafeEnd(it->second->start_ns, it->second->end_ns) -
-                                           it->second->start_ns);
+      const ApiRecord* a = api.Find(k.correlation_id);
+      if (a == nullptr) continue;
+      tl.api_sum_ns += static_cast<double>(SafeEnd(a->start_ns, a->end_ns) - a->start_ns);
       ++tl.api_count;
     }
   }

@@ -110,8 +110,11 @@ void ReportEngine::OnKernels(std::span<const KernelRecord> r) {
   // order: each is inserted in place as it is written (it is in registers,
   // the places it passes in cache), so EndRun() has nothing to sort. Past a
   // budget of moves (a shuffled run) the rest is appended for EndRun().
+  // A whole loaded trace's kernels (EngineOver(): one batch per file) are
+  // many packets, each starting before the last ended: those go to
+  // EndRun()'s block sort as they are.
   TimedItem* const run = ordered ? order_.RunBegin() : nullptr;
-  bool sorted = ordered && order_.run_sorted();
+  bool sorted = ordered && order_.run_sorted() && r.size() <= TimeOrder::kSortBlock;
   size_t budget = 8 * r.size() + 64;
   uint32_t index = f.kernels;
   const uint32_t* cache = f.kernel_slot.data();

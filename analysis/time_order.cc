@@ -9,10 +9,12 @@
 
 namespace cutrace::analysis {
 
-void TimeOrder::SortRun(TimedItem* begin, TimedItem* end) {
-  // Packets arrive nearly sorted (GPU work in completion order, ranges at
-  // their end): an insertion sort costs little then. It gives up after a
-  // budget of moves, so a badly shuffled run still costs n log n.
+namespace {
+
+// Insertion sort, for a block that is nearly sorted (GPU work in completion
+// order, ranges at their end): it costs little then. It gives up after a
+// budget of moves, so a badly shuffled block still costs n log n.
+void SortBlock(TimedItem* begin, TimedItem* end) {
   const size_t n = static_cast<size_t>(end - begin);
   size_t budget = 8 * n + 64;
   for (size_t i = 1; i < n; ++i) {
@@ -29,6 +31,29 @@ void TimeOrder::SortRun(TimedItem* begin, TimedItem* end) {
       }
     }
     begin[j] = x;
+  }
+}
+
+}  // namespace
+
+void TimeOrder::SortRun(TimedItem* begin, TimedItem* end) {
+  // A packet's run is usually one block. A whole loaded trace (EngineOver():
+  // one run per kind) is many packets one after another, each nearly sorted
+  // but starting before the one before it ended: sorted block by block, then
+  // neighbouring blocks merged level by level, where only the items of the
+  // two that overlap in time move. The order is ItemBefore's whatever the
+  // way (it differs only among events equal in it).
+  const size_t n = static_cast<size_t>(end - begin);
+  for (size_t b = 0; b < n; b += kSortBlock) SortBlock(begin + b, begin + std::min(n, b + kSortBlock));
+  for (size_t width = kSortBlock; width < n; width *= 2) {
+    for (size_t lo = 0; lo + width < n; lo += 2 * width) {
+      TimedItem* const mid = begin + lo + width;
+      if (!ItemBefore(*mid, mid[-1])) continue;  // the two are in order already
+      TimedItem* const from = std::upper_bound(begin + lo, mid, *mid, ItemBefore);
+      TimedItem* const to =
+          std::lower_bound(mid, begin + std::min(n, lo + 2 * width), mid[-1], ItemBefore);
+      std::inplace_merge(from, mid, to, ItemBefore);
+    }
   }
 }
 

@@ -70,6 +70,9 @@ static_assert(sizeof(TimedItem) == 40);
 
 class TimeOrder {
  public:
+  // A run longer than this is sorted block by block, then merged (SortRun()).
+  static constexpr size_t kSortBlock = 1024;
+
   // Lanes searched linearly by Release(); more than that use a heap.
   static constexpr size_t kFewLanes = 16;
   // Lanes kept apart at most; a packet that fits none past this is merged

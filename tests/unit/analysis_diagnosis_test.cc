@@ -195,6 +195,39 @@ TEST(Diagnosis, TimelineOnlyWithoutCounters) {
   EXPECT_NE(gemm->bound, Bound::kLaunchHost);
 }
 
+// The launch call's average time per kernel name, joined by correlation id
+// both ways the diagnosis finds a call: dense ids (1..4, a table) and ids
+// far apart (an import's, a sorted list); a repeated id takes its first call.
+//   dense: "a" launched by calls of 1000 and 3000 ns (ids 1, 2), "b" by
+//          one of 500 ns (id 3; a second call with id 3 of 9000 ns is not
+//          its launch), id 4 has no call: a 2000 ns, b 500 ns.
+//   sparse: the same with ids 1, 10^12, 2*10^12 and 3*10^12.
+TEST(Diagnosis, LaunchCallTimeByCorrelationDenseOrSparse) {
+  for (uint64_t step : {uint64_t{1}, uint64_t{1'000'000'000'000}}) {
+    const uint64_t id1 = 1, id2 = step + (step == 1 ? 1 : 0), id3 = 2 * step + 1, id4 = 3 * step + 1;
+    TraceBuilder b;
+    b.Api("cudaLaunchKernel", 100, 1100, 1, id1);
+    b.Api("cudaLaunchKernel", 2000, 5000, 1, id2);
+    b.Api("cudaLaunchKernel", 6000, 6500, 1, id3);
+    b.Api("cudaLaunchKernel", 7000, 16000, 1, id3);
+    b.Kernel("a", 1200, 1900, 0, 7, id1);
+    b.Kernel("a", 5100, 5900, 0, 7, id2);
+    b.Kernel("b", 6600, 6900, 0, 7, id3);
+    b.Kernel("b", 16100, 16200, 0, 7, id4);
+    const TraceData* traces[] = {b.get()};
+    DiagnosisReport r = Diagnose(traces, {.top = 0});
+    const KernelDiagnosis* a = Find(r, "a");
+    const KernelDiagnosis* k = Find(r, "b");
+    ASSERT_NE(a, nullptr);
+    ASSERT_NE(k, nullptr);
+    ASSERT_TRUE(a->launch_api_avg_ns.has_value()) << "step " << step;
+    EXPECT_DOUBLE_EQ(*a->launch_api_avg_ns, 2000.0) << "step " << step;
+    ASSERT_TRUE(k->launch_api_avg_ns.has_value()) << "step " << step;
+    EXPECT_DOUBLE_EQ(*k->launch_api_avg_ns, 500.0) << "step " << step;
+    EXPECT_EQ(k->count, 2u);
+  }
+}
+
 TEST(Diagnosis, TopLimitsTheList) {
   DiagnosisReport r = DiagnoseMixed(/*counters=*/true, /*top=*/2);
   ASSERT_EQ(r.kernels.size(), 2u);
