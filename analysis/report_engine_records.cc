@@ -114,7 +114,7 @@ void ReportEngine::OnKernels(std::span<const KernelRecord> r) {
   // many packets, each starting before the last ended: those go to
   // EndRun()'s block sort as they are.
   TimedItem* const run = ordered ? order_.RunBegin() : nullptr;
-  bool sorted = ordered && order_.run_sorted() && r.size() <= TimeOrder::kSortBlock;
+  bool sorted = ordered && order_.run_sorted() && r.size() <= TimeOrder::kLongRun;
   size_t budget = 8 * r.size() + 64;
   uint32_t index = f.kernels;
   const uint32_t* cache = f.kernel_slot.data();

@@ -37,13 +37,14 @@ void SortBlock(TimedItem* begin, TimedItem* end) {
 }  // namespace
 
 void TimeOrder::SortRun(TimedItem* begin, TimedItem* end) {
-  // A packet's run is usually one block. A whole loaded trace (EngineOver():
-  // one run per kind) is many packets one after another, each nearly sorted
-  // but starting before the one before it ended: sorted block by block, then
+  // A packet's run is sorted whole. A whole loaded trace (EngineOver(): one
+  // run per kind) is many packets one after another, each nearly sorted but
+  // starting before the one before it ended: sorted in small blocks, then
   // neighbouring blocks merged level by level, where only the items of the
   // two that overlap in time move. The order is ItemBefore's whatever the
   // way (it differs only among events equal in it).
   const size_t n = static_cast<size_t>(end - begin);
+  if (n <= kLongRun) return SortBlock(begin, end);
   for (size_t b = 0; b < n; b += kSortBlock) SortBlock(begin + b, begin + std::min(n, b + kSortBlock));
   for (size_t width = kSortBlock; width < n; width *= 2) {
     for (size_t lo = 0; lo + width < n; lo += 2 * width) {

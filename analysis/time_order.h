@@ -70,8 +70,10 @@ static_assert(sizeof(TimedItem) == 40);
 
 class TimeOrder {
  public:
-  // A run longer than this is sorted block by block, then merged (SortRun()).
-  static constexpr size_t kSortBlock = 1024;
+  // A run longer than this (a loaded trace's kind, not a packet's) is sorted
+  // in blocks of kSortBlock, then merged (SortRun()).
+  static constexpr size_t kLongRun = 4096;
+  static constexpr size_t kSortBlock = 64;
 
   // Lanes searched linearly by Release(); more than that use a heap.
   static constexpr size_t kFewLanes = 16;

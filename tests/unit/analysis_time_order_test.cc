@@ -207,7 +207,7 @@ namespace cutrace::analysis {
 namespace {
 
 TEST(TimeOrder, LongRunsOfManyPacketsComeOutInOrder) {
-  // One run far longer than a sort block (kSortBlock), as a loaded trace's
+  // One run far longer than kLongRun (sorted in blocks), as a loaded trace's
   // kind is: packets one after another, each nearly sorted and starting
   // before the one before it ended; also a shuffled run and a sorted one.
   std::mt19937_64 rng(7);
@@ -215,7 +215,7 @@ TEST(TimeOrder, LongRunsOfManyPacketsComeOutInOrder) {
     std::vector<TimedItem> run;
     uint64_t t = 1'000'000;
     uint32_t serial = 0;
-    while (run.size() < 20 * TimeOrder::kSortBlock + 123) {
+    while (run.size() < 5 * TimeOrder::kLongRun + 123) {
       const size_t packet = 200 + rng() % 3000;
       t -= std::min<uint64_t>(t, rng() % 20'000);  // back into the last packet
       for (size_t i = 0; i < packet; ++i) {
