@@ -53,29 +53,28 @@ bool Columns::Parse(std::string_view bytes, const ColType* types, int ntypes) {
   const uint8_t* p = reinterpret_cast<const uint8_t*>(bytes.data());
   const uint8_t* end = p + bytes.size();
   bool count_seen = false;
-  while (p < end) {
-    uint32_t field = 0, wt = 0;
-    if (!ReadTag(p, end, &field, &wt)) return false;
+  const bool parsed = ForEachField(p, end, [&](uint32_t field, uint32_t wt, const uint8_t*& q) {
     if (field == 1) {
       uint64_t v = 0;
-      if (wt != 0 || count_seen || !ReadVarint(p, end, &v)) return false;
+      if (wt != 0 || count_seen || !ReadVarint(q, end, &v)) return FieldRead::kBroken;
       count = static_cast<uint32_t>(v);
       count_seen = true;
-    } else if (field >= 2 && field < 2u + static_cast<uint32_t>(ntypes)) {
-      Column& c = col[field];
-      uint64_t len = 0;
-      if (wt != 2 || c.seen || !ReadLength(p, end, &len)) return false;
-      c.seen = true;
-      c.type = types[field - 2];
-      c.p = p;
-      c.end = p + len;
-      p += len;
-      if (len > 0 && (c.end[-1] & 0x80)) return false;  // the last varint never ends
-      c.values = CountTerminators(c.p, c.end);
-    } else if (!SkipField(p, end, wt)) {
-      return false;
+      return FieldRead::kRead;
     }
-  }
+    if (field < 2 || field >= 2u + static_cast<uint32_t>(ntypes)) return FieldRead::kSkip;
+    Column& c = col[field];
+    uint64_t len = 0;
+    if (wt != 2 || c.seen || !ReadLength(q, end, &len)) return FieldRead::kBroken;
+    c.seen = true;
+    c.type = types[field - 2];
+    c.p = q;
+    c.end = q + len;
+    q += len;
+    if (len > 0 && (c.end[-1] & 0x80)) return FieldRead::kBroken;  // the last varint never ends
+    c.values = CountTerminators(c.p, c.end);
+    return FieldRead::kRead;
+  });
+  if (!parsed) return false;
   if (col[2].values != count) return false;  // start deltas: exactly `count`
   for (int f = 2; f < 2 + ntypes; ++f) {
     Column& c = col[f];
@@ -95,23 +94,20 @@ bool BatchFields::Parse(std::string_view body) {
   const uint8_t* p = reinterpret_cast<const uint8_t*>(body.data());
   const uint8_t* end = p + body.size();
   bool base_seen = false;
-  while (p < end) {
-    uint32_t field = 0, wt = 0;
-    if (!ReadTag(p, end, &field, &wt)) return false;
+  return ForEachField(p, end, [&](uint32_t field, uint32_t wt, const uint8_t*& q) {
     if (field == wire::EventBatch::kBaseNs) {
-      if (wt != 0 || base_seen || !ReadVarint(p, end, &base)) return false;
+      if (wt != 0 || base_seen || !ReadVarint(q, end, &base)) return FieldRead::kBroken;
       base_seen = true;
-    } else if (field >= wire::EventBatch::kKernels && field <= wire::EventBatch::kSyncs) {
-      uint64_t len = 0;
-      if (wt != 2 || has[field] || !ReadLength(p, end, &len)) return false;
-      has[field] = true;
-      kinds[field] = std::string_view(reinterpret_cast<const char*>(p), len);
-      p += len;
-    } else if (!SkipField(p, end, wt)) {
-      return false;
+      return FieldRead::kRead;
     }
-  }
-  return true;
+    if (field < wire::EventBatch::kKernels || field > wire::EventBatch::kSyncs) return FieldRead::kSkip;
+    uint64_t len = 0;
+    if (wt != 2 || has[field] || !ReadLength(q, end, &len)) return FieldRead::kBroken;
+    has[field] = true;
+    kinds[field] = std::string_view(reinterpret_cast<const char*>(q), len);
+    q += len;
+    return FieldRead::kRead;
+  });
 }
 
 }  // namespace cutrace::event_wire

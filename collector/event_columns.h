@@ -38,7 +38,10 @@ inline uint64_t Convert(uint64_t raw, ColType type) {
 }
 
 // The wire primitives (proto_reader.h), by their short names here.
+using wire::FieldRead;
+using wire::ForEachField;
 using wire::NextVarint;
+using wire::ReadIf;
 using wire::ReadLength;
 using wire::ReadTag;
 using wire::ReadVarint;

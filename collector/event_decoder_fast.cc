@@ -136,56 +136,53 @@ bool StartsAscend(const uint8_t* p, const uint8_t* end, uint64_t first) {
   return true;
 }
 
-// EventBatchMinStart().
+// Lowers *lowest to the earliest start of one start column [p, end) (sint64
+// deltas from `base`); false when the column is not ours: its last varint
+// does not end, or one is over ten bytes.
+bool ColumnMinStart(const uint8_t* p, const uint8_t* end, uint64_t base, uint64_t* lowest) {
+  if (p == end) return true;
+  if (end[-1] & 0x80) return false;  // otherwise every varint ends inside, as NextVarint() needs
+  const uint8_t* q = p;
+  uint64_t raw = 0;
+  if (ReadVarint(q, end, &raw) && StartsAscend(p, end, base + Convert(raw, ColType::kS64))) {
+    *lowest = std::min(*lowest, base + Convert(raw, ColType::kS64));
+    return true;
+  }
+  uint64_t start = base;
+  uint64_t run[256];
+  while (p < end) {
+    const size_t got = wire::ReadVarintRun(p, end, run, 256);
+    for (size_t i = 0; i < got; ++i) {
+      start += Convert(run[i], ColType::kS64);
+      *lowest = std::min(*lowest, start);
+    }
+    if (got < 256 && p != end) return false;  // over ten bytes
+  }
+  return true;
+}
+
+// EventBatchMinStart(): only the start columns matter here, each read in one
+// pass; the decode pass checks the rest. An odd column sends the caller to
+// "unknown".
 WireDecode MinStart(std::string_view body, uint64_t* min_start) {
   BatchFields b;
   if (!b.Parse(body)) return WireDecode::kFallback;
   uint64_t lowest = std::numeric_limits<uint64_t>::max();
   for (int k = 2; k < 8; ++k) {
     if (!b.has[k]) continue;
-    // Only the start column matters here, read in one pass; the decode
-    // pass checks the rest. An odd column sends the caller to "unknown".
     const uint8_t* p = reinterpret_cast<const uint8_t*>(b.kinds[k].data());
     const uint8_t* end = p + b.kinds[k].size();
     bool seen = false;
-    while (p < end) {
-      uint32_t field = 0, wt = 0;
-      if (!ReadTag(p, end, &field, &wt)) return WireDecode::kFallback;
-      if (field != 2) {
-        if (!SkipField(p, end, wt)) return WireDecode::kFallback;
-        continue;
-      }
+    const bool ok = ForEachField(p, end, [&](uint32_t field, uint32_t wt, const uint8_t*& q) {
+      if (field != 2) return FieldRead::kSkip;
       uint64_t len = 0;
-      if (wt != 2 || seen || !ReadLength(p, end, &len)) return WireDecode::kFallback;
+      if (wt != 2 || seen || !ReadLength(q, end, &len)) return FieldRead::kBroken;
       seen = true;
-      const uint8_t* q = p;
-      const uint8_t* column_end = p + len;
-      p = column_end;
-      // A column whose last varint does not end is not ours; otherwise
-      // every varint ends inside it, as NextVarint() needs.
-      if (len > 0 && (column_end[-1] & 0x80)) return WireDecode::kFallback;
-      if (q < column_end) {
-        const uint8_t* r = q;
-        uint64_t raw = 0;
-        if (ReadVarint(r, column_end, &raw)) {
-          const uint64_t first = b.base + Convert(raw, ColType::kS64);
-          if (StartsAscend(q, column_end, first)) {
-            lowest = std::min(lowest, first);
-            continue;
-          }
-        }
-      }
-      uint64_t start = b.base;
-      uint64_t raw[256];
-      while (q < column_end) {
-        const size_t got = wire::ReadVarintRun(q, column_end, raw, 256);
-        for (size_t i = 0; i < got; ++i) {
-          start += Convert(raw[i], ColType::kS64);
-          lowest = std::min(lowest, start);
-        }
-        if (got < 256 && q != column_end) return WireDecode::kFallback;  // over ten bytes
-      }
-    }
+      const uint8_t* column = q;
+      q += len;
+      return ReadIf(ColumnMinStart(column, q, b.base, &lowest));
+    });
+    if (!ok) return WireDecode::kFallback;
   }
   *min_start = lowest;
   return WireDecode::kOk;

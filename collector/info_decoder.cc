@@ -28,30 +28,9 @@ bool ReadString(Bytes& p, Bytes end, std::string* out) {
   return true;
 }
 
-// What a decoder made of one field.
-enum class FieldRead : uint8_t { kRead, kSkip, kBroken };
-
-FieldRead ReadIf(bool ok) { return ok ? FieldRead::kRead : FieldRead::kBroken; }
-
-// Walks the fields of one message in [p, end): read(field, wt, p) reads a
-// field it knows past its value, or says kSkip for one it does not (an
-// unknown number or an unexpected wire type: skipped here). False when the
-// bytes do not parse.
-template <typename Read>
-bool ForEachField(Bytes p, Bytes end, Read&& read) {
-  while (p < end) {
-    uint32_t field = 0, wt = 0;
-    if (!wire::ReadTag(p, end, &field, &wt)) return false;
-    switch (read(field, wt, p)) {
-      case FieldRead::kRead: break;
-      case FieldRead::kSkip:
-        if (!wire::SkipField(p, end, wt)) return false;
-        break;
-      case FieldRead::kBroken: return false;
-    }
-  }
-  return true;
-}
+using wire::FieldRead;
+using wire::ForEachField;
+using wire::ReadIf;
 
 Bytes Begin(std::string_view body) { return reinterpret_cast<Bytes>(body.data()); }
 

@@ -96,6 +96,31 @@ inline bool SkipField(const uint8_t*& p, const uint8_t* end, uint32_t wt) {
   }
 }
 
+// What a field walk's reader made of one field (ForEachField()).
+enum class FieldRead : uint8_t { kRead, kSkip, kBroken };
+
+inline FieldRead ReadIf(bool ok) { return ok ? FieldRead::kRead : FieldRead::kBroken; }
+
+// Walks the fields of one message in [p, end): read(field, wt, p) reads a
+// field it knows past its value, or says kSkip for one it does not (an
+// unknown number or an unexpected wire type: skipped here), or kBroken.
+// False when the bytes do not parse or the reader said kBroken.
+template <typename Read>
+inline bool ForEachField(const uint8_t* p, const uint8_t* end, Read&& read) {
+  while (p < end) {
+    uint32_t field = 0, wt = 0;
+    if (!ReadTag(p, end, &field, &wt)) return false;
+    switch (read(field, wt, p)) {
+      case FieldRead::kRead: break;
+      case FieldRead::kSkip:
+        if (!SkipField(p, end, wt)) return false;
+        break;
+      case FieldRead::kBroken: return false;
+    }
+  }
+  return true;
+}
+
 // Reads a length-delimited field's length and checks that many bytes
 // follow; false otherwise.
 inline bool ReadLength(const uint8_t*& p, const uint8_t* end, uint64_t* length) {
