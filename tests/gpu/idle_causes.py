@@ -236,6 +236,52 @@ def check_quantiles(cutrace, src, imported, failures):
         failures.append("torch.profiler import: no kernel percentile to compare")
 
 
+def check_diagnose(cutrace, src, imported, failures):
+    """diagnose's per-kernel count, total time and launch-call average on
+    the imported trace against the profiler's own events: kernels by name,
+    each joined to the first cuda_runtime/cuda_driver event with its
+    correlation id (ns as the profiler wrote them, rounded half up)."""
+    with open(src) as f:
+        events = json.load(f, parse_float=decimal.Decimal)["traceEvents"]
+    ns = lambda v: int((decimal.Decimal(v) * 1000).to_integral_value(decimal.ROUND_HALF_UP))
+    call_ns = {}
+    for e in events:
+        if e.get("ph") == "X" and e.get("cat") in ("cuda_runtime", "cuda_driver"):
+            c = e.get("args", {}).get("correlation")
+            if c and c not in call_ns:
+                call_ns[c] = ns(e.get("dur", 0))
+    want = {}
+    for e in events:
+        if e.get("ph") == "X" and e.get("cat") == "kernel":
+            w = want.setdefault(e["name"], {"count": 0, "total": 0, "calls": []})
+            w["count"] += 1
+            w["total"] += ns(e.get("dur", 0))
+            c = e.get("args", {}).get("correlation")
+            if c in call_ns:
+                w["calls"].append(call_ns[c])
+    got = report_json(cutrace, "diagnose", imported, "--top", "0")["kernels"]
+    compared = wrong = 0
+    for k in got:
+        w = want.get(k["name"])
+        if w is None:
+            failures.append(f"diagnose: kernel {k['name'][:60]} is not in the profiler's events")
+            continue
+        ev = k["evidence"]
+        checks = [("count", ev["count"], w["count"]), ("total_ns", ev["total_ns"], w["total"])]
+        if w["calls"]:
+            avg = sum(w["calls"]) / len(w["calls"])
+            checks.append(("launch_api_avg_ns", round(ev.get("launch_api_avg_ns", -1), 1), round(avg, 1)))
+        for what, g, x in checks:
+            compared += 1
+            if abs(g - x) > 0.051:
+                wrong += 1
+                failures.append(f"diagnose {k['name'][:60]}: {what} {g}, recomputed {x}")
+    print(f"FIGURE torch.profiler diagnose: {compared} numbers of {len(got)} kernels compared "
+          f"with the raw events, {wrong} differ")
+    if compared == 0:
+        failures.append("torch.profiler import: diagnose gave no kernel to compare")
+
+
 def check_regions(args, failures):
     out = args.out
     mlp = trace_files(out, "mlp")
@@ -287,6 +333,7 @@ def check_regions(args, failures):
     if abs(got - want) > 0.1:
         failures.append(f"torch.profiler import: busy {got:.3f}% against {want:.3f}% recomputed")
     check_quantiles(args.cutrace, src, imported, failures)
+    check_diagnose(args.cutrace, src, imported, failures)
 
 
 def check(args):
