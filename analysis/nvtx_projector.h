@@ -153,7 +153,7 @@ class NvtxProjector {
   // Frees a ring slot for a new call (inline: once per call once the ring
   // has filled). Work may still come for a launch that has seen none, or
   // for a graph launch (more nodes): those move to the overflow table.
-  void Evict(File& f, Entry& e) {
+  [[gnu::always_inline]] void Evict(File& f, Entry& e) {
     if (e.launch && (!e.got_op || e.graph))
       Overflow(f, e);
     else

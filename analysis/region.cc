@@ -85,7 +85,8 @@ bool WindowResolver::MatchesNames(const KeyNames& k) const {
 
 bool WindowResolver::Matches(size_t file, const TraceData& trace, const RangeRecord& r) {
   const uint64_t key = (uint64_t{r.name_id} << 32) | r.domain_id;
-  auto [it, inserted] = match_[file].emplace(key, false);
+  // try_emplace: emplace() would allocate a node per call, found or not.
+  auto [it, inserted] = match_[file].try_emplace(key, false);
   if (inserted)
     it->second = MatchesNames({trace.strings.Display(r.name_id), DomainName(trace, r.domain_id)});
   return it->second;
@@ -101,7 +102,7 @@ void WindowResolver::Range(size_t file, const TraceData& trace, const RangeRecor
   // file finds its Census once; later ranges reach it by that key alone
   // (a string hash per range cost more than the rest of this pass).
   const uint64_t key = (uint64_t{r.name_id} << 32) | r.domain_id;
-  auto [it, inserted] = census_key_[file].emplace(key, CensusKey{nullptr, 0});
+  auto [it, inserted] = census_key_[file].try_emplace(key, CensusKey{nullptr, 0});
   if (inserted) {
     const std::string name = trace.strings.Display(r.name_id);
     const bool step = name.rfind(kProfilerStep, 0) == 0;
@@ -230,17 +231,11 @@ uint8_t WindowResolver::ClassifyLaunch(size_t file, const TraceData& trace, uint
 }
 
 void WindowResolver::Apis(size_t file, const TraceData& trace, std::span<const ApiRecord> calls) {
-  uint64_t first = trace_start_, last = trace_end_;
+  // The trace's extent matters to a time window alone (Finish() clips it to
+  // the trace): a range window's pass does not spend two compares a call.
+  if (spec_.range.empty()) Extend(calls);
   Window::File* const f = file < window_.files.size() ? &window_.files[file] : nullptr;
-  if (f == nullptr) {
-    for (const ApiRecord& a : calls) {
-      first = std::min(first, a.start_ns);
-      last = std::max(last, SafeEnd(a.start_ns, a.end_ns));
-    }
-    trace_start_ = first;
-    trace_end_ = last;
-    return;
-  }
+  if (f == nullptr) return;
   // What the loop reads and writes, in locals: through the members, every
   // store to a span's launches made the compiler load them all again.
   const uint8_t* cache = launch_name_[file].data();
@@ -250,8 +245,6 @@ void WindowResolver::Apis(size_t file, const TraceData& trace, std::span<const A
   Window::File::Launches* const spans = calls_[file].data();
   bool any = f->any_launch;
   for (const ApiRecord& a : calls) {
-    first = std::min(first, a.start_ns);
-    last = std::max(last, SafeEnd(a.start_ns, a.end_ns));
     if (a.correlation_id == 0) continue;
     uint8_t known = a.name_id < cached ? cache[a.name_id] : 0;
     if (known == 0) {
@@ -269,8 +262,6 @@ void WindowResolver::Apis(size_t file, const TraceData& trace, std::span<const A
   }
   f->cpu_hint = hint;
   f->any_launch = any;
-  trace_start_ = first;
-  trace_end_ = last;
 }
 
 void WindowResolver::EndCalls() {
@@ -288,27 +279,29 @@ void WindowResolver::EndCalls() {
 }
 
 template <typename R>
-void WindowResolver::OpsOf(size_t file, std::span<const R> ops) {
+void WindowResolver::Extend(std::span<const R> records) {
   uint64_t first = trace_start_, last = trace_end_;
-  if (file >= window_.files.size() || spec_.range.empty()) {
-    for (const R& o : ops) {
-      first = std::min(first, o.start_ns);
-      last = std::max(last, SafeEnd(o.start_ns, o.end_ns));
-    }
-  } else {
-    const Window::File& f = window_.files[file];
-    uint64_t* const gpu_end = gpu_end_[file].data();
-    for (const R& o : ops) {
-      const uint64_t end = SafeEnd(o.start_ns, o.end_ns);
-      first = std::min(first, o.start_ns);
-      last = std::max(last, end);
-      const long k = o.correlation_id == 0 || !f.any_launch ? FindSpan(f.cpu, o.start_ns, &f.cpu_hint)
-                                                             : f.SpanOfLaunch(o.correlation_id);
-      if (k >= 0) gpu_end[k] = std::max(gpu_end[k], end);
-    }
+  for (const R& r : records) {
+    first = std::min(first, r.start_ns);
+    last = std::max(last, SafeEnd(r.start_ns, r.end_ns));
   }
   trace_start_ = first;
   trace_end_ = last;
+}
+
+template <typename R>
+void WindowResolver::OpsOf(size_t file, std::span<const R> ops) {
+  if (spec_.range.empty() || file >= window_.files.size()) {
+    Extend(ops);  // a time window: only the trace's extent is asked of ops
+    return;
+  }
+  const Window::File& f = window_.files[file];
+  uint64_t* const gpu_end = gpu_end_[file].data();
+  for (const R& o : ops) {
+    const long k = o.correlation_id == 0 || !f.any_launch ? FindSpan(f.cpu, o.start_ns, &f.cpu_hint)
+                                                           : f.SpanOfLaunch(o.correlation_id);
+    if (k >= 0) gpu_end[k] = std::max(gpu_end[k], SafeEnd(o.start_ns, o.end_ns));
+  }
 }
 
 Window WindowResolver::Finish() {

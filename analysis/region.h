@@ -214,6 +214,9 @@ class WindowResolver {
   uint8_t ClassifyLaunch(size_t file, const TraceData& trace, uint32_t name_id);
   template <typename R>
   void OpsOf(size_t file, std::span<const R> ops);
+  // Widens the trace's extent (trace_start_, trace_end_) to the records'.
+  template <typename R>
+  void Extend(std::span<const R> records);
   RegionSpec spec_;
   uint64_t trace_start_ = UINT64_MAX, trace_end_ = 0;
   std::vector<std::vector<Instance>> found_;  // by file
