@@ -244,6 +244,11 @@ void WindowResolver::Apis(size_t file, const TraceData& trace, std::span<const A
   size_t hint = f->cpu_hint;
   Window::File::Launches* const spans = calls_[file].data();
   bool any = f->any_launch;
+  // The span of the last launch, and its ids so far, in registers: a
+  // thread's calls come in time order, so most launches fall in the span
+  // of the one before.
+  long k = -1;
+  uint64_t from = 1, to = 0, first = 0, last = 0;
   for (const ApiRecord& a : calls) {
     if (a.correlation_id == 0) continue;
     uint8_t known = a.name_id < cached ? cache[a.name_id] : 0;
@@ -254,19 +259,79 @@ void WindowResolver::Apis(size_t file, const TraceData& trace, std::span<const A
     }
     if (known != 2) continue;
     any = true;
-    const long k = FindSpan(cpu, a.start_ns, &hint);
-    if (k < 0) continue;
-    Window::File::Launches& l = spans[k];
-    l.first = std::min(l.first, a.correlation_id);
-    l.last = std::max(l.last, a.correlation_id);
+    if (a.start_ns < from || a.start_ns > to) {
+      if (k >= 0) {
+        spans[k].first = first;
+        spans[k].last = last;
+      }
+      k = FindSpan(cpu, a.start_ns, &hint);
+      if (k < 0) {
+        from = 1;  // an empty span: the next launch looks again
+        to = 0;
+        continue;
+      }
+      from = cpu[k].start;
+      to = cpu[k].end;
+      first = spans[k].first;
+      last = spans[k].last;
+    }
+    first = std::min(first, a.correlation_id);
+    last = std::max(last, a.correlation_id);
+  }
+  if (k >= 0) {
+    spans[k].first = first;
+    spans[k].last = last;
   }
   f->cpu_hint = hint;
   f->any_launch = any;
 }
 
+void Window::LookUpPart(uint64_t t) const {
+  const long k = FindSpan(parts, t, &part_hint_);
+  in_part_ = k >= 0;
+  if (in_part_) {
+    const TimeSpan& p = parts[static_cast<size_t>(k)];
+    in_lo_ = p.start;
+    in_hi_ = p.end == UINT64_MAX ? UINT64_MAX : p.end + 1;  // parts hold their end
+    return;
+  }
+  // Between parts: from just after the one before t to the one after.
+  auto next = std::upper_bound(parts.begin(), parts.end(), t,
+                               [](uint64_t v, const TimeSpan& s) { return v < s.start; });
+  in_lo_ = next == parts.begin() ? 0 : std::prev(next)->end + 1;
+  in_hi_ = next == parts.end() ? UINT64_MAX : next->start;
+}
+
+void Window::File::LookUpLaunch(uint64_t c) const {
+  const std::vector<Launches>& v = launches;
+  size_t h = launch_hint;
+  if (h < v.size() && v[h].first <= c && (h + 1 == v.size() || v[h + 1].first > c)) {
+    // the same range: only the hint had not been set
+  } else if (h + 1 < v.size() && v[h + 1].first <= c && (h + 2 == v.size() || v[h + 2].first > c)) {
+    h = h + 1;  // the next span's launches, as time moves on
+  } else {
+    auto it = std::upper_bound(v.begin(), v.end(), c,
+                               [](uint64_t x, const Launches& l) { return x < l.first; });
+    if (it == v.begin()) {  // below every range
+      hint_lo = 0;
+      hint_hi = v.empty() ? UINT64_MAX : v.front().first;
+      hint_last = 0;
+      hint_span = -1;
+      return;
+    }
+    h = static_cast<size_t>(it - v.begin()) - 1;
+  }
+  launch_hint = h;
+  hint_lo = v[h].first;
+  hint_hi = h + 1 < v.size() ? v[h + 1].first : UINT64_MAX;
+  hint_last = v[h].last;
+  hint_span = static_cast<long>(v[h].span);
+}
+
 void WindowResolver::EndCalls() {
   for (size_t f = 0; f < calls_.size(); ++f) {
     std::vector<Window::File::Launches>& out = window_.files[f].launches;
+    window_.files[f].ResetLaunchHint();
     out.clear();
     for (size_t k = 0; k < calls_[f].size(); ++k)
       if (calls_[f][k].first <= calls_[f][k].last)

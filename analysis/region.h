@@ -116,37 +116,51 @@ struct Window {
     bool any_launch = false;  // the file has launch calls at all
     // Where the last lookup landed (records come nearly in time order).
     mutable size_t cpu_hint = 0, launch_hint = 0;
+    // The ids whose answer SpanOfLaunch() last looked up: every c in
+    // [hint_lo, hint_hi) has the same last range starting at or below it
+    // (its span hint_span, ending at hint_last; -1: none). Empty at first.
+    mutable uint64_t hint_lo = 1, hint_hi = 0, hint_last = 0;
+    mutable long hint_span = -1;
     // The cpu span whose launches include correlation id c, or -1. The
     // spans' launch ranges follow each other in correlation order (ids
     // are handed out in call order): the last one starting at or below c
-    // is the only one that can hold it.
+    // is the only one that can hold it. Ops come nearly in id order, so
+    // most share the range of the one before: two compares.
     [[gnu::always_inline]] long SpanOfLaunch(uint64_t c) const {
-      const std::vector<Launches>& v = launches;
-      size_t h = launch_hint;
-      if (h >= v.size() || v[h].first > c || (h + 1 < v.size() && v[h + 1].first <= c)) {
-        if (h + 1 < v.size() && v[h + 1].first <= c && (h + 2 == v.size() || v[h + 2].first > c)) {
-          h = h + 1;  // the next span's launches, as time moves on
-        } else {
-          auto it = std::upper_bound(v.begin(), v.end(), c,
-                                     [](uint64_t x, const Launches& l) { return x < l.first; });
-          if (it == v.begin()) return -1;
-          h = static_cast<size_t>(it - v.begin()) - 1;
-        }
-        launch_hint = h;
-      }
-      return c <= v[h].last ? static_cast<long>(v[h].span) : -1;
+      if (c < hint_lo || c >= hint_hi) LookUpLaunch(c);
+      return c <= hint_last ? hint_span : -1;
+    }
+    // Sets the hint_* fields for c (out of line: once per range crossed).
+    void LookUpLaunch(uint64_t c) const;
+    // Forgets the hint (after `launches` changes).
+    void ResetLaunchHint() const {
+      launch_hint = 0;
+      hint_lo = 1;
+      hint_hi = 0;
     }
   };
   std::vector<File> files;
   std::optional<RangeCandidate> steady;  // found by the first pass
 
   mutable size_t part_hint_ = 0;  // where Contains() looked last
+  // The times around Contains()'s last lookup with the same answer:
+  // [in_lo_, in_hi_) all in a part (in_part_) or all between two. Empty at
+  // first; Finish() sets the parts before any lookup.
+  mutable uint64_t in_lo_ = 1, in_hi_ = 0;
+  mutable bool in_part_ = false;
 
   uint64_t length_ns() const;
   uint64_t start_ns() const { return parts.empty() ? 0 : parts.front().start; }
   uint64_t end_ns() const { return parts.empty() ? 0 : parts.back().end; }
   // t inside some part ([start, end]).
-  [[gnu::always_inline]] bool Contains(uint64_t t) const { return !active || FindSpan(parts, t, &part_hint_) >= 0; }
+  [[gnu::always_inline]] bool Contains(uint64_t t) const {
+    if (!active) return true;
+    if (t < in_lo_ || t >= in_hi_) LookUpPart(t);
+    return in_part_;
+  }
+  // Sets in_lo_, in_hi_ and in_part_ for t (out of line: once per part or
+  // gap crossed).
+  void LookUpPart(uint64_t t) const;
   // Whether a GPU operation of `file` counts (launched inside, see above).
   [[gnu::always_inline]] bool OpCounts(size_t file, uint64_t correlation, uint64_t start) const {
     if (!active) return true;
