@@ -130,7 +130,7 @@ struct Window {
       if (c < hint_lo || c >= hint_hi) LookUpLaunch(c);
       return c <= hint_last ? hint_span : -1;
     }
-    // Sets the hint_* fields for c (out of line: once per range crossed).
+    // Sets the hint_* fields for c (analysis/window.cc; once per range crossed).
     void LookUpLaunch(uint64_t c) const;
     // Forgets the hint (after `launches` changes).
     void ResetLaunchHint() const {
@@ -142,7 +142,6 @@ struct Window {
   std::vector<File> files;
   std::optional<RangeCandidate> steady;  // found by the first pass
 
-  mutable size_t part_hint_ = 0;  // where Contains() looked last
   // The times around Contains()'s last lookup with the same answer:
   // [in_lo_, in_hi_) all in a part (in_part_) or all between two. Empty at
   // first; Finish() sets the parts before any lookup.
@@ -158,8 +157,8 @@ struct Window {
     if (t < in_lo_ || t >= in_hi_) LookUpPart(t);
     return in_part_;
   }
-  // Sets in_lo_, in_hi_ and in_part_ for t (out of line: once per part or
-  // gap crossed).
+  // Sets in_lo_, in_hi_ and in_part_ for t (analysis/window.cc; once per
+  // part or gap crossed).
   void LookUpPart(uint64_t t) const;
   // Whether a GPU operation of `file` counts (launched inside, see above).
   [[gnu::always_inline]] bool OpCounts(size_t file, uint64_t correlation, uint64_t start) const {

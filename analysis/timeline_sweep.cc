@@ -191,9 +191,7 @@ void TimelineSweep::MeasureDevice(const Device& d, DeviceOverlap* o) {
 
 void TimelineSweep::FirstOp(Device& d, const TimedItem& op) {
   d.first = op.start;
-  d.reach = op.end;
-  d.reach_op = RefOf(op);
-  d.reach_label = op.b;
+  TakeReach(d, op);
 }
 
 void TimelineSweep::CloseGap(Device& d, const TimedItem& op) {

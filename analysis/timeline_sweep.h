@@ -212,6 +212,27 @@ class TimelineSweep {
   // inside one window part; false, with nothing changed but the part
   // cursor, sends the operation to OpWindowed().
   [[gnu::always_inline]] inline bool OpWindowedFast(const TimedItem& op);
+  // Moves the part cursor past the parts that end before `op` starts
+  // (starts come in order), and says whether the part there holds all of
+  // `op`: then its piece is the operation (a later part starts after it
+  // ends, so it adds nothing, not even an instant).
+  [[gnu::always_inline]] bool InCursorPart(const TimedItem& op) {
+    const TimeSpan* const parts = window_.data();
+    const size_t n = window_.size();
+    size_t c = cursor_;
+    while (c < n && parts[c].end <= op.start) ++c;
+    cursor_ = c;
+    return c < n && parts[c].start <= op.start && op.end <= parts[c].end;
+  }
+  // `op` becomes the operation that reaches furthest on `d`. The reference
+  // is made from the item's fields where it is stored: made up front (for
+  // CloseGap(), by reference) it was built on the stack, field by field,
+  // for every operation.
+  [[gnu::always_inline]] static void TakeReach(Device& d, const TimedItem& op) {
+    d.reach = op.end;
+    d.reach_op = RefOf(op);
+    d.reach_label = op.b;
+  }
   void OpWindowed(const TimedItem& op);
   template <bool kClassed>
   void OpWindowedAt(const TimedItem& op);
@@ -263,19 +284,8 @@ class TimelineSweep {
 
 [[gnu::always_inline]] inline bool TimelineSweep::OpWindowedFast(const TimedItem& op) {
   Device& d = DeviceFor(op.a);
-  if (!d.seen || op.start > d.reach) return false;  // a gap first
-  // As OpWindowedAt() moves it: starts come in order.
-  const TimeSpan* const parts = window_.data();
-  const size_t n = window_.size();
-  size_t c = cursor_;
-  while (c < n && parts[c].end <= op.start) ++c;
-  cursor_ = c;
-  if (c == n || parts[c].start > op.start || op.end > parts[c].end) return false;
-  if (op.end > d.reach) {
-    d.reach = op.end;
-    d.reach_op = RefOf(op);
-    d.reach_label = op.b;
-  }
+  if (!d.seen || op.start > d.reach || !InCursorPart(op)) return false;  // a gap, or pieces
+  if (op.end > d.reach) TakeReach(d, op);
   if (op.start != op.end) AddPiece<false>(d, op.start, op.end, op.type);
   ++d.ops;
   return true;
@@ -289,14 +299,7 @@ template <bool kClassed>
   else if (op.start > d.reach)
     CloseGap(d, op);
   ++d.ops;
-  // The reference is made from the item's fields where it is stored: made
-  // up front for CloseGap() (by reference), it was built on the stack,
-  // field by field, for every operation.
-  if (op.end > d.reach) {
-    d.reach = op.end;
-    d.reach_op = RefOf(op);
-    d.reach_label = op.b;
-  }
+  if (op.end > d.reach) TakeReach(d, op);
   AddPiece<kClassed>(d, op.start, op.end, op.type);
 }
 

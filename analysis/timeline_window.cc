@@ -88,19 +88,10 @@ void TimelineSweep::OpWindowedAt(const TimedItem& op) {
   Device& d = DeviceFor(op.a);
   const uint64_t from = d.seen ? d.reach : 0;
   if (op.start > from) WindowGaps(d, &op, from, op.start);
-  if (!d.seen || op.end > d.reach) {
-    d.reach = op.end;
-    d.reach_op = RefOf(op);
-    d.reach_label = op.b;
-  }
+  if (!d.seen || op.end > d.reach) TakeReach(d, op);
   d.seen = true;
-  // Starts come in order: the parts before this one are done with.
-  while (cursor_ < window_.size() && window_[cursor_].end <= op.start) ++cursor_;
-  // Most operations lie inside one part: then the piece is the operation
-  // (a later part starts after this one ends, so it adds nothing, not even
-  // an instant: ForEachPiece() skips an instant piece of a longer interval).
-  if (cursor_ < window_.size() && window_[cursor_].start <= op.start &&
-      op.end <= window_[cursor_].end) {
+  // Most operations lie inside one part.
+  if (InCursorPart(op)) {
     if (op.start != op.end) AddPiece<kClassed>(d, op.start, op.end, op.type);
     ++d.ops;
     return;
