@@ -105,11 +105,12 @@ struct Columns {
   }
 
   // An event that is dropped (its end before its start) still has a value
-  // in every varying column: steps each over it, from field 4 on, but
-  // `read_a` and `read_b`, which the caller has read already.
-  void StepOver(int read_a, int read_b, bool* bad) {
+  // in every varying column: steps each over it, from field 4 on, but the
+  // fields in the bit mask `read` (bit f: field f), which the caller has
+  // read already.
+  void StepOver(uint32_t read, bool* bad) {
     for (int f = 4; f < kMaxColumns; ++f)
-      if (f != read_a && f != read_b && col[f].values > 1) Take(col[f], bad);
+      if (!(read >> f & 1u) && col[f].values > 1) Take(col[f], bad);
   }
 };
 
@@ -198,6 +199,14 @@ bool DecodeKernelsForReports(Columns& c, uint64_t base, const ShapeTable& shapes
 // correlation vary; domain, thread and return code are one value.
 bool ApiCallsFitReports(const Columns& c);
 bool DecodeApiCallsForReports(Columns& c, uint64_t base, DecodeCounts* counts, SinkOut& out);
+// Copies and memsets of one device's packet: start, duration and
+// correlation vary; device and graph id are one value for the batch; the
+// other fields a report reads (a copy's kind, bytes and memory kinds, a
+// memset's bytes) may vary or not.
+bool MemcpysFitReports(const Columns& c);
+bool DecodeMemcpysForReports(Columns& c, uint64_t base, DecodeCounts* counts, SinkOut& out);
+bool MemsetsFitReports(const Columns& c);
+bool DecodeMemsetsForReports(Columns& c, uint64_t base, DecodeCounts* counts, SinkOut& out);
 // WireFields::kTimes for one GPU kind whose correlation ids are in field
 // `corr_field`: start, duration and correlation vary (OpsFitTimes()); only
 // those three columns are read, and the records get nothing else.

@@ -78,7 +78,7 @@ bool DecodeKind(Columns& c, uint64_t base, int corr_field, DecodeCounts* counts,
     const uint64_t end = start + TakeAs<ColType::kU64>(c.col[3], &bad);  // modulo 2^64
     if (corr_field != 0) corr += TakeAs<ColType::kS64>(c.col[corr_field], &bad);
     if (end < start) {
-      c.StepOver(corr_field, corr_field, &bad);  // keep every column in step
+      c.StepOver(1u << corr_field, &bad);  // keep every column in step
       ++counts->inverted_dropped;
       continue;
     }
@@ -224,6 +224,12 @@ WireDecode Decode(std::string_view body, const ShapeTable& shapes, Out& out, Dec
   }
   out.End(RecordKind::kKernel);
   times(static_cast<MemcpyRecord*>(nullptr), 3, 11);
+  if constexpr (std::is_same_v<Out, SinkOut>) {
+    if (b.has[3] && !all && MemcpysFitReports(cols[3])) {
+      ok &= DecodeMemcpysForReports(cols[3], b.base, counts, out);
+      b.has[3] = false;  // done
+    }
+  }
   if (b.has[3]) {
     out.template Begin<MemcpyRecord>(cols[3].count);
     ok &= DecodeKind<MemcpyRecord>(
@@ -247,6 +253,12 @@ WireDecode Decode(std::string_view body, const ShapeTable& shapes, Out& out, Dec
   }
   out.End(RecordKind::kMemcpy);
   times(static_cast<MemsetRecord*>(nullptr), 4, 10);
+  if constexpr (std::is_same_v<Out, SinkOut>) {
+    if (b.has[4] && !all && MemsetsFitReports(cols[4])) {
+      ok &= DecodeMemsetsForReports(cols[4], b.base, counts, out);
+      b.has[4] = false;  // done
+    }
+  }
   if (b.has[4]) {
     out.template Begin<MemsetRecord>(cols[4].count);
     ok &= DecodeKind<MemsetRecord>(

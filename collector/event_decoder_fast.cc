@@ -6,6 +6,7 @@
 // decoder makes of the same bytes (tests/unit/collector_event_decoder_test.cc
 // decodes both ways).
 #include <algorithm>
+#include <array>
 #include <limits>
 
 #if defined(__SSE2__)
@@ -26,25 +27,40 @@ namespace {
 constexpr int kKeyField = 4;
 constexpr int kCorrField = 8;
 
-// One kind's records into the sink, where fields 2, 3, `corr_field` and
-// (kKey) kKeyField vary and the caller read every other field the record
-// needs as one value for the batch: `fill(record, correlation, key)` sets
-// the rest (key 0 without kKey). DecodeKind() (event_decoder.cc) reads
-// every column event by event and asks each whether it varies; here each
-// varying column is read kRun values at a time (ReadVarintRun(), a block
-// of varints per step), then the records are made from those values.
-// Records are those DecodeKind() makes. A varint over ten bytes ends the
-// decode at its event: the caller then gets kBroken and must not trust
-// what the sink got, so nothing is lost.
-template <typename R, bool kKey, typename Fill>
-[[gnu::always_inline]] inline bool DecodeVarying(Columns& c, int corr_field, uint64_t base,
-                                                 DecodeCounts* counts, SinkOut& out, Fill fill) {
+// One kind's records into the sink, where fields 2, 3 and `corr_field`
+// vary and the fields `extra` (uint32 or uint64 columns) may: `fill(record,
+// correlation, values)` sets the rest, values[e] being field extra[e]'s
+// value for the record (raw: the caller converts). The caller read every
+// other field the record needs as one value for the batch. DecodeKind()
+// (event_decoder.cc) reads every column event by event and asks each
+// whether it varies; here each varying column is read kRun values at a time
+// (ReadVarintRun(), a block of varints per step), an extra that does not
+// vary is its one value in every slot, and then the records are made from
+// those values. Records are those DecodeKind() makes. A varint over ten
+// bytes ends the decode at its event: the caller then gets kBroken and must
+// not trust what the sink got, so nothing is lost.
+template <typename R, size_t kExtras, typename Fill>
+[[gnu::always_inline]] inline bool DecodeVarying(Columns& c, int corr_field,
+                                                 const std::array<int, kExtras>& extra,
+                                                 uint64_t base, DecodeCounts* counts,
+                                                 SinkOut& out, Fill fill) {
   constexpr size_t kRun = 256;
-  uint64_t starts[kRun], durations[kRun], corrs[kRun], keys[kRun];
+  uint64_t starts[kRun], durations[kRun], corrs[kRun];
+  uint64_t values[kExtras > 0 ? kExtras : 1][kRun];
   Column& cs = c.col[2];
   Column& cd = c.col[3];
-  Column& ck = c.col[kKeyField];
   Column& cc = c.col[corr_field];
+  // The columns read as runs (bit f: field f): a dropped event's values in
+  // them are passed over with the rest of its run; DecodeKind() steps over
+  // every other varying column, and so does this loop (StepOver()).
+  uint32_t read = 1u << corr_field;
+  bool vary[kExtras > 0 ? kExtras : 1] = {};
+  for (size_t e = 0; e < kExtras; ++e) {
+    const Column& x = c.col[extra[e]];
+    vary[e] = x.values > 1;
+    if (vary[e]) read |= 1u << extra[e];
+    else std::fill(values[e], values[e] + kRun, x.constant);
+  }
   R* buf = out.Buf<R>();
   size_t n = out.n;
   uint64_t start = base, corr = 0;
@@ -56,18 +72,23 @@ template <typename R, bool kKey, typename Fill>
     size_t got = wire::ReadVarintRun(cs.p, cs.end, starts, want);
     got = std::min(got, wire::ReadVarintRun(cd.p, cd.end, durations, want));
     got = std::min(got, wire::ReadVarintRun(cc.p, cc.end, corrs, want));
-    if constexpr (kKey) got = std::min(got, wire::ReadVarintRun(ck.p, ck.end, keys, want));
+    for (size_t e = 0; e < kExtras; ++e)
+      if (vary[e]) {
+        Column& x = c.col[extra[e]];
+        got = std::min(got, wire::ReadVarintRun(x.p, x.end, values[e], want));
+      }
     ok = got == want;
     for (size_t j = 0; j < got; ++j) {
       start += Convert(starts[j], ColType::kS64);
       const uint64_t end = start + durations[j];  // modulo 2^64
       corr += Convert(corrs[j], ColType::kS64);
       if (end < start) {
-        if constexpr (kKey) {
+        if constexpr (kExtras > 0) {
           // As DecodeKind(): every other varying column steps over this
-          // event. Without the key nothing else is read: nothing to step.
+          // event. Without extras (kTimes) nothing else is read: nothing
+          // to step.
           bool bad = false;
-          c.StepOver(kKeyField, corr_field, &bad);
+          c.StepOver(read, &bad);
           if (bad) {
             ok = false;
             break;
@@ -79,7 +100,9 @@ template <typename R, bool kKey, typename Fill>
       R& r = buf[n];
       r.start_ns = start;
       r.end_ns = end;
-      fill(r, corr, kKey ? keys[j] : 0);
+      uint64_t v[kExtras > 0 ? kExtras : 1];
+      for (size_t e = 0; e < kExtras; ++e) v[e] = values[e][j];
+      fill(r, corr, v);
       if (++n == SinkOut::kChunk) {
         out.n = n;
         out.Flush<R>();
@@ -198,8 +221,10 @@ bool DecodeKernelsForReports(Columns& c, uint64_t base, const ShapeTable& shapes
                              DecodeCounts* counts, SinkOut& out) {
   const uint32_t device = static_cast<uint32_t>(c.col[5].constant);
   const uint32_t graph = static_cast<uint32_t>(c.col[9].constant);
-  return DecodeVarying<KernelRecord, true>(
-      c, kCorrField, base, counts, out, [&](KernelRecord& r, uint64_t corr, uint64_t shape_id) {
+  return DecodeVarying<KernelRecord>(
+      c, kCorrField, std::array{kKeyField}, base, counts, out,
+      [&](KernelRecord& r, uint64_t corr, const uint64_t* v) {
+        const uint64_t shape_id = v[0];
         r.correlation_id = corr;
         r.device_id = device;
         r.graph_id = graph;
@@ -221,14 +246,49 @@ bool DecodeApiCallsForReports(Columns& c, uint64_t base, DecodeCounts* counts, S
   const ApiDomain domain = Enum(c.col[5].constant, 3, ApiDomain::kOther);
   const uint64_t thread = c.col[7].constant;
   const uint32_t return_code = static_cast<uint32_t>(c.col[9].constant);
-  return DecodeVarying<ApiRecord, true>(c, kCorrField, base, counts, out,
-                                  [&](ApiRecord& a, uint64_t corr, uint64_t name) {
+  return DecodeVarying<ApiRecord>(c, kCorrField, std::array{kKeyField}, base, counts, out,
+                                  [&](ApiRecord& a, uint64_t corr, const uint64_t* v) {
                                     a.correlation_id = corr;
-                                    a.name_id = static_cast<uint32_t>(name);
+                                    a.name_id = static_cast<uint32_t>(v[0]);
                                     a.domain = domain;
                                     a.thread_id = thread;
                                     a.return_code = return_code;
                                   });
+}
+
+// MemcpyColumns: kind 4, bytes 5, source and destination memory 6 and 7,
+// device 8, correlation 11, graph id 14 (proto/cutrace.proto).
+bool MemcpysFitReports(const Columns& c) { return c.Fits({3, 11}, {8, 14}); }
+
+bool DecodeMemcpysForReports(Columns& c, uint64_t base, DecodeCounts* counts, SinkOut& out) {
+  const uint32_t device = static_cast<uint32_t>(c.col[8].constant);
+  const uint32_t graph = static_cast<uint32_t>(c.col[14].constant);
+  return DecodeVarying<MemcpyRecord>(
+      c, 11, std::array{4, 5, 6, 7}, base, counts, out,
+      [&](MemcpyRecord& m, uint64_t corr, const uint64_t* v) {
+        m.correlation_id = corr;
+        m.copy_kind = Enum(static_cast<uint32_t>(v[0]), kCopyKindCount, CopyKind::kUnknown);
+        m.bytes = v[1];
+        m.src_kind = Enum(static_cast<uint32_t>(v[2]), 8, MemoryKind::kUnknown);
+        m.dst_kind = Enum(static_cast<uint32_t>(v[3]), 8, MemoryKind::kUnknown);
+        m.device_id = device;
+        m.graph_id = graph;
+      });
+}
+
+// MemsetColumns: bytes 4, device 7, correlation 10, graph id 11.
+bool MemsetsFitReports(const Columns& c) { return c.Fits({3, 10}, {7, 11}); }
+
+bool DecodeMemsetsForReports(Columns& c, uint64_t base, DecodeCounts* counts, SinkOut& out) {
+  const uint32_t device = static_cast<uint32_t>(c.col[7].constant);
+  const uint32_t graph = static_cast<uint32_t>(c.col[11].constant);
+  return DecodeVarying<MemsetRecord>(c, 10, std::array{4}, base, counts, out,
+                                     [&](MemsetRecord& m, uint64_t corr, const uint64_t* v) {
+                                       m.correlation_id = corr;
+                                       m.bytes = v[0];
+                                       m.device_id = device;
+                                       m.graph_id = graph;
+                                     });
 }
 
 bool OpsFitTimes(const Columns& c, int corr_field) { return c.Fits({3, corr_field}, {}); }
@@ -236,8 +296,8 @@ bool OpsFitTimes(const Columns& c, int corr_field) { return c.Fits({3, corr_fiel
 template <typename R>
 bool DecodeOpTimes(Columns& c, uint64_t base, int corr_field, DecodeCounts* counts,
                    SinkOut& out) {
-  return DecodeVarying<R, false>(c, corr_field, base, counts, out,
-                                 [](R& r, uint64_t corr, uint64_t) { r.correlation_id = corr; });
+  return DecodeVarying<R>(c, corr_field, std::array<int, 0>{}, base, counts, out,
+                          [](R& r, uint64_t corr, const uint64_t*) { r.correlation_id = corr; });
 }
 
 template bool DecodeOpTimes<KernelRecord>(Columns&, uint64_t, int, DecodeCounts*, SinkOut&);

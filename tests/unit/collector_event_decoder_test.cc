@@ -173,12 +173,13 @@ class CollectSink final : public RecordSink {
   }
 };
 
-// Kernels of one device per batch (a device's packet) and API calls of one
-// thread take loops of their own into a sink with WireFields::kReports;
-// batches whose devices, graphs or threads vary take the general one. Both must make the records and counts the
+// Kernels, copies and memsets of one device per batch (a device's packet)
+// and API calls of one thread take loops of their own into a sink with
+// WireFields::kReports; batches whose devices, graphs or threads vary take
+// the general one. Both must make the records and counts the
 // general decode into a RecordBatch makes: inverted records dropped, unknown
 // shapes counted, chunk boundaries crossed.
-TEST(EventDecoderTest, ReportKernelsAndCallsIntoASinkDecodeAsIntoABatch) {
+TEST(EventDecoderTest, ReportOperationsAndCallsIntoASinkDecodeAsIntoABatch) {
   StringInterner interner;
   const auto batches = RandomBatches(11, [&](int round, std::mt19937_64& rng, RecordBatch* b) {
     const size_t n = round % 7 == 0 ? 1 : rng() % 400;
@@ -215,6 +216,44 @@ TEST(EventDecoderTest, ReportKernelsAndCallsIntoASinkDecodeAsIntoABatch) {
       a.domain = one_device ? ApiDomain::kDriver : static_cast<ApiDomain>(rng() % 3);
       a.return_code = one_device ? 0 : static_cast<uint32_t>(rng() % 2);
       b->api_calls.push_back(a);
+    }
+    // Copies and memsets: one device and graph per batch (a device's
+    // packet), or varying ones; the fields a report reads (kind, bytes,
+    // memory kinds) vary, or every third batch are one value each; streams
+    // and memset values, which a report does not read, vary throughout (an
+    // inverted record must step over them as the general loop does). Up to
+    // 600, so that the loop's runs of 256 end inside a batch.
+    const bool same = round % 3 == 0;
+    const size_t copies = round % 6 == 0 ? 1 : rng() % 600;
+    for (size_t i = 0; i < copies; ++i) {
+      MemcpyRecord m;
+      start += rng() % 4 == 0 ? 0 - rng() % 5000 : rng() % (uint64_t{1} << (rng() % 30));
+      m.start_ns = start;
+      m.end_ns = rng() % 40 == 0 ? start - 1 - rng() % 100 : start + rng() % 600'000;
+      m.correlation_id = rng() % 3 == 0 ? rng() : 9000 + i;
+      m.bytes = same ? 4096 : rng() % (uint64_t{1} << (rng() % 40));
+      m.copy_kind = same ? CopyKind::kDtoH : static_cast<CopyKind>(rng() % 12);  // some unknown
+      m.src_kind = same ? MemoryKind::kDevice : static_cast<MemoryKind>(rng() % 9);
+      m.dst_kind = same ? MemoryKind::kPageable : static_cast<MemoryKind>(rng() % 9);
+      m.device_id = one_device ? device : static_cast<uint32_t>(rng() % 4);
+      m.graph_id = one_device ? 0 : static_cast<uint32_t>(rng() % 2);
+      m.stream_id = static_cast<uint32_t>(rng() % 8);
+      m.flags = static_cast<uint8_t>(rng() % 2);
+      b->memcpys.push_back(m);
+    }
+    const size_t sets = round % 6 == 1 ? 1 : rng() % 400;
+    for (size_t i = 0; i < sets; ++i) {
+      MemsetRecord m;
+      start += rng() % 4 == 0 ? 0 - rng() % 5000 : rng() % (uint64_t{1} << (rng() % 30));
+      m.start_ns = start;
+      m.end_ns = rng() % 40 == 0 ? start - 1 - rng() % 100 : start + rng() % 60'000;
+      m.correlation_id = 20000 + 2 * i;
+      m.bytes = same ? 256 : rng() % (uint64_t{1} << 36);
+      m.value = static_cast<uint32_t>(rng() % 256);
+      m.device_id = one_device ? device : static_cast<uint32_t>(rng() % 4);
+      m.graph_id = one_device ? 0 : static_cast<uint32_t>(rng() % 2);
+      m.stream_id = static_cast<uint32_t>(rng() % 8);
+      b->memsets.push_back(m);
     }
   });
   Encoded e = Encode(batches, interner);
