@@ -16,8 +16,17 @@ import sys
 try:
     from prometheus_client.openmetrics.parser import text_string_to_metric_families
 except ImportError:
-    print("skipped: prometheus_client is not installed (python3-prometheus-client)")
-    sys.exit(77)
+    # scripts/install-deps.sh installs Debian's package, which a python3 that
+    # is not Debian's (pyenv's, first on CI's PATH) does not see: it is pure
+    # Python, so look there last before giving up.
+    debian = "/usr/lib/python3/dist-packages"
+    if debian not in sys.path:
+        sys.path.append(debian)
+    try:
+        from prometheus_client.openmetrics.parser import text_string_to_metric_families
+    except ImportError:
+        print("skipped: prometheus_client is not installed (python3-prometheus-client)")
+        sys.exit(77)
 
 
 def check(label, text):
