@@ -29,14 +29,16 @@ TimelineSweep::Device& TimelineSweep::NewDevice(uint32_t id) {
   // Devices are few, their ids small: an index by id (DeviceFor()); a
   // linear search for the odd large id.
   if (id >= 1024) {
-    if (last_ < devices_.size() && devices_[last_].id == id) return devices_[last_];
+    if (last_ < devices_.size() && devices_[last_]->id == id) return *devices_[last_];
     for (last_ = 0; last_ < devices_.size(); ++last_)
-      if (devices_[last_].id == id) return devices_[last_];
-  } else {
-    if (id >= index_.size()) index_.resize(id + 1, 0);
-    index_[id] = static_cast<uint32_t>(devices_.size() + 1);
+      if (devices_[last_]->id == id) return *devices_[last_];
   }
-  Device& d = devices_.emplace_back();
+  Device& d = *devices_.emplace_back(std::make_unique<Device>());
+  if (id < 1024) {
+    if (id >= index_.size()) index_.resize(id + 1, nullptr);
+    index_[id] = &d;
+    index_count_ = index_.size();
+  }
   d.id = id;
   d.gaps.device = id;
   return d;
@@ -214,14 +216,17 @@ void TimelineSweep::RecordGap(Device& d, Gap& gap) {
 
 TimelineReport TimelineSweep::Finish(std::vector<std::string> labels) {
   std::sort(devices_.begin(), devices_.end(),
-            [](const Device& a, const Device& b) { return a.id < b.id; });
+            [](const std::unique_ptr<Device>& a, const std::unique_ptr<Device>& b) {
+              return a->id < b->id;
+            });
   TimelineReport report;
   if (windowed_) {
     FinishWindowed(&report);
     report.labels = std::move(labels);
     return report;
   }
-  for (Device& d : devices_) {
+  for (const std::unique_ptr<Device>& dp : devices_) {
+    Device& d = *dp;
     if (d.ops == 0) continue;
     DeviceOverlap o;
     o.device = d.id;

@@ -164,10 +164,19 @@ class TimelineSweep {
   // Thread slots are dense per file (ReportEngine's): one vector a file.
   // The sweep whose host tables Attribute() reads (ShareHost()).
   const TimelineSweep& Host() const { return host_ ? *host_ : *this; }
+  // A thread's calls, or null. The thread asked last is remembered: a
+  // thread's calls come in runs, and the table is two vectors deep (Calls
+  // live on the heap, so the pointer stays valid as the table grows).
   Calls* FindCalls(uint64_t key) const {
+    if (key == found_key_) return found_;
     const size_t file = key >> 32, slot = key & 0xffffffffu;
     if (file >= threads_.size() || slot >= threads_[file].size()) return nullptr;
-    return threads_[file][slot].get();
+    Calls* c = threads_[file][slot].get();
+    if (c) {
+      found_key_ = key;
+      found_ = c;
+    }
+    return c;
   }
   Calls& CallsOf(uint64_t key);  // out of line: made on first use
   // The time by cause (gap_causes.h) of [s, e), part of the gap [g0,
@@ -179,8 +188,10 @@ class TimelineSweep {
 
   // Always inlined: GCC stops inlining it into the release loop once that
   // loop grows (a call per operation).
+  // Devices live on the heap, so that index_ can hold their addresses: one
+  // load, where a position needed a multiply by the Device's size.
   [[gnu::always_inline]] Device& DeviceFor(uint32_t id) {
-    if (id < index_.size() && index_[id] != 0) return devices_[index_[id] - 1];
+    if (id < index_count_ && index_[id] != nullptr) return *index_[id];
     return NewDevice(id);
   }
   Device& NewDevice(uint32_t id);
@@ -245,14 +256,17 @@ class TimelineSweep {
   bool comm_ = false;  // NoteComm()
   std::vector<TimeSpan> window_;
   size_t cursor_ = 0;  // first window part ending after the latest operation start
-  std::vector<Device> devices_;
-  std::vector<uint32_t> index_;  // small device id -> position in devices_ + 1
+  std::vector<std::unique_ptr<Device>> devices_;
+  std::vector<Device*> index_;  // small device id -> its device, or null
+  size_t index_count_ = 0;      // index_.size()
   size_t last_ = 0;
   // Host-wide: event-wait API calls; launch calls; each thread's calls.
   Latest api_events_;
   std::vector<Launch> launches_;  // kLaunchSlots, made on the first launch
   std::vector<std::vector<std::unique_ptr<Calls>>> threads_;  // [file][thread slot]
   const TimelineSweep* host_ = nullptr;  // ShareHost()
+  mutable uint64_t found_key_ = UINT64_MAX;  // FindCalls()'s last thread
+  mutable Calls* found_ = nullptr;
 };
 
 [[gnu::always_inline]] inline void TimelineSweep::Api(const TimedItem& call) {

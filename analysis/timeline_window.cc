@@ -105,7 +105,8 @@ void TimelineSweep::OpWindowedAt(const TimedItem& op) {
 void TimelineSweep::FinishWindowed(TimelineReport* report) {
   uint64_t length = 0;
   for (const TimeSpan& p : window_) length += p.length();
-  for (Device& d : devices_) {
+  for (const std::unique_ptr<Device>& dp : devices_) {
+    Device& d = *dp;
     if (d.ops == 0) continue;
     WindowGaps(d, nullptr, d.reach, UINT64_MAX);
     DeviceOverlap o;
