@@ -146,7 +146,9 @@ class NvtxProjector {
   void ExpireEnded(Thread& t, uint64_t now);
   uint32_t NewSnapshot();
   void UnrefInstance(uint32_t id);
-  void UnrefSnapshot(uint32_t id) {
+  // Always inlined: Evict() calls it for most calls, and GCC left it out of
+  // line once the release loop grew (a call per event).
+  [[gnu::always_inline]] void UnrefSnapshot(uint32_t id) {
     if (--snapshots_[id].refs == 0) FreeSnapshot(id);
   }
   void FreeSnapshot(uint32_t id);
