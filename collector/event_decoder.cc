@@ -186,13 +186,21 @@ WireDecode Decode(std::string_view body, const ShapeTable& shapes, Out& out, Dec
       }
     }
   };
-  times(static_cast<KernelRecord*>(nullptr), 2, 8);
-  if constexpr (std::is_same_v<Out, SinkOut>) {
-    if (b.has[2] && !all && KernelsFitReports(cols[2])) {
-      ok &= DecodeKernelsForReports(cols[2], b.base, shapes, counts, out);
-      b.has[2] = false;  // done
+  // kReports into a sink (and kTimes where times() did not fit): a kind's
+  // own loop (event_decoder_fast.cc) where its columns fit it. `decode` is
+  // generic, so that it is compiled for a SinkOut only.
+  [[maybe_unused]] auto reports = [&](int k, bool (*fits)(const Columns&), auto decode) {
+    if constexpr (std::is_same_v<Out, SinkOut>) {
+      if (b.has[k] && !all && fits(cols[k])) {
+        ok &= decode(cols[k], out);
+        b.has[k] = false;  // done
+      }
     }
-  }
+  };
+  times(static_cast<KernelRecord*>(nullptr), 2, 8);
+  reports(2, KernelsFitReports, [&](Columns& c, auto& o) {
+    return DecodeKernelsForReports(c, b.base, shapes, counts, o);
+  });
   if (b.has[2]) {
     out.template Begin<KernelRecord>(cols[2].count);
     ok &= DecodeKind<KernelRecord>(
@@ -224,12 +232,9 @@ WireDecode Decode(std::string_view body, const ShapeTable& shapes, Out& out, Dec
   }
   out.End(RecordKind::kKernel);
   times(static_cast<MemcpyRecord*>(nullptr), 3, 11);
-  if constexpr (std::is_same_v<Out, SinkOut>) {
-    if (b.has[3] && !all && MemcpysFitReports(cols[3])) {
-      ok &= DecodeMemcpysForReports(cols[3], b.base, counts, out);
-      b.has[3] = false;  // done
-    }
-  }
+  reports(3, MemcpysFitReports, [&](Columns& c, auto& o) {
+    return DecodeMemcpysForReports(c, b.base, counts, o);
+  });
   if (b.has[3]) {
     out.template Begin<MemcpyRecord>(cols[3].count);
     ok &= DecodeKind<MemcpyRecord>(
@@ -253,12 +258,9 @@ WireDecode Decode(std::string_view body, const ShapeTable& shapes, Out& out, Dec
   }
   out.End(RecordKind::kMemcpy);
   times(static_cast<MemsetRecord*>(nullptr), 4, 10);
-  if constexpr (std::is_same_v<Out, SinkOut>) {
-    if (b.has[4] && !all && MemsetsFitReports(cols[4])) {
-      ok &= DecodeMemsetsForReports(cols[4], b.base, counts, out);
-      b.has[4] = false;  // done
-    }
-  }
+  reports(4, MemsetsFitReports, [&](Columns& c, auto& o) {
+    return DecodeMemsetsForReports(c, b.base, counts, o);
+  });
   if (b.has[4]) {
     out.template Begin<MemsetRecord>(cols[4].count);
     ok &= DecodeKind<MemsetRecord>(
@@ -294,12 +296,9 @@ WireDecode Decode(std::string_view body, const ShapeTable& shapes, Out& out, Dec
         });
   }
   out.End(RecordKind::kRange);
-  if constexpr (std::is_same_v<Out, SinkOut>) {
-    if (b.has[6] && !all && ApiCallsFitReports(cols[6])) {
-      ok &= DecodeApiCallsForReports(cols[6], b.base, counts, out);
-      b.has[6] = false;  // done
-    }
-  }
+  reports(6, ApiCallsFitReports, [&](Columns& c, auto& o) {
+    return DecodeApiCallsForReports(c, b.base, counts, o);
+  });
   if (b.has[6]) {
     out.template Begin<ApiRecord>(cols[6].count);
     ok &= DecodeKind<ApiRecord>(

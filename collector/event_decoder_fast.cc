@@ -54,11 +54,9 @@ template <typename R, size_t kExtras, typename Fill>
   // them are passed over with the rest of its run; DecodeKind() steps over
   // every other varying column, and so does this loop (StepOver()).
   uint32_t read = 1u << corr_field;
-  bool vary[kExtras > 0 ? kExtras : 1] = {};
   for (size_t e = 0; e < kExtras; ++e) {
     const Column& x = c.col[extra[e]];
-    vary[e] = x.values > 1;
-    if (vary[e]) read |= 1u << extra[e];
+    if (x.values > 1) read |= 1u << extra[e];
     else std::fill(values[e], values[e] + kRun, x.constant);
   }
   R* buf = out.Buf<R>();
@@ -73,7 +71,7 @@ template <typename R, size_t kExtras, typename Fill>
     got = std::min(got, wire::ReadVarintRun(cd.p, cd.end, durations, want));
     got = std::min(got, wire::ReadVarintRun(cc.p, cc.end, corrs, want));
     for (size_t e = 0; e < kExtras; ++e)
-      if (vary[e]) {
+      if (read >> extra[e] & 1u) {
         Column& x = c.col[extra[e]];
         got = std::min(got, wire::ReadVarintRun(x.p, x.end, values[e], want));
       }
