@@ -45,7 +45,7 @@ int Run(const Options& options) {
                        if (report.gaps.empty()) r.lines.push_back("no GPU activity");
                        else r.tables.push_back(IdleByCauseTable(report, format));
                      }
-                     r.tables.push_back(GapsTable(report, traces, format));
+                     r.tables.push_back(GapsTable(report, engine.window().trace_start_ns, format));
                      return r;
                    },
                    options.region);
@@ -57,12 +57,7 @@ void AddOptions(CLI::App* cmd, Options* options) {
   AddFormatOption(cmd, &options->format);
   cmd->add_option("--min-gap", options->min_gap,
                   "List only gaps at least this long (10us, 2ms, 1.5s, 500ns; plain = ns)")
-      ->check(CLI::Validator(
-          [](std::string& text) {
-            uint64_t ns;
-            return ParseDuration(text, &ns) ? std::string() : "not a duration: " + text;
-          },
-          "DURATION"));
+      ->check(DurationCheck());
   cmd->add_option("--top", options->top, "List only the N longest gaps, longest first (0: all)");
   AddRegionOptions(cmd, &options->region);
 }

@@ -232,7 +232,7 @@ Rendered RenderSummary(const analysis::SummaryReport& s, analysis::TraceSet trac
       FormatDuration(s.kernels.total_ns));
   r.tables.push_back(CopiesTable(s.copies, format));
   r.tables.back().title = "copies and memsets";
-  r.tables.push_back(GapsTable(s.timeline, traces, format));
+  r.tables.push_back(GapsTable(s.timeline, window.trace_start_ns, format));
   r.tables.back().title = "longest gaps per device";
   r.tables.push_back(RangesTable(s.nvtx, format));
   r.tables.back().title = "top NVTX ranges";

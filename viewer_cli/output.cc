@@ -21,16 +21,20 @@ void AddFormatOption(CLI::App* cmd, Format* format) {
       ->default_str("table");
 }
 
+CLI::Validator DurationCheck() {
+  return CLI::Validator(
+      [](std::string& text) {
+        uint64_t ns;
+        return ParseDuration(text, &ns) ? std::string() : "not a duration: " + text;
+      },
+      "DURATION");
+}
+
 void AddMaxSkewOption(CLI::App* cmd, std::string* max_skew) {
   cmd->add_option("--max-skew", *max_skew,
                   "Refuse inputs whose time ranges lie further apart than this (1h, 30min, 90s); "
                   "inputs that do not overlap at all get a warning")
-      ->check(CLI::Validator(
-          [](std::string& text) {
-            uint64_t ns;
-            return ParseDuration(text, &ns) ? std::string() : "not a duration: " + text;
-          },
-          "DURATION"))
+      ->check(DurationCheck())
       ->default_str("1h");
 }
 
@@ -126,6 +130,8 @@ std::string FormatDuration(uint64_t ns) {
   const int decimals = scaled < 10 ? 3 : scaled < 100 ? 2 : 1;
   return fmt::format("{:.{}f} {}", scaled, decimals, unit);
 }
+
+std::string FormatOffset(uint64_t t, uint64_t t0) { return "+" + FormatDuration(t >= t0 ? t - t0 : 0); }
 
 std::string FormatBytes(uint64_t bytes) {
   if (bytes == kSaturated) return kOverflowText;

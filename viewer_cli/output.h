@@ -30,6 +30,8 @@ enum class Format { kTable, kCsv, kJson };
 void AddFormatOption(CLI::App* cmd, Format* format);
 // --max-skew DURATION (default 1h) for commands that merge traces.
 void AddMaxSkewOption(CLI::App* cmd, std::string* max_skew);
+// An option's check that its text is a duration ParseDuration() takes.
+CLI::Validator DurationCheck();
 
 class Table {
  public:
@@ -91,6 +93,8 @@ inline constexpr const char* kOverflowText = "overflow";
 // "1.234 ms", "15.00 us", "812 ns", "414.7 us", "2.500 s" (four significant
 // digits): for humans; JSON and CSV keep ns.
 std::string FormatDuration(uint64_t ns);
+// "+1.798 s": t as an offset from t0 (0 when t is before it).
+std::string FormatOffset(uint64_t t, uint64_t t0);
 // "1.50 GiB", "64.0 KiB", "17 B".
 std::string FormatBytes(uint64_t bytes);
 // Parses "10us", "2ms", "1.5s", "500ns", "250" (ns), "5min", "1h". Returns

@@ -12,17 +12,6 @@ namespace cutrace::cli {
 
 namespace {
 
-CLI::Validator DurationCheck() {
-  return CLI::Validator(
-      [](std::string& text) {
-        uint64_t ns;
-        return ParseDuration(text, &ns) ? std::string() : "not a duration: " + text;
-      },
-      "DURATION");
-}
-
-std::string Offset(uint64_t t, uint64_t t0) { return "+" + FormatDuration(t >= t0 ? t - t0 : 0); }
-
 std::string RangeName(const analysis::RegionSpec& s) {
   return s.domain.empty() ? s.range : s.range + "@" + s.domain;
 }
@@ -58,8 +47,8 @@ std::string WindowLine(const analysis::Window& w) {
   if (!w.active)
     return "window: whole trace (choose one with --range NAME [--skip-first N] or --from/--to)";
   const uint64_t t0 = w.trace_start_ns;
-  std::string where = fmt::format("{} to {} from the trace start, {}", Offset(w.start_ns(), t0),
-                                  Offset(w.end_ns(), t0), FormatDuration(w.length_ns()));
+  std::string where = fmt::format("{} to {} from the trace start, {}", FormatOffset(w.start_ns(), t0),
+                                  FormatOffset(w.end_ns(), t0), FormatDuration(w.length_ns()));
   if (w.parts.size() > 1) where += fmt::format(" in {} parts", w.parts.size());
   if (w.spec.range.empty()) return "window: " + where;
   std::string chosen = fmt::format("{} of {} instances", w.chosen, w.instances);
@@ -103,7 +92,7 @@ std::string SteadyLine(const analysis::RangeCandidate& c, const analysis::Window
       "steady state: NVTX range '{}', {} instances, the first {} skipped as warm-up: {} from "
       "{} ({}); choose another with --range NAME --skip-first N",
       name, c.instances, c.skip, FormatDuration(w.length_ns()),
-      Offset(w.start_ns(), w.trace_start_ns), w.parts.size() > 1
+      FormatOffset(w.start_ns(), w.trace_start_ns), w.parts.size() > 1
                                                   ? fmt::format("{} parts", w.parts.size())
                                                   : "one part");
 }

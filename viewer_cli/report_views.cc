@@ -300,7 +300,7 @@ json GapsJson(const analysis::TimelineReport& report, analysis::TraceSet) {
   return devices;
 }
 
-TableSection GapsTable(const analysis::TimelineReport& report, analysis::TraceSet,
+TableSection GapsTable(const analysis::TimelineReport& report, uint64_t trace_start_ns,
                        Format format) {
   Cells c(format);
   TableSection t;
@@ -309,13 +309,17 @@ TableSection GapsTable(const analysis::TimelineReport& report, analysis::TraceSe
                    {"Before", "before", TableColumn::kNames},
                    {"After", "after", TableColumn::kNames}});
   t.empty_note = "no gaps listed";
+  // Offsets read better than raw clock values; one origin for every device,
+  // the one --from/--to take, so that a gap's offset can be cut out with them.
+  uint64_t origin = trace_start_ns;
+  if (origin == 0) {
+    origin = UINT64_MAX;
+    for (const analysis::DeviceOverlap& d : report.devices) origin = std::min(origin, d.first_ns);
+  }
   for (size_t d = 0; d < report.gaps.size(); ++d) {
     const analysis::DeviceGaps& device = report.gaps[d];
-    uint64_t origin = report.devices[d].first_ns;
     for (const analysis::Gap& g : device.gaps) {
-      // Offsets from the device's first operation read better than raw clock values.
-      std::string start =
-          c.human() ? "+" + FormatDuration(g.start_ns - origin) : std::to_string(g.start_ns);
+      std::string start = c.human() ? FormatOffset(g.start_ns, origin) : std::to_string(g.start_ns);
       t.rows.push_back({c.Count(device.device), start, c.Duration(g.duration_ns()),
                         analysis::GapCauseName(g.cause),
                         report.Label(g.before_label), report.Label(g.after_label)});

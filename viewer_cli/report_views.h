@@ -45,8 +45,11 @@ nlohmann::json CausesJson(const uint64_t* causes, bool skip_zero);
 // with `decimals` decimals: "host_sync 62%, launch 20%" ("" for none).
 std::string TopCausesText(const uint64_t* causes, uint64_t idle_ns, size_t most, int decimals);
 // One table for all devices' listed gaps (with a device column); starts are
-// offsets from the device's first operation in table form, absolute in CSV.
-TableSection GapsTable(const analysis::TimelineReport& report, analysis::TraceSet traces,
+// offsets from the trace start (`trace_start_ns`, Window::trace_start_ns: the
+// origin of --from/--to and of the window line) in table form, absolute in
+// CSV. A trace start of 0 (unknown) counts from the earliest device's first
+// operation instead.
+TableSection GapsTable(const analysis::TimelineReport& report, uint64_t trace_start_ns,
                        Format format);
 TableSection RangesTable(const analysis::NvtxReport& report, Format format);
 TableSection ApiTable(const analysis::ApiReport& report, Format format);

@@ -1,6 +1,8 @@
 // Streamed report commands: see streamed_report.h.
 #include "viewer_cli/streamed_report.h"
 
+#include <algorithm>
+
 #include <fmt/core.h>
 
 #include "viewer_cli/region_options.h"
@@ -48,7 +50,23 @@ std::shared_ptr<const analysis::Window> Shared(StatusOr<analysis::Window> window
 std::shared_ptr<const analysis::Window> StreamedWindow(
     std::span<analysis::StreamedTrace* const> streams, const analysis::RegionSpec& region,
     bool always, std::shared_ptr<const analysis::Window>* steady) {
-  if (!region.active() && !always) return std::make_shared<const analysis::Window>();
+  if (!region.active() && !always) {
+    // No window to resolve; its trace start (where gap offsets count from)
+    // from the packets' start hints, which every file of ours has. A file
+    // whose hints do not say (foreign encoding) leaves it 0: unknown.
+    analysis::Window whole;
+    uint64_t start = UINT64_MAX;
+    for (const analysis::StreamedTrace* t : streams) {
+      const std::vector<uint64_t>& m = t->future_min();
+      if (m.empty() || m[0] == 0) {
+        start = 0;
+        break;
+      }
+      start = std::min(start, m[0]);
+    }
+    whole.trace_start_ns = start == UINT64_MAX ? 0 : start;
+    return std::make_shared<const analysis::Window>(std::move(whole));
+  }
   StatusOr<analysis::Window> second = Status::Error("");
   std::shared_ptr<const analysis::Window> window =
       Shared(analysis::ResolveStreamedWindow(streams, region, steady ? &second : nullptr));

@@ -17,6 +17,9 @@ the JSON done here:
 - without options, `summary` finds the same region as its steady state (12
   instances: the first 10%, at least 1, skipped).
 - `overlap --from/--to`: the window is exactly [start + from, start + to].
+- the gaps table's Start column counts from the trace start, as the window
+  line and --from/--to do (not from the device's first operation), whole
+  trace and windowed alike.
 - a range that matches nothing: exit 1, one line on stderr, nothing on stdout.
 
 usage: region_test.py CUTRACE
@@ -103,6 +106,31 @@ def expected_window(steps, calls, ops, skip):
     return union(parts)
 
 
+UNITS = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
+
+
+def listed_starts(table):
+    """The Start column of a gaps table (offsets such as '+1.798 ms'), in ns."""
+    lines = table.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("Device") and "Start" in line)
+    starts = []
+    for line in lines[head + 2:]:
+        if not line.strip():
+            break
+        value, unit = line.split()[1:3]
+        starts.append(float(value.lstrip("+")) * UNITS[unit])
+    return starts
+
+
+def check_gap_offsets(name, table, gaps, origin):
+    """Each listed gap's offset is its start minus `origin`, to the 4 digits shown."""
+    starts = listed_starts(table)
+    want = [g["start_ns"] - origin for d in gaps["devices"] for g in d["gaps"]]
+    expect(f"{name}: gaps listed", len(starts) == len(want) > 0, f"{starts} vs {want}")
+    bad = [(a, b) for a, b in zip(starts, want) if abs(a - b) > 5e-4 * b + 1]
+    expect(f"{name}: offsets from the trace start", not bad, str(bad[:3]))
+
+
 def checks(tmp):
     text, steps, calls, ops = make_trace()
     src = os.path.join(tmp, "steps.json")
@@ -171,6 +199,19 @@ def checks(tmp):
     expect("from/to busy", o["devices"][0]["busy_ns"] == want,
            f"{o['devices'][0]['busy_ns']} != {want}")
     expect("from/to span", o["devices"][0]["span_ns"] == 1_000_000, str(o["devices"][0]))
+
+    # The earliest record is the first step's range, before any GPU work: an
+    # offset from the device's first operation would be short by that much.
+    expect("fixture: work starts after the trace", min(s0 for _, s0, _, _ in ops) > first + 10_000,
+           str(first))
+    for args in ([], ["--from", "200us", "--to", "1.2ms"]):
+        gaps = json.loads(run("gaps", trace, *args, "--top", "4", "--format", "json").stdout)
+        table = run("gaps", trace, *args, "--top", "4", "--width", "1000").stdout
+        check_gap_offsets("gaps " + " ".join(args), table, gaps, first)
+        if args:
+            lo, hi = 200_000, 1_200_000
+            out = [t for t in listed_starts(table) if not lo <= t <= hi]
+            expect("windowed gaps inside --from/--to", not out, str(out))
 
     for report in ("summary", "kernels", "gaps", "diagnose", "timeline", "nvtx", "api"):
         p = run(report, trace, "--range", "nosuch", check=False)
