@@ -67,9 +67,10 @@ template <typename R, size_t kExtras, typename Fill>
     const size_t want = std::min<size_t>(kRun, c.count - i);
     // Each column is read as far as it goes; the events up to the first
     // column that stopped early are whole.
-    size_t got = wire::ReadVarintRun(cs.p, cs.end, starts, want);
+    // Start and correlation are sint64 deltas, zigzag-decoded as they are read.
+    size_t got = wire::ReadZigzagRun(cs.p, cs.end, starts, want);
     got = std::min(got, wire::ReadVarintRun(cd.p, cd.end, durations, want));
-    got = std::min(got, wire::ReadVarintRun(cc.p, cc.end, corrs, want));
+    got = std::min(got, wire::ReadZigzagRun(cc.p, cc.end, corrs, want));
     for (size_t e = 0; e < kExtras; ++e)
       if (read >> extra[e] & 1u) {
         Column& x = c.col[extra[e]];
@@ -77,9 +78,9 @@ template <typename R, size_t kExtras, typename Fill>
       }
     ok = got == want;
     for (size_t j = 0; j < got; ++j) {
-      start += Convert(starts[j], ColType::kS64);
+      start += starts[j];
       const uint64_t end = start + durations[j];  // modulo 2^64
-      corr += Convert(corrs[j], ColType::kS64);
+      corr += corrs[j];
       if (end < start) {
         if constexpr (kExtras > 0) {
           // As DecodeKind(): every other varying column steps over this
@@ -172,9 +173,9 @@ bool ColumnMinStart(const uint8_t* p, const uint8_t* end, uint64_t base, uint64_
   uint64_t start = base;
   uint64_t run[256];
   while (p < end) {
-    const size_t got = wire::ReadVarintRun(p, end, run, 256);
+    const size_t got = wire::ReadZigzagRun(p, end, run, 256);
     for (size_t i = 0; i < got; ++i) {
-      start += Convert(run[i], ColType::kS64);
+      start += run[i];
       *lowest = std::min(*lowest, start);
     }
     if (got < 256 && p != end) return false;  // over ten bytes

@@ -70,17 +70,49 @@ constexpr std::array<Block, 4096> MakeBlocks() {
 
 constexpr std::array<Block, 4096> kBlocks = MakeBlocks();
 
-// Eight 16-bit lanes to out[0, 8) as uint64.
-[[gnu::target("ssse3"), gnu::always_inline]] inline void StoreShorts(__m128i v, uint64_t* out) {
-  const __m128i zero = _mm_setzero_si128();
-  const __m128i lo = _mm_unpacklo_epi16(v, zero), hi = _mm_unpackhi_epi16(v, zero);
-  auto* o = reinterpret_cast<__m128i*>(out);
-  _mm_storeu_si128(o + 0, _mm_unpacklo_epi32(lo, zero));
-  _mm_storeu_si128(o + 1, _mm_unpackhi_epi32(lo, zero));
-  _mm_storeu_si128(o + 2, _mm_unpacklo_epi32(hi, zero));
-  _mm_storeu_si128(o + 3, _mm_unpackhi_epi32(hi, zero));
+// Zigzag (sint64) decoding of lanes holding raw varints: (v >> 1) ^ -(v & 1).
+// A raw value below 2^14 (16-bit lanes) or 2^28 (32-bit lanes) decodes to
+// one that fits the lane signed, so decoding before widening and then
+// widening with sign extension gives the 64-bit value.
+[[gnu::target("ssse3"), gnu::always_inline]] inline __m128i Unzigzag16(__m128i v) {
+  const __m128i sign = _mm_sub_epi16(_mm_setzero_si128(), _mm_and_si128(v, _mm_set1_epi16(1)));
+  return _mm_xor_si128(_mm_srli_epi16(v, 1), sign);
+}
+[[gnu::target("ssse3"), gnu::always_inline]] inline __m128i Unzigzag32(__m128i v) {
+  const __m128i sign = _mm_sub_epi32(_mm_setzero_si128(), _mm_and_si128(v, _mm_set1_epi32(1)));
+  return _mm_xor_si128(_mm_srli_epi32(v, 1), sign);
 }
 
+// Four 32-bit lanes to out[0, 4) as uint64, zero- or sign-extended.
+template <bool kSigned>
+[[gnu::target("ssse3"), gnu::always_inline]] inline void StoreWide(__m128i w, uint64_t* out) {
+  const __m128i top = kSigned ? _mm_srai_epi32(w, 31) : _mm_setzero_si128();
+  auto* o = reinterpret_cast<__m128i*>(out);
+  _mm_storeu_si128(o + 0, _mm_unpacklo_epi32(w, top));
+  _mm_storeu_si128(o + 1, _mm_unpackhi_epi32(w, top));
+}
+
+// Four 32-bit lanes of raw values to out[0, 4): as they are, or
+// zigzag-decoded.
+template <bool kZigzag>
+[[gnu::target("ssse3"), gnu::always_inline]] inline void StoreWords(__m128i w, uint64_t* out) {
+  if constexpr (kZigzag) w = Unzigzag32(w);
+  StoreWide<kZigzag>(w, out);
+}
+
+// Eight 16-bit lanes of raw values to out[0, 8), the same way.
+template <bool kZigzag>
+[[gnu::target("ssse3"), gnu::always_inline]] inline void StoreShorts(__m128i v, uint64_t* out) {
+  __m128i top = _mm_setzero_si128();
+  if constexpr (kZigzag) {
+    v = Unzigzag16(v);
+    top = _mm_srai_epi16(v, 15);
+  }
+  StoreWide<kZigzag>(_mm_unpacklo_epi16(v, top), out);
+  StoreWide<kZigzag>(_mm_unpackhi_epi16(v, top), out + 4);
+}
+
+template <bool kZigzag>
 [[gnu::target("ssse3")]] size_t RunSsse3(const uint8_t*& p, const uint8_t* end, uint64_t* out,
                                          size_t n) {
   size_t i = 0;
@@ -91,8 +123,8 @@ constexpr std::array<Block, 4096> kBlocks = MakeBlocks();
     const uint32_t cont = static_cast<uint32_t>(_mm_movemask_epi8(v));
     if (cont == 0) {  // 16 one-byte varints
       const __m128i zero = _mm_setzero_si128();
-      StoreShorts(_mm_unpacklo_epi8(v, zero), out + i);
-      StoreShorts(_mm_unpackhi_epi8(v, zero), out + i + 8);
+      StoreShorts<kZigzag>(_mm_unpacklo_epi8(v, zero), out + i);
+      StoreShorts<kZigzag>(_mm_unpackhi_epi8(v, zero), out + i + 8);
       i += 16;
       q += 16;
       continue;
@@ -102,21 +134,19 @@ constexpr std::array<Block, 4096> kBlocks = MakeBlocks();
     if (b.kind == kShorts) {
       const __m128i low = _mm_and_si128(x, _mm_set1_epi16(0x7f));
       const __m128i high = _mm_srli_epi16(_mm_and_si128(x, _mm_set1_epi16(0x7f00)), 1);
-      StoreShorts(_mm_or_si128(low, high), out + i);
+      StoreShorts<kZigzag>(_mm_or_si128(low, high), out + i);
     } else if (b.kind == kWords) {
       __m128i w = _mm_and_si128(x, _mm_set1_epi32(0x7f));
       w = _mm_or_si128(w, _mm_and_si128(_mm_srli_epi32(x, 1), _mm_set1_epi32(0x7f << 7)));
       w = _mm_or_si128(w, _mm_and_si128(_mm_srli_epi32(x, 2), _mm_set1_epi32(0x7f << 14)));
       w = _mm_or_si128(w, _mm_and_si128(_mm_srli_epi32(x, 3), _mm_set1_epi32(0x7f << 21)));
-      const __m128i zero = _mm_setzero_si128();
-      auto* o = reinterpret_cast<__m128i*>(out + i);
-      _mm_storeu_si128(o + 0, _mm_unpacklo_epi32(w, zero));
-      _mm_storeu_si128(o + 1, _mm_unpackhi_epi32(w, zero));
+      StoreWords<kZigzag>(w, out + i);
     } else {
       if (!NextVarint(q, end, &out[i])) {
         p = q;
         return i;
       }
+      if constexpr (kZigzag) out[i] = Unzigzag(out[i]);
       ++i;
       continue;
     }
@@ -124,6 +154,7 @@ constexpr std::array<Block, 4096> kBlocks = MakeBlocks();
     q += b.bytes;
   }
   p = q;
+  if constexpr (kZigzag) return i + ReadZigzagRunScalar(p, end, out + i, n - i);
   return i + ReadVarintRunScalar(p, end, out + i, n - i);
 }
 
@@ -139,9 +170,17 @@ bool HasSsse3() {
 size_t ReadVarintRun(const uint8_t*& p, const uint8_t* end, uint64_t* out, size_t n) {
 #if defined(__x86_64__)
   static const bool ssse3 = HasSsse3();
-  if (ssse3) return RunSsse3(p, end, out, n);
+  if (ssse3) return RunSsse3<false>(p, end, out, n);
 #endif
   return ReadVarintRunScalar(p, end, out, n);
+}
+
+size_t ReadZigzagRun(const uint8_t*& p, const uint8_t* end, uint64_t* out, size_t n) {
+#if defined(__x86_64__)
+  static const bool ssse3 = HasSsse3();
+  if (ssse3) return RunSsse3<true>(p, end, out, n);
+#endif
+  return ReadZigzagRunScalar(p, end, out, n);
 }
 
 }  // namespace cutrace::wire

@@ -1,7 +1,9 @@
-// ReadVarintRun() (collector/varint_run.h) against one NextVarint() at a
-// time: the same values, the same stopping place, on every continuation
-// pattern of the 12 bytes its block table is indexed by and on columns of
-// every length mix, including varints over ten bytes.
+// ReadVarintRun() and ReadZigzagRun() (collector/varint_run.h) against one
+// NextVarint() at a time: the same values, the same stopping place, on every
+// continuation pattern of the 12 bytes its block table is indexed by and on
+// columns of every length mix, including varints over ten bytes; the zigzag
+// reader's values are the signed ones written, negative ones included, at
+// every lane width's edges.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -40,12 +42,19 @@ size_t CompareRuns(const std::vector<uint8_t>& bytes, size_t total, std::vector<
   for (size_t r = 0; done < total; ++r) {
     const size_t n = std::min(runs[r % runs.size()], total - done);
     std::vector<uint64_t> fast(n + 1, 0xdeadbeef), slow(n + 1, 0xdeadbeef);
+    std::vector<uint64_t> zigzag(n + 1, 0xdeadbeef);
+    const uint8_t* z = p;
     const size_t got_fast = ReadVarintRun(p, end, fast.data(), n);
     const size_t got_slow = ReadVarintRunScalar(q, end, slow.data(), n);
+    const size_t got_zigzag = ReadZigzagRun(z, end, zigzag.data(), n);
     EXPECT_EQ(got_fast, got_slow) << "run " << r << " after " << done;
+    EXPECT_EQ(got_zigzag, got_slow) << "run " << r << " after " << done;
     EXPECT_EQ(p - bytes.data(), q - bytes.data()) << "run " << r << " after " << done;
-    for (size_t i = 0; i < std::min(got_fast, got_slow); ++i)
+    EXPECT_EQ(z, p) << "run " << r << " after " << done;
+    for (size_t i = 0; i < std::min(got_fast, got_slow); ++i) {
       EXPECT_EQ(fast[i], slow[i]) << "value " << done + i;
+      EXPECT_EQ(zigzag[i], Unzigzag(slow[i])) << "value " << done + i;
+    }
     done += got_slow;
     if (got_slow < n || got_fast != got_slow) break;
   }
@@ -107,6 +116,39 @@ TEST(VarintRun, EveryLengthMixInRunsOfEverySize) {
     out.resize(total);
     EXPECT_EQ(out, values) << "mix " << m;
     EXPECT_EQ(p, bytes.data() + bytes.size());
+  }
+}
+
+TEST(VarintRun, ZigzagValuesAreTheSignedOnesWritten) {
+  // Values at the edges of what each lane width holds (one byte: |v| <= 64;
+  // 16-bit lanes: two bytes, 2^13; 32-bit lanes: four bytes, 2^27), both
+  // signs, and the extremes, mixed so that every block kind meets them.
+  std::vector<int64_t> edges = {0, 1, -1, 63, -64, 64, -65, 8191, -8192, 8192, -8193,
+                                (1 << 27) - 1, -(1 << 27), 1 << 27, -(1 << 27) - 1,
+                                INT64_MAX, INT64_MIN};
+  std::mt19937_64 rng(4);
+  std::vector<int64_t> values;
+  for (int i = 0; i < 5000; ++i) {
+    const int64_t e = edges[rng() % edges.size()];
+    // Mostly small ones around an edge, so that runs of one lane width form.
+    values.push_back(rng() % 4 == 0 ? e : static_cast<int64_t>(rng() % 129) - 64);
+  }
+  std::vector<uint8_t> bytes;
+  for (int64_t v : values)
+    PutVarint((static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63), &bytes);
+  for (size_t run : {size_t{1}, size_t{16}, size_t{256}, values.size()}) {
+    const uint8_t* p = bytes.data();
+    const uint8_t* end = bytes.data() + bytes.size();
+    std::vector<uint64_t> out(values.size());
+    size_t done = 0;
+    while (done < values.size()) {
+      const size_t got = ReadZigzagRun(p, end, out.data() + done, std::min(run, values.size() - done));
+      ASSERT_GT(got, 0u);
+      done += got;
+    }
+    EXPECT_EQ(p, end);
+    for (size_t i = 0; i < values.size(); ++i)
+      ASSERT_EQ(static_cast<int64_t>(out[i]), values[i]) << "value " << i << " run " << run;
   }
 }
 
