@@ -131,16 +131,16 @@ template <bool kZigzag>
     }
     const Block& b = kBlocks[cont & 0xfff];
     const __m128i x = _mm_shuffle_epi8(v, _mm_load_si128(reinterpret_cast<const __m128i*>(b.shuffle)));
+    // The 7-bit groups are joined by multiply-adds: with the continuation
+    // bits cleared, each byte pair becomes low + 128 * high (pmaddubsw: at
+    // most 16383, no saturation), and each pair of those low + 16384 * high
+    // (pmaddwd: at most 2^28 - 1).
+    const __m128i groups = _mm_and_si128(x, _mm_set1_epi8(0x7f));
+    const __m128i pairs = _mm_maddubs_epi16(_mm_set1_epi16(0x8001), groups);  // unsigned 1, 128
     if (b.kind == kShorts) {
-      const __m128i low = _mm_and_si128(x, _mm_set1_epi16(0x7f));
-      const __m128i high = _mm_srli_epi16(_mm_and_si128(x, _mm_set1_epi16(0x7f00)), 1);
-      StoreShorts<kZigzag>(_mm_or_si128(low, high), out + i);
+      StoreShorts<kZigzag>(pairs, out + i);
     } else if (b.kind == kWords) {
-      __m128i w = _mm_and_si128(x, _mm_set1_epi32(0x7f));
-      w = _mm_or_si128(w, _mm_and_si128(_mm_srli_epi32(x, 1), _mm_set1_epi32(0x7f << 7)));
-      w = _mm_or_si128(w, _mm_and_si128(_mm_srli_epi32(x, 2), _mm_set1_epi32(0x7f << 14)));
-      w = _mm_or_si128(w, _mm_and_si128(_mm_srli_epi32(x, 3), _mm_set1_epi32(0x7f << 21)));
-      StoreWords<kZigzag>(w, out + i);
+      StoreWords<kZigzag>(_mm_madd_epi16(pairs, _mm_set1_epi32(0x40000001)), out + i);  // 1, 16384
     } else {
       if (!NextVarint(q, end, &out[i])) {
         p = q;
