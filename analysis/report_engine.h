@@ -137,6 +137,9 @@ class ReportEngine {
   const std::vector<LaunchCounts>& launches() const { return launches_; }
   // The most events held for time order at once (streaming's memory).
   size_t peak_held() const { return order_.peak_held(); }
+  // Whether events arrived after their time had been released (TimeOrder::
+  // late()): the stream's start hints were wrong, the trace corrupt.
+  bool late_events() const { return order_.late(); }
   // The window the reports cover (inactive: the whole trace).
   const Window& window() const { return *window_; }
   // A second device sweep over another window (the steady state beside the

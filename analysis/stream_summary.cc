@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <string>
 
 #include "collector/trace_loader.h"
 #include "collector/trace_pass.h"
@@ -145,6 +146,12 @@ StatusOr<std::unique_ptr<ReportEngine>> StreamTraces(std::span<StreamedTrace* co
       case TracePass::Step::kBroken:
         return StreamLoaded(traces, parts, gaps, window, second);
     }
+    // A batch that says it starts later than it does (EventBatch
+    // min_start_ns) had events released ahead of it: the order is broken.
+    if (engine->late_events())
+      return Status::Error(r.trace->info().path + ": packet " +
+                           std::to_string(r.pass->packet_index()) +
+                           " holds events earlier than its batch's min_start_ns; the trace is corrupt");
     uint64_t limit = std::numeric_limits<uint64_t>::max();
     for (const Reading& other : reading) limit = std::min(limit, other.future());
     engine->Release(limit);

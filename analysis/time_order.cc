@@ -90,6 +90,7 @@ void TimeOrder::Commit() {
     ends[r] = base + runs_[r];
     if (front == nullptr || ItemBefore(*pos[r], *front)) front = pos[r];
   }
+  if (front->start < released_) late_ = true;
   // The lane whose last event comes latest without coming after `front`;
   // an empty lane if none; a new lane; or, at the limit, the latest lane.
   // (Only `lane` is used after an emplace_back() that may move the lanes.)

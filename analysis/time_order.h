@@ -150,6 +150,7 @@ class TimeOrder {
   // every event: fn's stores might have changed it).
   template <typename Fn>
   void Release(uint64_t limit, Fn fn) {
+    if (limit > released_) released_ = limit;
     if (lanes_.size() > kFewLanes) {
       size_t busy = 0;
       for (const Lane& l : lanes_) busy += l.segments.empty() ? 0 : 1;
@@ -295,6 +296,11 @@ class TimeOrder {
     }
   }
 
+  // Whether a committed packet held an event that starts before a limit
+  // already released: it then went out late, out of order. The caller's
+  // start hints were wrong, which only a corrupt trace's can be.
+  bool late() const { return late_; }
+
   // Events held now, and the most ever held (what streaming costs in memory).
   size_t held() const { return held_; }
   size_t peak_held() const { return peak_; }
@@ -387,6 +393,8 @@ class TimeOrder {
   std::vector<Items> spare_;  // emptied segments, for staging
   std::vector<TimedItem> small_, small_merged_, tail_;
   size_t held_ = 0, peak_ = 0;
+  uint64_t released_ = 0;  // the highest limit Release() was given
+  bool late_ = false;
 };
 
 }  // namespace cutrace::analysis

@@ -3,6 +3,8 @@
 // (all values 0), one (all values equal) or `count` values.
 #include "collector/batch_encoder.h"
 
+#include <algorithm>
+
 #include "collector/wire_fields.h"
 
 namespace cutrace {
@@ -108,6 +110,18 @@ void BatchEncoder::Encode(const RecordBatch& b, ProtoWriter* w) {
   EncodeRanges(b.ranges, base, w);
   EncodeApiCalls(b.api_calls, base, w);
   EncodeSyncs(b.syncs, base, w);
+  // The batch's earliest start (0, left out, when it has no events).
+  uint64_t min_start = UINT64_MAX;
+  auto lower = [&min_start](const auto& records) {
+    for (const auto& r : records) min_start = std::min(min_start, r.start_ns);
+  };
+  lower(b.kernels);
+  lower(b.memcpys);
+  lower(b.memsets);
+  lower(b.ranges);
+  lower(b.api_calls);
+  lower(b.syncs);
+  if (min_start != UINT64_MAX) w->Uint(wire::EventBatch::kMinStartNs, min_start);
 }
 
 void BatchEncoder::EncodeKernels(const std::vector<KernelRecord>& v, int64_t base,

@@ -107,11 +107,16 @@ bool Columns::Parse(std::string_view bytes, const ColType* types, int ntypes) {
 bool BatchFields::Parse(std::string_view body) {
   const uint8_t* p = reinterpret_cast<const uint8_t*>(body.data());
   const uint8_t* end = p + body.size();
-  bool base_seen = false;
+  bool base_seen = false, min_seen = false;
   return ForEachField(p, end, [&](uint32_t field, uint32_t wt, const uint8_t*& q) {
     if (field == wire::EventBatch::kBaseNs) {
       if (wt != 0 || base_seen || !ReadVarint(q, end, &base)) return FieldRead::kBroken;
       base_seen = true;
+      return FieldRead::kRead;
+    }
+    if (field == wire::EventBatch::kMinStartNs) {
+      if (wt != 0 || min_seen || !ReadVarint(q, end, &min_start)) return FieldRead::kBroken;
+      min_seen = true;
       return FieldRead::kRead;
     }
     if (field < wire::EventBatch::kKernels || field > wire::EventBatch::kSyncs) return FieldRead::kSkip;

@@ -118,6 +118,7 @@ struct Columns {
 // (index = field number; 2 kernels ... 7 syncs).
 struct BatchFields {
   uint64_t base = 0;
+  uint64_t min_start = 0;  // EventBatch.min_start_ns: 0 unknown
   std::string_view kinds[8];
   bool has[8] = {};
 

@@ -189,6 +189,11 @@ bool ColumnMinStart(const uint8_t* p, const uint8_t* end, uint64_t base, uint64_
 WireDecode MinStart(std::string_view body, uint64_t* min_start) {
   BatchFields b;
   if (!b.Parse(body)) return WireDecode::kFallback;
+  // The writer says it (readers check it against the events they decode).
+  if (b.min_start != 0) {
+    *min_start = b.min_start;
+    return WireDecode::kOk;
+  }
   uint64_t lowest = std::numeric_limits<uint64_t>::max();
   for (int k = 2; k < 8; ++k) {
     if (!b.has[k]) continue;

@@ -13,7 +13,10 @@
 // PacketStartHints() is a cheap first pass that tells, for each packet, the
 // earliest start time of its events: a reader that needs events in time
 // order (analysis/time_order.h) can release everything earlier than what
-// the packets still to come can hold.
+// the packets still to come can hold. A batch states it (EventBatch
+// min_start_ns, written since 2026-12-04), so the pass only frames the
+// packets; an older batch's start columns are read for it. The time order
+// checks the stated starts against the events (TimeOrder::late()).
 //
 // Not thread-safe; one pass per thread. The bytes must outlive the pass.
 #pragma once

@@ -514,8 +514,16 @@ TEST(EventDecoderTest, MinStartIsTheEarliestStartOfEveryColumnShape) {
     }
     Encoded e = Encode({batch}, interner);
     ASSERT_EQ(e.bodies.size(), 1u);
+    // As the writer states it (min_start_ns), and computed from the start
+    // columns where a batch does not state it (a trace from before the field).
     uint64_t min_start = 0;
     ASSERT_EQ(EventBatchMinStart(e.bodies[0], &min_start), WireDecode::kOk);
+    EXPECT_EQ(min_start, lowest);
+    // (A start of 0, which wrapping can give, is "unknown": not written.)
+    const std::string unstated = testing::WithoutMinStart(e.bodies[0]);
+    if (lowest != 0) ASSERT_LT(unstated.size(), e.bodies[0].size());
+    min_start = 0;
+    ASSERT_EQ(EventBatchMinStart(unstated, &min_start), WireDecode::kOk);
     EXPECT_EQ(min_start, lowest);
   }
 }
@@ -542,6 +550,36 @@ TEST(EventDecoderTest, StartHintsBoundEveryPacketsEvents) {
   for (const SyncRecord& s : a.syncs) lowest = std::min(lowest, s.start_ns);
   EXPECT_EQ(hints[2], lowest);
   EXPECT_EQ(hints[3], std::numeric_limits<uint64_t>::max());
+  // The earliest start is an API call's, not the first kernel's (which the
+  // batch's base is): the writer's min_start_ns is over every kind.
+  ASSERT_LT(lowest, a.kernels[0].start_ns);
+}
+
+// The writer states each batch's earliest start; a batch written without it
+// gets the same hint, computed from its columns.
+TEST(EventDecoderTest, StartHintsAreTheSameStatedOrComputed) {
+  StringInterner interner;
+  RecordBatch a = SampleBatch(interner);
+  Encoded e = Encode({a}, interner);
+  ASSERT_EQ(e.bodies.size(), 1u);
+  uint64_t stated = 0, computed = 0;
+  ASSERT_EQ(EventBatchMinStart(e.bodies[0], &stated), WireDecode::kOk);
+  ASSERT_EQ(EventBatchMinStart(testing::WithoutMinStart(e.bodies[0]), &computed), WireDecode::kOk);
+  EXPECT_EQ(stated, computed);
+  // Both decode to every record (the field changes nothing else).
+  ShapeTable shapes;
+  for (const proto::KernelShape& s : e.shapes) {
+    KernelShape f;
+    f.name_id = s.name_id();
+    shapes.Set(s.id(), f);
+  }
+  RecordBatch x, y;
+  DecodeCounts cx, cy;
+  ASSERT_EQ(DecodeEventBatchWire(e.bodies[0], shapes, &x, &cx), WireDecode::kOk);
+  ASSERT_EQ(DecodeEventBatchWire(testing::WithoutMinStart(e.bodies[0]), shapes, &y, &cy),
+            WireDecode::kOk);
+  EXPECT_EQ(x.size(), a.size());
+  EXPECT_EQ(y.size(), a.size());
 }
 
 }  // namespace

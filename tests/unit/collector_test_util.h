@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 #include "collector/records.h"
 #include "collector/string_interner.h"
@@ -16,6 +17,55 @@
 #include "tests/unit/temp_dir.h"
 
 namespace cutrace::testing {
+
+// The varint of v.
+inline std::string Varint(uint64_t v) {
+  std::string out;
+  for (; v >= 0x80; v >>= 7) out.push_back(static_cast<char>(v | 0x80));
+  out.push_back(static_cast<char>(v));
+  return out;
+}
+
+// An EventBatch body without its min_start_ns (field 8, a varint): what a
+// writer before that field wrote. The body's other fields are 1 (a varint)
+// and 2-7 (length-delimited).
+inline std::string WithoutMinStart(std::string_view body) {
+  std::string out;
+  size_t i = 0;
+  auto varint = [&]() {
+    uint64_t v = 0;
+    for (int shift = 0; i < body.size(); shift += 7) {
+      const uint8_t b = static_cast<uint8_t>(body[i++]);
+      v |= uint64_t{b & 0x7fu} << shift;
+      if (!(b & 0x80)) break;
+    }
+    return v;
+  };
+  while (i < body.size()) {
+    const size_t from = i;
+    const uint64_t tag = varint();
+    if ((tag & 7) == 0) {
+      varint();
+    } else {
+      const uint64_t len = varint();
+      i += len;
+    }
+    if ((tag >> 3) != 8) out.append(body.substr(from, i - from));
+  }
+  return out;
+}
+
+// Rewrites every EventBatch min_start_ns of value `from` in a trace's bytes
+// to `to`, which must take as many varint bytes (nothing else moves): a
+// batch that misstates where it starts. Returns how many it rewrote.
+inline size_t ReplaceMinStart(std::string* bytes, uint64_t from, uint64_t to) {
+  const std::string was = "\x40" + Varint(from), now = "\x40" + Varint(to);
+  if (was.size() != now.size()) return 0;
+  size_t n = 0;
+  for (size_t at = bytes->find(was); at != std::string::npos; at = bytes->find(was, at + 1), ++n)
+    bytes->replace(at, now.size(), now);
+  return n;
+}
 
 // An H200's SM limits, what theoretical occupancy is computed from: 64 warps,
 // 32 blocks, 65536 registers and 233472 bytes of shared memory per SM, 1024
