@@ -22,10 +22,10 @@ void ShapeTable::Set(uint32_t id, const KernelShape& shape) {
   }
   if (id >= dense_.size()) {
     dense_.resize(id + 1);
-    present_.resize(id + 1, false);
+    names_.resize(id + 1, 0);
   }
   dense_[id] = shape;
-  present_[id] = true;
+  names_[id] = kPresent | shape.name_id;
 }
 
 namespace event_wire {

@@ -35,16 +35,25 @@ class ShapeTable {
  public:
   void Set(uint32_t id, const KernelShape& shape);  // a later definition wins
   const KernelShape* Find(uint32_t id) const {
-    if (id < dense_.size()) return present_[id] ? &dense_[id] : nullptr;
+    if (id < dense_.size()) return names_[id] != 0 ? &dense_[id] : nullptr;
     if (id < kDenseLimit) return nullptr;
     auto it = sparse_.find(id);
     return it == sparse_.end() ? nullptr : &it->second;
   }
+  // Find(id)->name_id, or -1 where Find() gives null: one load for the
+  // reports' decode, which reads nothing else of the shape.
+  int64_t NameOf(uint32_t id) const {
+    if (id < names_.size())
+      return names_[id] != 0 ? int64_t{static_cast<uint32_t>(names_[id])} : int64_t{-1};
+    const KernelShape* s = Find(id);
+    return s ? int64_t{s->name_id} : int64_t{-1};
+  }
 
  private:
   static constexpr uint32_t kDenseLimit = 1u << 16;
+  static constexpr uint64_t kPresent = uint64_t{1} << 32;
   std::vector<KernelShape> dense_;
-  std::vector<bool> present_;
+  std::vector<uint64_t> names_;  // by id: kPresent | name_id, or 0 (no shape)
   std::unordered_map<uint32_t, KernelShape> sparse_;
 };
 

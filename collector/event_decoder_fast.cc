@@ -232,12 +232,12 @@ bool DecodeKernelsForReports(Columns& c, uint64_t base, const ShapeTable& shapes
         r.correlation_id = corr;
         r.device_id = device;
         r.graph_id = graph;
-        const KernelShape* s = shapes.Find(static_cast<uint32_t>(shape_id));
-        if (s == nullptr) {
+        const int64_t name = shapes.NameOf(static_cast<uint32_t>(shape_id));
+        if (name < 0) {
           ++counts->unknown_shapes;
           r.name_id = 0;
         } else {
-          r.name_id = s->name_id;
+          r.name_id = static_cast<uint32_t>(name);
         }
       });
 }
