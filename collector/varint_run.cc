@@ -167,20 +167,26 @@ bool HasSsse3() {
 
 }  // namespace
 
-size_t ReadVarintRun(const uint8_t*& p, const uint8_t* end, uint64_t* out, size_t n) {
+namespace {
+
+// The block decoder where the CPU has SSSE3, else one varint at a time.
+template <bool kZigzag>
+size_t ReadRun(const uint8_t*& p, const uint8_t* end, uint64_t* out, size_t n) {
 #if defined(__x86_64__)
   static const bool ssse3 = HasSsse3();
-  if (ssse3) return RunSsse3<false>(p, end, out, n);
+  if (ssse3) return RunSsse3<kZigzag>(p, end, out, n);
 #endif
-  return ReadVarintRunScalar(p, end, out, n);
+  return kZigzag ? ReadZigzagRunScalar(p, end, out, n) : ReadVarintRunScalar(p, end, out, n);
+}
+
+}  // namespace
+
+size_t ReadVarintRun(const uint8_t*& p, const uint8_t* end, uint64_t* out, size_t n) {
+  return ReadRun<false>(p, end, out, n);
 }
 
 size_t ReadZigzagRun(const uint8_t*& p, const uint8_t* end, uint64_t* out, size_t n) {
-#if defined(__x86_64__)
-  static const bool ssse3 = HasSsse3();
-  if (ssse3) return RunSsse3<true>(p, end, out, n);
-#endif
-  return ReadZigzagRunScalar(p, end, out, n);
+  return ReadRun<true>(p, end, out, n);
 }
 
 }  // namespace cutrace::wire

@@ -33,6 +33,17 @@ struct Encoded {
   std::vector<proto::KernelShape> shapes;
 };
 
+// The first `known` shapes of `e` (their names only), as the reader's table.
+ShapeTable ShapesOf(const Encoded& e, size_t known = SIZE_MAX) {
+  ShapeTable shapes;
+  for (size_t i = 0; i < e.shapes.size() && i < known; ++i) {
+    KernelShape f;
+    f.name_id = e.shapes[i].name_id();
+    shapes.Set(e.shapes[i].id(), f);
+  }
+  return shapes;
+}
+
 Encoded Encode(const std::vector<RecordBatch>& batches, StringInterner& interner) {
   const proto::Trace trace = testing::EncodeTrace(batches, interner);
   Encoded out;
@@ -259,13 +270,7 @@ TEST(EventDecoderTest, ReportOperationsAndCallsIntoASinkDecodeAsIntoABatch) {
   Encoded e = Encode(batches, interner);
   for (size_t known : {SIZE_MAX, size_t{5}}) {
     SCOPED_TRACE(known);
-    ShapeTable shapes;
-    for (size_t i = 0; i < e.shapes.size() && i < known; ++i) {
-      const proto::KernelShape& s = e.shapes[i];
-      KernelShape f;
-      f.name_id = s.name_id();
-      shapes.Set(s.id(), f);
-    }
+    const ShapeTable shapes = ShapesOf(e, known);
     RecordBatch expected;
     DecodeCounts want, got;
     CollectSink sink;
@@ -327,12 +332,7 @@ TEST(EventDecoderTest, OperationTimesIntoASinkAreTheGeneralDecodesTimes) {
                             .correlation_id = 77, .name_id = interner.Intern("cudaLaunchKernel")});
   });
   Encoded e = Encode(batches, interner);
-  ShapeTable shapes;
-  for (const proto::KernelShape& s : e.shapes) {
-    KernelShape f;
-    f.name_id = s.name_id();
-    shapes.Set(s.id(), f);
-  }
+  const ShapeTable shapes = ShapesOf(e);
   DecodeCounts want, got;
   uint64_t timed = 0, reported = 0;
   for (size_t i = 0; i < e.bodies.size(); ++i) {
@@ -567,12 +567,7 @@ TEST(EventDecoderTest, StartHintsAreTheSameStatedOrComputed) {
   ASSERT_EQ(EventBatchMinStart(testing::WithoutMinStart(e.bodies[0]), &computed), WireDecode::kOk);
   EXPECT_EQ(stated, computed);
   // Both decode to every record (the field changes nothing else).
-  ShapeTable shapes;
-  for (const proto::KernelShape& s : e.shapes) {
-    KernelShape f;
-    f.name_id = s.name_id();
-    shapes.Set(s.id(), f);
-  }
+  const ShapeTable shapes = ShapesOf(e);
   RecordBatch x, y;
   DecodeCounts cx, cy;
   ASSERT_EQ(DecodeEventBatchWire(e.bodies[0], shapes, &x, &cx), WireDecode::kOk);
