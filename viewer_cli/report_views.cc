@@ -311,13 +311,10 @@ TableSection GapsTable(const analysis::TimelineReport& report, uint64_t trace_st
   t.empty_note = "no gaps listed";
   // Offsets read better than raw clock values; one origin for every device,
   // the one --from/--to take, so that a gap's offset can be cut out with them.
-  uint64_t origin = trace_start_ns;
-  if (origin == 0) {
-    origin = UINT64_MAX;
-    for (const analysis::DeviceOverlap& d : report.devices) origin = std::min(origin, d.first_ns);
-  }
-  for (size_t d = 0; d < report.gaps.size(); ++d) {
-    const analysis::DeviceGaps& device = report.gaps[d];
+  uint64_t origin = trace_start_ns != 0 ? trace_start_ns : UINT64_MAX;
+  for (const analysis::DeviceOverlap& d : report.devices)
+    if (trace_start_ns == 0) origin = std::min(origin, d.first_ns);
+  for (const analysis::DeviceGaps& device : report.gaps) {
     for (const analysis::Gap& g : device.gaps) {
       std::string start = c.human() ? FormatOffset(g.start_ns, origin) : std::to_string(g.start_ns);
       t.rows.push_back({c.Count(device.device), start, c.Duration(g.duration_ns()),
