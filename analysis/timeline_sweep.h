@@ -219,19 +219,21 @@ class TimelineSweep {
   void RecordGap(Device& d, Gap& gap);
   void List(Device& d, const Gap& gap);
   // The windowed sweep (analysis/timeline_window.cc). OpWindowedFast() is
-  // its usual case, inline: no gap before the operation and the operation
-  // inside one window part; false, with nothing changed but the part
-  // cursor, sends the operation to OpWindowed().
+  // its usual cases, inline: no gap before the operation and the operation
+  // inside one window part, or wholly outside the window (a warm-up step's);
+  // false, with nothing changed but the part cursor, sends the operation to
+  // OpWindowed().
   [[gnu::always_inline]] inline bool OpWindowedFast(const TimedItem& op);
   // Moves the part cursor past the parts that end before `op` starts
   // (starts come in order), and says whether the part there holds all of
   // `op`: then its piece is the operation (a later part starts after it
-  // ends, so it adds nothing, not even an instant).
+  // ends, so it adds nothing, not even an instant). Parts are closed: an
+  // instant on a part's end is inside it, as on its start.
   [[gnu::always_inline]] bool InCursorPart(const TimedItem& op) {
     const TimeSpan* const parts = window_.data();
     const size_t n = window_.size();
     size_t c = cursor_;
-    while (c < n && parts[c].end <= op.start) ++c;
+    while (c < n && parts[c].end < op.start) ++c;
     cursor_ = c;
     return c < n && parts[c].start <= op.start && op.end <= parts[c].end;
   }
@@ -255,7 +257,7 @@ class TimelineSweep {
   bool windowed_ = false;
   bool comm_ = false;  // NoteComm()
   std::vector<TimeSpan> window_;
-  size_t cursor_ = 0;  // first window part ending after the latest operation start
+  size_t cursor_ = 0;  // first window part ending at or after the latest operation start
   std::vector<std::unique_ptr<Device>> devices_;
   std::vector<Device*> index_;  // small device id -> its device, or null
   size_t index_count_ = 0;      // index_.size()
@@ -298,7 +300,16 @@ class TimelineSweep {
 
 [[gnu::always_inline]] inline bool TimelineSweep::OpWindowedFast(const TimedItem& op) {
   Device& d = DeviceFor(op.a);
-  if (!d.seen || op.start > d.reach || !InCursorPart(op)) return false;  // a gap, or pieces
+  if (!d.seen || op.start > d.reach) return false;  // a gap
+  if (!InCursorPart(op)) {
+    // Wholly outside the window (before the cursor part, which ends at or
+    // after op.start, or past the last part): OpWindowedAt() would only move
+    // the reach. Ending on a part's start sends it there (an instant there
+    // counts).
+    if (cursor_ < window_.size() && op.end >= window_[cursor_].start) return false;  // pieces
+    if (op.end > d.reach) TakeReach(d, op);
+    return true;
+  }
   if (op.end > d.reach) TakeReach(d, op);
   if (op.start != op.end) AddPiece<false>(d, op.start, op.end, op.type);
   ++d.ops;

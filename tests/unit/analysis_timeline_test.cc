@@ -1,8 +1,17 @@
 // Per-device busy/idle/compute/copy/overlap (analysis/device_timeline.h)
-// against timelines worked out by hand.
+// against timelines worked out by hand, and over a window against the
+// definitions computed here on random timelines.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <memory>
+#include <random>
+#include <utility>
+#include <vector>
+
 #include "analysis/device_timeline.h"
+#include "analysis/region.h"
+#include "analysis/report_engine.h"
 #include "tests/unit/analysis_expect.h"
 #include "tests/unit/analysis_trace_builder.h"
 
@@ -127,6 +136,98 @@ TEST(TimelineTest, InvertedRecordIsAnInstantNotAHugeInterval) {
   EXPECT_EQ(r.devices[0].span_ns, 200u);
   EXPECT_EQ(r.devices[0].busy_ns, 100u);
   EXPECT_EQ(r.devices[0].idle_ns, 100u);
+}
+
+// |union of `intervals` ∩ union of `parts`|, by brute force over every
+// boundary (both sorted or not).
+uint64_t ClippedUnion(const std::vector<std::pair<uint64_t, uint64_t>>& intervals,
+                      const std::vector<TimeSpan>& parts) {
+  std::vector<uint64_t> cuts;
+  for (const auto& [s, e] : intervals) cuts.insert(cuts.end(), {s, e});
+  for (const TimeSpan& p : parts) cuts.insert(cuts.end(), {p.start, p.end});
+  std::sort(cuts.begin(), cuts.end());
+  uint64_t total = 0;
+  for (size_t i = 0; i + 1 < cuts.size(); ++i) {
+    const uint64_t a = cuts[i], b = cuts[i + 1];
+    if (a == b) continue;
+    bool in_op = false, in_part = false;
+    for (const auto& [s, e] : intervals) in_op = in_op || (s <= a && b <= e);
+    for (const TimeSpan& p : parts) in_part = in_part || (p.start <= a && b <= p.end);
+    if (in_op && in_part) total += b - a;
+  }
+  return total;
+}
+
+// The window's device figures (busy, compute, copy, span, idle and the
+// operations counted, an instant on a part's edge included) equal their
+// definitions, on random timelines whose operations fall before, between,
+// across and after the parts, end on a part's start, or take no time.
+TEST(TimelineTest, WindowedFiguresAreTheDefinitions) {
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 300; ++trial) {
+    SCOPED_TRACE(trial);
+    std::vector<TimeSpan> parts;
+    uint64_t at = 100 + rng() % 200;
+    for (int k = 0, n = 1 + static_cast<int>(rng() % 4); k < n; ++k) {
+      const uint64_t length = rng() % 5 == 0 ? 1 : 20 + rng() % 300;  // parts are never empty
+      parts.push_back({at, at + length});
+      at += length + (rng() % 3 == 0 ? 0 : 10 + rng() % 200);  // touching, or a hole
+    }
+    // Merged as a window's parts are (disjoint: touching ones joined).
+    std::vector<TimeSpan> merged;
+    for (const TimeSpan& p : parts)
+      if (!merged.empty() && p.start <= merged.back().end)
+        merged.back().end = std::max(merged.back().end, p.end);
+      else
+        merged.push_back(p);
+    TraceBuilder t;
+    std::vector<std::pair<uint64_t, uint64_t>> all, kernels, copies;
+    uint64_t inside = 0;
+    uint64_t start = rng() % 100;
+    for (int i = 0, n = 5 + static_cast<int>(rng() % 40); i < n; ++i) {
+      start += rng() % 60;
+      uint64_t end = start + (rng() % 6 == 0 ? 0 : 1 + rng() % 150);
+      // Now and then an operation that ends on a part's start, or an instant
+      // on a part's end.
+      const TimeSpan& p = merged[rng() % merged.size()];
+      if (rng() % 8 == 0 && p.start >= start) end = p.start;
+      if (rng() % 12 == 0 && p.end >= start) start = end = p.end;
+      const bool kernel = rng() % 3 != 0;
+      if (kernel) {
+        t.Kernel("k", start, end);
+        kernels.push_back({start, end});
+      } else {
+        t.Copy(CopyKind::kHtoD, start, end, 64);
+        copies.push_back({start, end});
+      }
+      all.push_back({start, end});
+      bool counts = false;
+      for (const TimeSpan& q : merged) {
+        const uint64_t s = std::max(start, q.start), e = std::min(end, q.end);
+        counts = counts || (s < e) || (s == e && start == end && q.start <= start && start <= q.end);
+      }
+      inside += counts ? 1 : 0;
+    }
+    auto window = std::make_shared<Window>();
+    window->active = true;
+    window->parts = merged;
+    const TraceData* one[] = {t.get()};
+    TimelineReport r = EngineOver(TraceSet(one), {.timeline = true}, {}, window)->Timeline();
+    uint64_t span = 0;
+    for (const TimeSpan& q : merged) span += q.length();
+    if (inside == 0) {
+      EXPECT_TRUE(r.devices.empty());
+      continue;
+    }
+    ASSERT_EQ(r.devices.size(), 1u);
+    const DeviceOverlap& d = r.devices[0];
+    EXPECT_EQ(d.ops, inside);
+    EXPECT_EQ(d.span_ns, span);
+    EXPECT_EQ(d.busy_ns, ClippedUnion(all, merged));
+    EXPECT_EQ(d.compute_ns, ClippedUnion(kernels, merged));
+    EXPECT_EQ(d.copy_ns, ClippedUnion(copies, merged));
+    EXPECT_EQ(d.idle_ns, span - d.busy_ns);
+  }
 }
 
 }  // namespace
