@@ -31,13 +31,18 @@ void DurationColumn(ProtoWriter* w, uint32_t field, const T* r, size_t n) {
   UintColumn(w, field, r, n, [](const T& x) { return x.end_ns - x.start_ns; });
 }
 
-// Start times: exactly n zigzag deltas, the first from `base`.
+// Start times: exactly n zigzag deltas, the first from `base`. Lowers
+// *min_start to the earliest (EventBatch.min_start_ns), in the same loop.
 template <typename T>
-void StartColumn(ProtoWriter* w, uint32_t field, const T* r, size_t n, int64_t base) {
+void StartColumn(ProtoWriter* w, uint32_t field, const T* r, size_t n, int64_t base,
+                 uint64_t* min_start) {
+  uint64_t lowest = *min_start;
   w->PackedSint(field, n, [&](size_t j) {
     const uint64_t prev = j == 0 ? static_cast<uint64_t>(base) : r[j - 1].start_ns;
+    lowest = std::min(lowest, r[j].start_ns);
     return static_cast<int64_t>(r[j].start_ns - prev);
   });
+  *min_start = lowest;
 }
 
 // Values delta-encoded from 0 (correlation ids), with the 0/1/n rule
@@ -104,24 +109,16 @@ void BatchEncoder::Encode(const RecordBatch& b, ProtoWriter* w) {
   else if (!b.api_calls.empty()) base = static_cast<int64_t>(b.api_calls[0].start_ns);
   else if (!b.syncs.empty()) base = static_cast<int64_t>(b.syncs[0].start_ns);
   w->Int(wire::EventBatch::kBaseNs, base);
+  min_start_ = UINT64_MAX;
   EncodeKernels(b.kernels, base, w);
   EncodeMemcpys(b.memcpys, base, w);
   EncodeMemsets(b.memsets, base, w);
   EncodeRanges(b.ranges, base, w);
   EncodeApiCalls(b.api_calls, base, w);
   EncodeSyncs(b.syncs, base, w);
-  // The batch's earliest start (0, left out, when it has no events).
-  uint64_t min_start = UINT64_MAX;
-  auto lower = [&min_start](const auto& records) {
-    for (const auto& r : records) min_start = std::min(min_start, r.start_ns);
-  };
-  lower(b.kernels);
-  lower(b.memcpys);
-  lower(b.memsets);
-  lower(b.ranges);
-  lower(b.api_calls);
-  lower(b.syncs);
-  if (min_start != UINT64_MAX) w->Uint(wire::EventBatch::kMinStartNs, min_start);
+  // The batch's earliest start, which the start columns gathered (left
+  // out when the batch has no events).
+  if (min_start_ != UINT64_MAX) w->Uint(wire::EventBatch::kMinStartNs, min_start_);
 }
 
 void BatchEncoder::EncodeKernels(const std::vector<KernelRecord>& v, int64_t base,
@@ -136,7 +133,7 @@ void BatchEncoder::EncodeKernels(const std::vector<KernelRecord>& v, int64_t bas
 
   const size_t token = w->BeginNested(wire::EventBatch::kKernels);
   w->Uint(f::kCount, n);
-  StartColumn(w, f::kStartDeltaNs, r, n, base);
+  StartColumn(w, f::kStartDeltaNs, r, n, base, &min_start_);
   DurationColumn(w, f::kDurationNs, r, n);
   const uint32_t* ids = shape_ids_.data();
   UintColumn(w, f::kShapeId, ids, n, [](uint32_t id) { return id; });
@@ -160,7 +157,7 @@ void BatchEncoder::EncodeMemcpys(const std::vector<MemcpyRecord>& v, int64_t bas
   const R* r = v.data();
   const size_t token = w->BeginNested(wire::EventBatch::kMemcpys);
   w->Uint(f::kCount, n);
-  StartColumn(w, f::kStartDeltaNs, r, n, base);
+  StartColumn(w, f::kStartDeltaNs, r, n, base, &min_start_);
   DurationColumn(w, f::kDurationNs, r, n);
   UintColumn(w, f::kCopyKind, r, n, [](const R& x) { return static_cast<uint32_t>(x.copy_kind); });
   UintColumn(w, f::kBytes, r, n, [](const R& x) { return x.bytes; });
@@ -187,7 +184,7 @@ void BatchEncoder::EncodeMemsets(const std::vector<MemsetRecord>& v, int64_t bas
   const R* r = v.data();
   const size_t token = w->BeginNested(wire::EventBatch::kMemsets);
   w->Uint(f::kCount, n);
-  StartColumn(w, f::kStartDeltaNs, r, n, base);
+  StartColumn(w, f::kStartDeltaNs, r, n, base, &min_start_);
   DurationColumn(w, f::kDurationNs, r, n);
   UintColumn(w, f::kBytes, r, n, [](const R& x) { return x.bytes; });
   UintColumn(w, f::kValue, r, n, [](const R& x) { return x.value; });
@@ -211,7 +208,7 @@ void BatchEncoder::EncodeRanges(const std::vector<RangeRecord>& v, int64_t base,
   const R* r = v.data();
   const size_t token = w->BeginNested(wire::EventBatch::kRanges);
   w->Uint(f::kCount, n);
-  StartColumn(w, f::kStartDeltaNs, r, n, base);
+  StartColumn(w, f::kStartDeltaNs, r, n, base, &min_start_);
   DurationColumn(w, f::kDurationNs, r, n);
   UintColumn(w, f::kNameId, r, n, [](const R& x) { return x.name_id; });
   UintColumn(w, f::kDomainId, r, n, [](const R& x) { return x.domain_id; });
@@ -233,7 +230,7 @@ void BatchEncoder::EncodeApiCalls(const std::vector<ApiRecord>& v, int64_t base,
   const R* r = v.data();
   const size_t token = w->BeginNested(wire::EventBatch::kApiCalls);
   w->Uint(f::kCount, n);
-  StartColumn(w, f::kStartDeltaNs, r, n, base);
+  StartColumn(w, f::kStartDeltaNs, r, n, base, &min_start_);
   DurationColumn(w, f::kDurationNs, r, n);
   UintColumn(w, f::kNameId, r, n, [](const R& x) { return x.name_id; });
   UintColumn(w, f::kDomain, r, n, [](const R& x) { return static_cast<uint32_t>(x.domain); });
@@ -252,7 +249,7 @@ void BatchEncoder::EncodeSyncs(const std::vector<SyncRecord>& v, int64_t base, P
   const R* r = v.data();
   const size_t token = w->BeginNested(wire::EventBatch::kSyncs);
   w->Uint(f::kCount, n);
-  StartColumn(w, f::kStartDeltaNs, r, n, base);
+  StartColumn(w, f::kStartDeltaNs, r, n, base, &min_start_);
   DurationColumn(w, f::kDurationNs, r, n);
   UintColumn(w, f::kSyncKind, r, n, [](const R& x) { return static_cast<uint32_t>(x.kind); });
   UintColumn(w, f::kContextId, r, n, [](const R& x) { return x.context_id; });

@@ -62,6 +62,7 @@ class BatchEncoder {
   KernelShape last_key_;
   uint32_t last_id_ = 0;
   std::vector<uint32_t> shape_ids_;  // scratch: one per kernel of the batch
+  uint64_t min_start_ = 0;           // the batch's earliest start, as Encode() goes
 };
 
 }  // namespace cutrace
