@@ -37,7 +37,7 @@ class BatchDecoder {
     return DecodeEventBatchWire(body, shapes_, out, &counts_, fields_) == WireDecode::kOk;
   }
   WireDecode DecodeWireToSink(std::string_view body, RecordSink* sink) {
-    return DecodeEventBatchToSink(body, shapes_, sink, &counts_, fields_, kinds_);
+    return DecodeEventBatchToSink(body, shapes_, sink, &counts_, fields_, kinds_, &chunks_);
   }
   // Which kinds DecodeWireToSink() decodes (bit k: RecordKind k); all by
   // default. Batches that fall back to libprotobuf still hold every kind.
@@ -55,6 +55,7 @@ class BatchDecoder {
   DecodeCounts counts_;
   WireFields fields_ = WireFields::kAll;
   uint32_t kinds_ = kAllRecordKinds;
+  SinkChunks chunks_;  // DecodeWireToSink()'s, reused from batch to batch
 };
 
 }  // namespace cutrace

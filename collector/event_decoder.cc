@@ -356,42 +356,28 @@ WireDecode DecodeEventBatchWire(std::string_view body, const ShapeTable& shapes,
   return r;
 }
 
+SinkChunks::SinkChunks() = default;
+SinkChunks::~SinkChunks() = default;
+
 WireDecode DecodeEventBatchToSink(std::string_view body, const ShapeTable& shapes,
                                   RecordSink* sink, DecodeCounts* counts, WireFields fields,
-                                  uint32_t kinds) {
-  // Some 25 KiB of chunks, on the heap, zeroed once per thread and fields
-  // mode and then reused from batch to batch (a streamed report decodes
-  // thousands): with kReports every record of a kind gets the same fields
-  // written, by the fast loops and DecodeKind() alike, so a slot's stale
-  // values are overwritten as they are within a batch; kAll zeroes every
-  // record. kTimes writes only the times where a batch's columns vary and
-  // the report fields where they do not, so its chunks are new each time
-  // (the rest must stay 0). A call made while the thread's chunks are in
-  // use (a sink that decodes) gets its own too.
-  struct Cached {
-    std::unique_ptr<event_wire::SinkOut> out;
-    WireFields fields = WireFields::kAll;
-    bool busy = false;
-  };
-  thread_local Cached cached;
+                                  uint32_t kinds, SinkChunks* chunks) {
   std::unique_ptr<event_wire::SinkOut> own;
   event_wire::SinkOut* out;
-  if (cached.busy || fields == WireFields::kTimes) {
+  if (chunks == nullptr || fields == WireFields::kTimes) {
     own = std::make_unique<event_wire::SinkOut>(sink, fields == WireFields::kAll);
     out = own.get();
   } else {
-    if (!cached.out || cached.fields != fields) {
-      cached.out = std::make_unique<event_wire::SinkOut>(sink, fields == WireFields::kAll);
-      cached.fields = fields;
+    if (!chunks->out_ || chunks->fields_ != fields) {
+      chunks->out_ = std::make_unique<event_wire::SinkOut>(sink, fields == WireFields::kAll);
+      chunks->fields_ = fields;
     }
-    out = cached.out.get();
+    out = chunks->out_.get();
     out->sink = sink;
     out->n = 0;
-    cached.busy = true;
   }
   bool intact = true;
   WireDecode r = event_wire::Decode(body, shapes, *out, counts, fields, &intact, kinds);
-  if (!own) cached.busy = false;
   if (!intact) return WireDecode::kBroken;
   return r;
 }

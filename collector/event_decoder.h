@@ -19,6 +19,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string_view>
 #include <unordered_map>
@@ -116,15 +117,41 @@ class RecordSink {
 // Every kind (bit k: RecordKind k), for DecodeEventBatchToSink()'s `kinds`.
 inline constexpr uint32_t kAllRecordKinds = (1u << kRecordKinds) - 1;
 
+namespace event_wire {
+struct SinkOut;
+}
+
+// The chunks (some 25 KiB) DecodeEventBatchToSink() decodes into, kept by a
+// caller that decodes batch after batch (BatchDecoder) so that they are
+// allocated and zeroed once, not per batch: with kReports every record of
+// a kind gets the same fields written, by the fast loops and the general
+// decoder alike, so a slot's stale values are overwritten as they are
+// within a batch; kAll zeroes every record. kTimes writes only the times
+// where a batch's columns vary and the report fields where they do not, so
+// it takes new chunks each time (the rest must stay 0).
+class SinkChunks {
+ public:
+  SinkChunks();
+  ~SinkChunks();
+  SinkChunks(const SinkChunks&) = delete;
+  SinkChunks& operator=(const SinkChunks&) = delete;
+
+ private:
+  friend WireDecode DecodeEventBatchToSink(std::string_view, const ShapeTable&, RecordSink*,
+                                           DecodeCounts*, WireFields, uint32_t, SinkChunks*);
+  std::unique_ptr<event_wire::SinkOut> out_;
+  WireFields fields_ = WireFields::kAll;
+};
+
 // DecodeEventBatchWire() into a sink. kFallback: nothing went to the sink;
 // kBroken: see WireDecode. Kinds outside `kinds` (bit k: RecordKind k) are
 // skipped whole, their columns not decoded, and reach the sink as empty
 // kinds: a pass that needs only NVTX ranges (analysis/region.h) pays for
-// little more than the framing.
+// little more than the framing. `chunks`, if given, are reused (above).
 WireDecode DecodeEventBatchToSink(std::string_view body, const ShapeTable& shapes,
                                   RecordSink* sink, DecodeCounts* counts,
                                   WireFields fields = WireFields::kAll,
-                                  uint32_t kinds = kAllRecordKinds);
+                                  uint32_t kinds = kAllRecordKinds, SinkChunks* chunks = nullptr);
 
 // The earliest start of any event in an EventBatch body (UINT64_MAX when it
 // holds none), decoding only the start columns. kFallback when the body is

@@ -274,10 +274,12 @@ TEST(EventDecoderTest, ReportOperationsAndCallsIntoASinkDecodeAsIntoABatch) {
     RecordBatch expected;
     DecodeCounts want, got;
     CollectSink sink;
+    SinkChunks chunks;  // reused from body to body, as a stream reuses them
     for (const std::string& body : e.bodies) {
       ASSERT_EQ(DecodeEventBatchWire(body, shapes, &expected, &want, WireFields::kReports),
                 WireDecode::kOk);
-      ASSERT_EQ(DecodeEventBatchToSink(body, shapes, &sink, &got, WireFields::kReports),
+      ASSERT_EQ(DecodeEventBatchToSink(body, shapes, &sink, &got, WireFields::kReports,
+                                       kAllRecordKinds, &chunks),
                 WireDecode::kOk);
     }
     ExpectSame(expected, sink.batch);
@@ -335,6 +337,7 @@ TEST(EventDecoderTest, OperationTimesIntoASinkAreTheGeneralDecodesTimes) {
   const ShapeTable shapes = ShapesOf(e);
   DecodeCounts want, got;
   uint64_t timed = 0, reported = 0;
+  SinkChunks chunks;  // offered from body to body: kTimes must not reuse them
   for (size_t i = 0; i < e.bodies.size(); ++i) {
     SCOPED_TRACE(i);
     RecordBatch all, reports;
@@ -344,7 +347,8 @@ TEST(EventDecoderTest, OperationTimesIntoASinkAreTheGeneralDecodesTimes) {
     ASSERT_EQ(DecodeEventBatchWire(e.bodies[i], shapes, &reports, &unused, WireFields::kReports),
               WireDecode::kOk);
     CollectSink sink;
-    ASSERT_EQ(DecodeEventBatchToSink(e.bodies[i], shapes, &sink, &got, WireFields::kTimes),
+    ASSERT_EQ(DecodeEventBatchToSink(e.bodies[i], shapes, &sink, &got, WireFields::kTimes,
+                                     kAllRecordKinds, &chunks),
               WireDecode::kOk);
     const RecordBatch& t = sink.batch;
     // Times only where the batch's columns vary (every batch but every fifth).
