@@ -68,7 +68,7 @@ Status RunPass(const StreamedTrace& t, size_t file, WindowResolver* r, Pass pass
   if (!started.ok()) return started.status();
   TracePass& p = **started;
   // The trace start from the packets' start hints, unless one does not say.
-  const bool starts = pass == Pass::kRanges && !t.future_min().empty() && t.future_min()[0] == 0;
+  const bool starts = pass == Pass::kRanges && t.start_hint() == 0;
   uint32_t kinds = 0;
   switch (pass) {
     case Pass::kRanges:
@@ -107,8 +107,7 @@ StatusOr<Window> ResolveStreamedWindow(std::span<StreamedTrace* const> traces,
   if (steady && !spec.active()) r.KeepRanges();
   if (first == nullptr || !r.ReplayRanges(*first)) {
     for (size_t f = 0; f < traces.size(); ++f) {
-      const std::vector<uint64_t>& m = traces[f]->future_min();
-      if (!m.empty() && m[0] != 0) r.SeeStart(m[0]);
+      if (traces[f]->start_hint() != 0) r.SeeStart(traces[f]->start_hint());
       Status s = RunPass(*traces[f], f, &r, Pass::kRanges);
       if (!s.ok()) return s;
     }

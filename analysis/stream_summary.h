@@ -47,6 +47,9 @@ class StreamedTrace {
   // smallest of those from each packet on (suffix minima; one past the end
   // holds UINT64_MAX).
   const std::vector<uint64_t>& future_min() const { return future_min_; }
+  // The earliest start of any event of the file, from those hints:
+  // UINT64_MAX when it has none, 0 when some packet's is unknown.
+  uint64_t start_hint() const { return future_min_.empty() ? UINT64_MAX : future_min_[0]; }
 
  private:
   StreamedTrace() = default;

@@ -31,7 +31,7 @@ enum class ColType : uint8_t { kU32, kU64, kS64 };
 inline uint64_t Convert(uint64_t raw, ColType type) {
   switch (type) {
     case ColType::kU32: return static_cast<uint32_t>(raw);
-    case ColType::kS64: return (raw >> 1) ^ (~(raw & 1) + 1);
+    case ColType::kS64: return wire::Unzigzag(raw);
     case ColType::kU64: break;
   }
   return raw;

@@ -43,6 +43,10 @@ inline bool ReadVarint(const uint8_t*& p, const uint8_t* end, uint64_t* value) {
   return ReadVarintOr(p, end, value) == VarintRead::kOk;
 }
 
+// A sint64's raw varint to its value (as uint64, two's complement): the
+// zigzag decoding every reader of sint64 columns shares.
+inline uint64_t Unzigzag(uint64_t raw) { return (raw >> 1) ^ (~(raw & 1) + 1); }
+
 // The next varint of a packed field whose every varint is known to end
 // inside [p, end) (the caller counted the terminators, and the last byte is
 // one): its later bytes are read without a bounds check, and only the

@@ -29,12 +29,9 @@ namespace cutrace::wire {
 size_t ReadVarintRun(const uint8_t*& p, const uint8_t* end, uint64_t* out, size_t n);
 
 // The same for a column of sint64 varints: out[i] is each one zigzag-decoded
-// (Unzigzag(), the two's complement of the signed value), which the block
-// decoder does in its lanes, before widening them to 64 bits.
+// (Unzigzag(), proto_reader.h), which the block decoder does in its lanes
+// before widening them to 64 bits.
 size_t ReadZigzagRun(const uint8_t*& p, const uint8_t* end, uint64_t* out, size_t n);
-
-// A sint64's raw varint to its value (as uint64, two's complement).
-inline uint64_t Unzigzag(uint64_t raw) { return (raw >> 1) ^ (~(raw & 1) + 1); }
 
 // The same, one NextVarint() at a time: the reference the tests compare
 // with, and the path without SSSE3.

@@ -57,12 +57,11 @@ std::shared_ptr<const analysis::Window> StreamedWindow(
     analysis::Window whole;
     uint64_t start = UINT64_MAX;
     for (const analysis::StreamedTrace* t : streams) {
-      const std::vector<uint64_t>& m = t->future_min();
-      if (m.empty() || m[0] == 0) {
+      if (t->start_hint() == 0) {
         start = 0;
         break;
       }
-      start = std::min(start, m[0]);
+      start = std::min(start, t->start_hint());
     }
     whole.trace_start_ns = start == UINT64_MAX ? 0 : start;
     return std::make_shared<const analysis::Window>(std::move(whole));

@@ -11,9 +11,12 @@
 #include <string>
 #include <string_view>
 
+#include "collector/proto_reader.h"
+#include "collector/proto_writer.h"
 #include "collector/records.h"
 #include "collector/string_interner.h"
 #include "collector/trace_info.h"
+#include "collector/wire_fields.h"
 #include "tests/unit/temp_dir.h"
 
 namespace cutrace::testing {
@@ -21,36 +24,21 @@ namespace cutrace::testing {
 // The varint of v.
 inline std::string Varint(uint64_t v) {
   std::string out;
-  for (; v >= 0x80; v >>= 7) out.push_back(static_cast<char>(v | 0x80));
-  out.push_back(static_cast<char>(v));
+  ProtoWriter(&out).AppendVarint(v);
   return out;
 }
 
-// An EventBatch body without its min_start_ns (field 8, a varint): what a
-// writer before that field wrote. The body's other fields are 1 (a varint)
-// and 2-7 (length-delimited).
+// An EventBatch body without its min_start_ns field: what a writer before
+// that field wrote.
 inline std::string WithoutMinStart(std::string_view body) {
   std::string out;
-  size_t i = 0;
-  auto varint = [&]() {
-    uint64_t v = 0;
-    for (int shift = 0; i < body.size(); shift += 7) {
-      const uint8_t b = static_cast<uint8_t>(body[i++]);
-      v |= uint64_t{b & 0x7fu} << shift;
-      if (!(b & 0x80)) break;
-    }
-    return v;
-  };
-  while (i < body.size()) {
-    const size_t from = i;
-    const uint64_t tag = varint();
-    if ((tag & 7) == 0) {
-      varint();
-    } else {
-      const uint64_t len = varint();
-      i += len;
-    }
-    if ((tag >> 3) != 8) out.append(body.substr(from, i - from));
+  const auto* p = reinterpret_cast<const uint8_t*>(body.data());
+  const uint8_t* const end = p + body.size();
+  while (p < end) {
+    const uint8_t* const from = p;
+    uint32_t field = 0, wt = 0;
+    if (!wire::ReadTag(p, end, &field, &wt) || !wire::SkipField(p, end, wt)) break;
+    if (field != wire::EventBatch::kMinStartNs) out.append(reinterpret_cast<const char*>(from), p - from);
   }
   return out;
 }
@@ -59,7 +47,8 @@ inline std::string WithoutMinStart(std::string_view body) {
 // to `to`, which must take as many varint bytes (nothing else moves): a
 // batch that misstates where it starts. Returns how many it rewrote.
 inline size_t ReplaceMinStart(std::string* bytes, uint64_t from, uint64_t to) {
-  const std::string was = "\x40" + Varint(from), now = "\x40" + Varint(to);
+  const std::string tag = Varint(uint64_t{wire::EventBatch::kMinStartNs} << 3);  // varint type
+  const std::string was = tag + Varint(from), now = tag + Varint(to);
   if (was.size() != now.size()) return 0;
   size_t n = 0;
   for (size_t at = bytes->find(was); at != std::string::npos; at = bytes->find(was, at + 1), ++n)
