@@ -24,6 +24,7 @@
 #include "collector/trace_loader.h"
 #include "collector/trace_writer.h"
 #include "tests/unit/collector_test_util.h"
+#include "tests/unit/analysis_summary_dump.h"
 
 namespace cutrace::analysis {
 namespace {
@@ -154,49 +155,6 @@ std::string RandomTrace(uint64_t seed, int steps, int64_t pid) {
   return bytes;
 }
 
-std::string Dump(const SummaryReport& s) {
-  std::string out;
-  auto line = [&](auto... parts) {
-    ((out += std::to_string(parts), out += ' '), ...);
-    out += '\n';
-  };
-  for (const TraceOverview& o : s.traces) {
-    out += o.path + '\n';
-    line(o.kernels, o.memcpys, o.memsets, o.ranges, o.api_calls, o.syncs, o.first_ns, o.last_ns);
-  }
-  for (const KernelStats& k : s.kernels.kernels) {
-    out += k.name + ' ';
-    line(k.count, k.total_ns, k.min_ns, k.max_ns, k.p50_ns, k.p99_ns, k.stddev_ns, k.pct);
-  }
-  for (const CopyStats& c : s.copies.copies) {
-    out += c.kind + ' ';
-    line(c.count, c.bytes, c.total_ns, c.pageable_count);
-  }
-  for (size_t d = 0; d < s.timeline.devices.size(); ++d) {
-    const DeviceOverlap& o = s.timeline.devices[d];
-    line(o.device, o.first_ns, o.last_ns, o.busy_ns, o.compute_ns, o.copy_ns, o.overlap_ns, o.ops,
-         s.timeline.gaps[d].gap_count, s.timeline.gaps[d].idle_ns);
-    for (const Gap& g : s.timeline.gaps[d].gaps) {
-      out += s.timeline.Label(g.before_label) + ' ' + s.timeline.Label(g.after_label) + ' ' +
-             GapCauseName(g.cause) + ' ';
-      line(g.start_ns, g.end_ns);
-    }
-  }
-  for (const NvtxRow& r : s.nvtx.ranges) {
-    out += r.domain + ' ' + r.name + ' ';
-    line(r.depth, r.count, r.cpu_total_ns, r.gpu_total_ns, r.gpu_ops, r.gpu_ranges);
-  }
-  for (const ApiStats& a : s.api.api_calls) {
-    out += a.name + ' ';
-    line(a.count, a.total_ns, a.min_ns, a.max_ns, a.errors);
-  }
-  for (const KernelImbalance& k : s.imbalance) {
-    out += k.name + ' ' + k.slowest_path + ' ';
-    line(k.slowest_ns, k.median_ns);
-  }
-  return out;
-}
-
 TEST(StreamSummaryTest, StreamingEqualsLoading) {
   for (uint64_t seed : {1, 2, 3}) {
     SCOPED_TRACE(seed);
@@ -220,61 +178,6 @@ TEST(StreamSummaryTest, StreamingEqualsLoading) {
     EXPECT_LT(stats.peak_held, loaded->records.size() / 4);
     EXPECT_TRUE((*stream)->info().clean_shutdown());
   }
-}
-
-// Each batch states its earliest start (EventBatch min_start_ns), and the
-// stream releases events up to what later batches can hold. A batch whose
-// events start before the start it states arrives after their time went
-// out: an error naming the packet, not a report with events out of order.
-// A stated start that is early only holds events longer: the same report.
-TEST(StreamSummaryTest, ABatchThatStartsBeforeItSaysIsReportedCorrupt) {
-  StringInterner strings;
-  const uint32_t name = strings.Intern("k");
-  const uint64_t t0 = 1'700'000'000'000'000'000ull;
-  // A device buffer delivered late: the second batch's kernels ran first.
-  RecordBatch later, earlier;
-  for (uint64_t i = 0; i < 4; ++i) {
-    later.kernels.push_back({.start_ns = t0 + 10'000 + 1000 * i, .end_ns = t0 + 10'500 + 1000 * i,
-                             .correlation_id = 10 + i, .name_id = name});
-    earlier.kernels.push_back({.start_ns = t0 + 100 + 1000 * i, .end_ns = t0 + 600 + 1000 * i,
-                               .correlation_id = 1 + i, .name_id = name});
-  }
-  TraceEncoder encoder;
-  std::string bytes;
-  encoder.EncodeHeader(testing::SampleHeader(), &bytes);
-  encoder.EncodeBatch(later, strings, &bytes);
-  encoder.EncodeBatch(earlier, strings, &bytes);
-  encoder.EncodeStatistics(StatsInfo{}, &bytes);
-
-  auto summarize = [](const std::string& b) {
-    auto stream = StreamedTrace::FromBytes(b, "a.trace");
-    EXPECT_TRUE(stream.ok());
-    StreamedTrace* streams[] = {stream->get()};
-    return SummarizeStreams(streams);
-  };
-  StatusOr<SummaryReport> honest = summarize(bytes);
-  ASSERT_TRUE(honest.ok()) << honest.status().message();
-  StatusOr<TraceData> loaded = LoadTraceFromBytes(bytes, "a.trace");
-  ASSERT_TRUE(loaded.ok());
-  const TraceData* one[] = {&loaded.value()};
-  EXPECT_EQ(Dump(*honest), Dump(ComputeSummary(TraceSet(one))));
-
-  // Stated earlier than it is: harmless.
-  std::string early = bytes;
-  ASSERT_EQ(testing::ReplaceMinStart(&early, t0 + 100, t0 + 1), 1u);
-  StatusOr<SummaryReport> held = summarize(early);
-  ASSERT_TRUE(held.ok()) << held.status().message();
-  EXPECT_EQ(Dump(*held), Dump(*honest));
-
-  // Stated later than its kernels: the first batch's went out before them.
-  std::string late = bytes;
-  ASSERT_EQ(testing::ReplaceMinStart(&late, t0 + 100, t0 + 20'000), 1u);
-  StatusOr<SummaryReport> broken = summarize(late);
-  ASSERT_FALSE(broken.ok());
-  EXPECT_NE(broken.status().message().find("a.trace: packet"), std::string::npos)
-      << broken.status().message();
-  EXPECT_NE(broken.status().message().find("min_start_ns; the trace is corrupt"), std::string::npos)
-      << broken.status().message();
 }
 
 TEST(StreamSummaryTest, TwoFilesStreamAsTheirAggregate) {

@@ -1,9 +1,11 @@
 // Batches encoded as a whole trace file's bytes (TraceEncoder, no file) and
 // parsed back with protobuf: what the encoder wrote, packet by packet, for
 // tests that look at the wire form of records; libprotobuf's reading of a
-// Device packet; and the check of a Device's SM limits.
+// Device packet; and the check of a Device's SM limits. Encode() gives the
+// EventBatch bodies and kernel shapes alone, for the wire decoder's tests.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <type_traits>
 #include <variant>
@@ -11,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "collector/event_decoder.h"
 #include "collector/info_fields.h"
 #include "collector/trace_writer.h"
 #include "proto/cutrace.pb.h"
@@ -27,6 +30,34 @@ inline proto::Trace EncodeTrace(const std::vector<RecordBatch>& batches, StringI
   proto::Trace trace;
   EXPECT_TRUE(trace.ParseFromString(bytes));
   return trace;
+}
+
+// The EventBatch bodies and kernel shapes of an encoded trace.
+struct Encoded {
+  std::vector<std::string> bodies;
+  std::vector<proto::KernelShape> shapes;
+};
+
+// The first `known` shapes of `e` (their names only), as the reader's table.
+inline ShapeTable ShapesOf(const Encoded& e, size_t known = SIZE_MAX) {
+  ShapeTable shapes;
+  for (size_t i = 0; i < e.shapes.size() && i < known; ++i) {
+    KernelShape f;
+    f.name_id = e.shapes[i].name_id();
+    shapes.Set(e.shapes[i].id(), f);
+  }
+  return shapes;
+}
+
+inline Encoded Encode(const std::vector<RecordBatch>& batches, StringInterner& interner) {
+  const proto::Trace trace = EncodeTrace(batches, interner);
+  Encoded out;
+  for (const proto::TracePacket& p : trace.packet()) {
+    if (p.has_events()) out.bodies.push_back(p.events().SerializeAsString());
+    if (p.has_interned())
+      for (const proto::KernelShape& s : p.interned().kernel_shapes()) out.shapes.push_back(s);
+  }
+  return out;
 }
 
 // libprotobuf's reading of a Device message: each field of the shared list
