@@ -223,6 +223,15 @@ uint8_t WindowResolver::ClassifyLaunch(size_t file, const TraceData& trace, uint
   return known;
 }
 
+TimeSpan GapAround(const std::vector<TimeSpan>& spans, uint64_t t) {
+  auto next = std::upper_bound(spans.begin(), spans.end(), t,
+                               [](uint64_t v, const TimeSpan& s) { return v < s.start; });
+  TimeSpan gap{0, UINT64_MAX};
+  if (next != spans.begin()) gap.start = std::prev(next)->end + 1;
+  if (next != spans.end()) gap.end = next->start - 1;
+  return gap;
+}
+
 void WindowResolver::Apis(size_t file, const TraceData& trace, std::span<const ApiRecord> calls) {
   // The trace's extent matters to a time window alone (Finish() clips it to
   // the trace): a range window's pass does not spend two compares a call.
@@ -259,8 +268,11 @@ void WindowResolver::Apis(size_t file, const TraceData& trace, std::span<const A
       }
       k = FindSpan(cpu, a.start_ns, &hint);
       if (k < 0) {
-        from = 1;  // an empty span: the next launch looks again
-        to = 0;
+        // Between spans (a warm-up step, the host between steps): the
+        // launches up to the next span need no search.
+        const TimeSpan gap = GapAround(cpu, a.start_ns);
+        from = gap.start;
+        to = gap.end;
         continue;
       }
       from = cpu[k].start;
@@ -268,6 +280,7 @@ void WindowResolver::Apis(size_t file, const TraceData& trace, std::span<const A
       first = spans[k].first;
       last = spans[k].last;
     }
+    if (k < 0) continue;
     first = std::min(first, a.correlation_id);
     last = std::max(last, a.correlation_id);
   }

@@ -89,6 +89,11 @@ struct TimeSpan {
   return t <= it->end ? static_cast<long>(*hint) : -1;
 }
 
+// The stretch between spans around t, which no span holds: [0 or the end
+// of the span before + 1, the start of the span after - 1 or UINT64_MAX].
+// Out of line: a caller asks once per stretch (FindSpan() said -1).
+TimeSpan GapAround(const std::vector<TimeSpan>& spans, uint64_t t);
+
 // The most repeated range, for the steady state.
 struct RangeCandidate {
   std::string pattern;  // a name, or "ProfilerStep*"

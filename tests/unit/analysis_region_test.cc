@@ -416,5 +416,83 @@ TEST(Region, SteadyWindowFromTheFirstPassIsTheOneReadAgain) {
   }
 }
 
+
+// The stretches between spans, where the launch-call pass skips the search.
+TEST(Region, GapAroundIsTheStretchNoSpanHolds) {
+  const std::vector<TimeSpan> spans = {{100, 200}, {300, 400}, {401, 500}};
+  auto gap = [&](uint64_t t) {
+    const TimeSpan g = GapAround(spans, t);
+    return std::make_pair(g.start, g.end);
+  };
+  EXPECT_EQ(gap(0), std::make_pair(uint64_t{0}, uint64_t{99}));
+  EXPECT_EQ(gap(99), std::make_pair(uint64_t{0}, uint64_t{99}));
+  EXPECT_EQ(gap(201), std::make_pair(uint64_t{201}, uint64_t{299}));
+  EXPECT_EQ(gap(299), std::make_pair(uint64_t{201}, uint64_t{299}));
+  EXPECT_EQ(gap(501), std::make_pair(uint64_t{501}, UINT64_MAX));
+  // Every t of a stretch is in no span, and its edges' neighbours are.
+  size_t hint = 0;
+  for (uint64_t t : {uint64_t{0}, uint64_t{150}, uint64_t{250}, uint64_t{600}}) {
+    if (FindSpan(spans, t, &hint) >= 0) continue;
+    const TimeSpan g = GapAround(spans, t);
+    for (uint64_t u = g.start; u <= std::min<uint64_t>(g.end, 700); ++u)
+      EXPECT_LT(FindSpan(spans, u, &hint), 0) << u;
+    if (g.start > 0) EXPECT_GE(FindSpan(spans, g.start - 1, &hint), 0);
+    if (g.end < UINT64_MAX) EXPECT_GE(FindSpan(spans, g.end + 1, &hint), 0);
+  }
+}
+
+// Launches between steps, then one on a step's very start: the call after
+// a stretch between spans is looked up again, so the kernel it launched
+// still extends its step. Steps [100, 200] and [300, 400] (us); launches
+// at 50 (before them), 250 (between) and 300 (the second step's start),
+// their kernels at 260-270, 280-290 and 410-500: the window is [100, 200]
+// and [300, 500].
+TEST(Region, LaunchOnAStepStartAfterLaunchesBetweenSteps) {
+  StringInterner strings;
+  const uint32_t launch = strings.Intern("cudaLaunchKernel");
+  const uint32_t step = strings.Intern("step");
+  const uint32_t k = strings.Intern("k");
+  RecordBatch host, gpu;
+  for (auto [s, e] : {std::pair<uint64_t, uint64_t>{100, 200}, {300, 400}}) {
+    RangeRecord r;
+    r.name_id = step;
+    r.start_ns = s * us;
+    r.end_ns = e * us;
+    r.thread_id = 1;
+    host.ranges.push_back(r);
+  }
+  const uint64_t calls[3] = {50, 250, 300}, runs[3][2] = {{260, 270}, {280, 290}, {410, 500}};
+  for (uint64_t i = 0; i < 3; ++i) {
+    ApiRecord a;
+    a.name_id = launch;
+    a.start_ns = calls[i] * us;
+    a.end_ns = a.start_ns + us / 2;
+    a.thread_id = 1;
+    a.correlation_id = i + 1;
+    host.api_calls.push_back(a);
+    KernelRecord kr;
+    kr.name_id = k;
+    kr.start_ns = runs[i][0] * us;
+    kr.end_ns = runs[i][1] * us;
+    kr.correlation_id = i + 1;
+    gpu.kernels.push_back(kr);
+  }
+  const std::string bytes = TraceBytes(strings, {&host, &gpu});
+  RegionSpec spec;
+  SetRange("step", &spec);
+  const TraceData loaded = LoadTraceFromBytes(bytes, "g.trace").value();
+  const TraceData* set[] = {&loaded};
+  auto streamed = StreamedTrace::FromBytes(bytes, "g.trace").value();
+  StreamedTrace* streams[] = {streamed.get()};
+  for (const Window& w : {ResolveWindow(set, spec).value(),
+                          ResolveStreamedWindow(streams, spec).value()}) {
+    ASSERT_EQ(w.parts.size(), 2u);
+    EXPECT_EQ(w.parts[0].start, 100 * us);
+    EXPECT_EQ(w.parts[0].end, 200 * us);
+    EXPECT_EQ(w.parts[1].start, 300 * us);
+    EXPECT_EQ(w.parts[1].end, 500 * us);
+  }
+}
+
 }  // namespace
 }  // namespace cutrace::analysis
