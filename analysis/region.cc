@@ -233,9 +233,24 @@ TimeSpan GapAround(const std::vector<TimeSpan>& spans, uint64_t t) {
 }
 
 void WindowResolver::Apis(size_t file, const TraceData& trace, std::span<const ApiRecord> calls) {
+  LaunchesOf(file, trace, calls.size(), [calls](size_t i) {
+    const ApiRecord& a = calls[i];
+    return Timed{a.start_ns, a.end_ns, a.correlation_id, a.name_id};
+  });
+}
+
+void WindowResolver::ApiTimes(size_t file, const TraceData& trace, const TimesRun& calls) {
+  LaunchesOf(file, trace, calls.n, [&calls](size_t i) {
+    return Timed{calls.start[i], calls.end[i], calls.correlation[i],
+                 static_cast<uint32_t>(calls.name[i])};
+  });
+}
+
+template <typename At>
+void WindowResolver::LaunchesOf(size_t file, const TraceData& trace, size_t n, At at) {
   // The trace's extent matters to a time window alone (Finish() clips it to
   // the trace): a range window's pass does not spend two compares a call.
-  if (spec_.range.empty()) Extend(calls);
+  if (spec_.range.empty()) Extend(n, at);
   Window::File* const f = file < window_.files.size() ? &window_.files[file] : nullptr;
   if (f == nullptr) return;
   // What the loop reads and writes, in locals: through the members, every
@@ -251,7 +266,8 @@ void WindowResolver::Apis(size_t file, const TraceData& trace, std::span<const A
   // of the one before.
   long k = -1;
   uint64_t from = 1, to = 0, first = 0, last = 0;
-  for (const ApiRecord& a : calls) {
+  for (size_t i = 0; i < n; ++i) {
+    const Timed a = at(i);
     if (a.correlation_id == 0) continue;
     uint8_t known = a.name_id < cached ? cache[a.name_id] : 0;
     if (known == 0) {
@@ -307,10 +323,11 @@ void WindowResolver::EndCalls() {
   }
 }
 
-template <typename R>
-void WindowResolver::Extend(std::span<const R> records) {
+template <typename At>
+void WindowResolver::Extend(size_t n, At at) {
   uint64_t first = trace_start_, last = trace_end_;
-  for (const R& r : records) {
+  for (size_t i = 0; i < n; ++i) {
+    const Timed r = at(i);
     first = std::min(first, r.start_ns);
     last = std::max(last, SafeEnd(r.start_ns, r.end_ns));
   }
@@ -320,13 +337,28 @@ void WindowResolver::Extend(std::span<const R> records) {
 
 template <typename R>
 void WindowResolver::OpsOf(size_t file, std::span<const R> ops) {
+  OpsAt(file, ops.size(), [ops](size_t i) {
+    const R& o = ops[i];
+    return Timed{o.start_ns, o.end_ns, o.correlation_id, 0};
+  });
+}
+
+void WindowResolver::OpTimes(size_t file, const TimesRun& ops) {
+  OpsAt(file, ops.n, [&ops](size_t i) {
+    return Timed{ops.start[i], ops.end[i], ops.correlation[i], 0};
+  });
+}
+
+template <typename At>
+void WindowResolver::OpsAt(size_t file, size_t n, At at) {
   if (spec_.range.empty() || file >= window_.files.size()) {
-    Extend(ops);  // a time window: only the trace's extent is asked of ops
+    Extend(n, at);  // a time window: only the trace's extent is asked of ops
     return;
   }
   const Window::File& f = window_.files[file];
   uint64_t* const gpu_end = gpu_end_[file].data();
-  for (const R& o : ops) {
+  for (size_t i = 0; i < n; ++i) {
+    const Timed o = at(i);
     const long k = o.correlation_id == 0 || !f.any_launch ? FindSpan(f.cpu, o.start_ns, &f.cpu_hint)
                                                            : f.SpanOfLaunch(o.correlation_id);
     if (k >= 0) gpu_end[k] = std::max(gpu_end[k], SafeEnd(o.start_ns, o.end_ns));

@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "analysis/trace_set.h"
+#include "collector/event_decoder.h"
 #include "collector/records.h"
 #include "collector/status.h"
 #include "collector/trace_data.h"
@@ -204,11 +205,15 @@ class WindowResolver {
   // Pass 2: API calls, then EndCalls(); pass 3: GPU operations. A span at a
   // time: every record of a trace passes here, so the loops keep what they
   // use in locals.
+  // The calls and operations come as records or, streamed, as the
+  // decoder's columns (WireFields::kTimes).
   void Apis(size_t file, const TraceData& trace, std::span<const ApiRecord> calls);
+  void ApiTimes(size_t file, const TraceData& trace, const TimesRun& calls);
   void EndCalls();
   void Ops(size_t file, std::span<const KernelRecord> ops) { OpsOf(file, ops); }
   void Ops(size_t file, std::span<const MemcpyRecord> ops) { OpsOf(file, ops); }
   void Ops(size_t file, std::span<const MemsetRecord> ops) { OpsOf(file, ops); }
+  void OpTimes(size_t file, const TimesRun& ops);
   // The window. Call after pass 3 (or after pass 1 when !spec.active()).
   Window Finish();
 
@@ -230,11 +235,22 @@ class WindowResolver {
   bool MatchesNames(const KeyNames& k) const;
   bool Matches(size_t file, const TraceData& trace, const RangeRecord& r);
   uint8_t ClassifyLaunch(size_t file, const TraceData& trace, uint32_t name_id);
+  // What passes 2 and 3 read of a call or an operation (name: calls only).
+  // The loops below take at(i) -> Timed for the i-th of n, from records or
+  // from columns, inlined into each.
+  struct Timed {
+    uint64_t start_ns, end_ns, correlation_id;
+    uint32_t name_id;
+  };
+  template <typename At>
+  void LaunchesOf(size_t file, const TraceData& trace, size_t n, At at);
   template <typename R>
   void OpsOf(size_t file, std::span<const R> ops);
+  template <typename At>
+  void OpsAt(size_t file, size_t n, At at);
   // Widens the trace's extent (trace_start_, trace_end_) to the records'.
-  template <typename R>
-  void Extend(std::span<const R> records);
+  template <typename At>
+  void Extend(size_t n, At at);
   RegionSpec spec_;
   uint64_t trace_start_ = UINT64_MAX, trace_end_ = 0;
   std::vector<std::vector<Instance>> found_;  // by file

@@ -34,6 +34,19 @@ class ResolverSink final : public RecordSink {
     if (starts_)
       for (const SyncRecord& s : x) r_->SeeStart(s.start_ns);
   }
+  // WireFields::kTimes: the calls' and operations' columns.
+  void Times(RecordKind kind, const TimesRun& run) override {
+    if (kind == RecordKind::kApi) {
+      if (calls_)
+        r_->ApiTimes(file_, *names_, run);
+      else if (starts_)
+        for (size_t i = 0; i < run.n; ++i) r_->SeeStart(run.start[i]);
+    } else if (ops_) {
+      r_->OpTimes(file_, run);
+    } else if (starts_) {
+      for (size_t i = 0; i < run.n; ++i) r_->SeeStart(run.start[i]);
+    }
+  }
   void EndKind(RecordKind) override {}
   void Batch(const RecordBatch& b, uint32_t kinds) {
     if (kinds & Bit(RecordKind::kKernel)) Kernels(b.kernels);
@@ -79,8 +92,9 @@ Status RunPass(const StreamedTrace& t, size_t file, WindowResolver* r, Pass pass
       kinds = Bit(RecordKind::kKernel) | Bit(RecordKind::kMemcpy) | Bit(RecordKind::kMemset);
       break;
   }
-  // Pass 3 reads the operations' times and correlation ids only.
-  p.set_fields(pass == Pass::kOps ? WireFields::kTimes : WireFields::kReports);
+  // Passes 2 and 3 read the calls' and operations' times, correlation ids
+  // and (calls) names only, as columns.
+  p.set_fields(pass == Pass::kRanges ? WireFields::kReports : WireFields::kTimes);
   p.set_kinds(kinds);
   ResolverSink sink(r, file, &names, starts);
   sink.calls_ = pass == Pass::kCalls;

@@ -209,10 +209,13 @@ bool DecodeMemcpysForReports(Columns& c, uint64_t base, DecodeCounts* counts, Si
 bool MemsetsFitReports(const Columns& c);
 bool DecodeMemsetsForReports(Columns& c, uint64_t base, DecodeCounts* counts, SinkOut& out);
 // WireFields::kTimes for one GPU kind whose correlation ids are in field
-// `corr_field`: start, duration and correlation vary (OpsFitTimes()); only
-// those three columns are read, and the records get nothing else.
+// `corr_field`, where start, duration and correlation vary (OpsFitTimes()):
+// only those three columns are read, and go to the sink as TimesRun runs.
+// API calls (name_field 4, where ApiCallsFitReports()) add their names; an
+// inverted call steps over its other columns as kReports' loop does, so the
+// two agree on which batches are broken.
 bool OpsFitTimes(const Columns& c, int corr_field);
-template <typename R>
-bool DecodeOpTimes(Columns& c, uint64_t base, int corr_field, DecodeCounts* counts, SinkOut& out);
+bool DecodeTimes(Columns& c, uint64_t base, int corr_field, int name_field, RecordKind kind,
+                 DecodeCounts* counts, RecordSink* sink);
 
 }  // namespace cutrace::event_wire

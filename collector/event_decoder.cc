@@ -175,13 +175,14 @@ WireDecode Decode(std::string_view body, const ShapeTable& shapes, Out& out, Dec
     if (b.has[k] && !cols[k].Parse(b.kinds[k], types[k], ntypes[k])) return WireDecode::kFallback;
 
   bool ok = true;
-  // kTimes: the GPU kinds' times alone where their columns fit the loop
-  // (DecodeOpTimes()); otherwise as kReports, which fills more.
-  [[maybe_unused]] auto times = [&](auto* type, int k, int corr_field) {
-    using R = std::remove_pointer_t<decltype(type)>;
+  // kTimes: GPU operations' times and API calls' times and names as
+  // columns, where their columns fit the loop (DecodeTimes()); otherwise
+  // as kReports, which fills more.
+  [[maybe_unused]] auto times = [&](int k, int corr_field, int name_field, bool fits) {
     if constexpr (std::is_same_v<Out, SinkOut>) {
-      if (b.has[k] && fields == WireFields::kTimes && OpsFitTimes(cols[k], corr_field)) {
-        ok &= DecodeOpTimes<R>(cols[k], b.base, corr_field, counts, out);
+      if (b.has[k] && fields == WireFields::kTimes && fits) {
+        ok &= DecodeTimes(cols[k], b.base, corr_field, name_field,
+                          static_cast<RecordKind>(k - 2), counts, out.sink);
         b.has[k] = false;  // done
       }
     }
@@ -197,7 +198,7 @@ WireDecode Decode(std::string_view body, const ShapeTable& shapes, Out& out, Dec
       }
     }
   };
-  times(static_cast<KernelRecord*>(nullptr), 2, 8);
+  times(2, 8, -1, b.has[2] && OpsFitTimes(cols[2], 8));
   reports(2, KernelsFitReports, [&](Columns& c, auto& o) {
     return DecodeKernelsForReports(c, b.base, shapes, counts, o);
   });
@@ -231,7 +232,7 @@ WireDecode Decode(std::string_view body, const ShapeTable& shapes, Out& out, Dec
         });
   }
   out.End(RecordKind::kKernel);
-  times(static_cast<MemcpyRecord*>(nullptr), 3, 11);
+  times(3, 11, -1, b.has[3] && OpsFitTimes(cols[3], 11));
   reports(3, MemcpysFitReports, [&](Columns& c, auto& o) {
     return DecodeMemcpysForReports(c, b.base, counts, o);
   });
@@ -257,7 +258,7 @@ WireDecode Decode(std::string_view body, const ShapeTable& shapes, Out& out, Dec
         });
   }
   out.End(RecordKind::kMemcpy);
-  times(static_cast<MemsetRecord*>(nullptr), 4, 10);
+  times(4, 10, -1, b.has[4] && OpsFitTimes(cols[4], 10));
   reports(4, MemsetsFitReports, [&](Columns& c, auto& o) {
     return DecodeMemsetsForReports(c, b.base, counts, o);
   });
@@ -296,6 +297,7 @@ WireDecode Decode(std::string_view body, const ShapeTable& shapes, Out& out, Dec
         });
   }
   out.End(RecordKind::kRange);
+  times(6, 8, 4, b.has[6] && ApiCallsFitReports(cols[6]));
   reports(6, ApiCallsFitReports, [&](Columns& c, auto& o) {
     return DecodeApiCallsForReports(c, b.base, counts, o);
   });
@@ -356,6 +358,43 @@ WireDecode DecodeEventBatchWire(std::string_view body, const ShapeTable& shapes,
   return r;
 }
 
+void RecordSink::Times(RecordKind kind, const TimesRun& run) {
+  // Records of the run's fields, a chunk at a time.
+  constexpr size_t kChunk = 64;
+  auto as = [&](auto* type, auto pass) {
+    using R = std::remove_pointer_t<decltype(type)>;
+    R records[kChunk];
+    for (size_t i = 0; i < run.n;) {
+      const size_t n = std::min(kChunk, run.n - i);
+      for (size_t j = 0; j < n; ++j, ++i) {
+        R r{};
+        r.start_ns = run.start[i];
+        r.end_ns = run.end[i];
+        r.correlation_id = run.correlation[i];
+        if constexpr (std::is_same_v<R, ApiRecord>) r.name_id = static_cast<uint32_t>(run.name[i]);
+        records[j] = r;
+      }
+      pass(std::span<const R>(records, n));
+    }
+  };
+  switch (kind) {
+    case RecordKind::kKernel:
+      as(static_cast<KernelRecord*>(nullptr), [&](auto r) { Kernels(r); });
+      break;
+    case RecordKind::kMemcpy:
+      as(static_cast<MemcpyRecord*>(nullptr), [&](auto r) { Memcpys(r); });
+      break;
+    case RecordKind::kMemset:
+      as(static_cast<MemsetRecord*>(nullptr), [&](auto r) { Memsets(r); });
+      break;
+    case RecordKind::kApi:
+      as(static_cast<ApiRecord*>(nullptr), [&](auto r) { ApiCalls(r); });
+      break;
+    default:
+      break;  // no other kind comes as columns
+  }
+}
+
 SinkChunks::SinkChunks() = default;
 SinkChunks::~SinkChunks() = default;
 
@@ -364,7 +403,7 @@ WireDecode DecodeEventBatchToSink(std::string_view body, const ShapeTable& shape
                                   uint32_t kinds, SinkChunks* chunks) {
   std::unique_ptr<event_wire::SinkOut> own;
   event_wire::SinkOut* out;
-  if (chunks == nullptr || fields == WireFields::kTimes) {
+  if (chunks == nullptr) {
     own = std::make_unique<event_wire::SinkOut>(sink, fields == WireFields::kAll);
     out = own.get();
   } else {

@@ -71,13 +71,15 @@ enum class WireDecode { kOk, kFallback, kBroken };
 // domain, thread, correlation and return code; syncs' kind and device. The
 // rest stay 0. Columns not read are skipped whole, which is most of what a
 // streamed summary saves here. kTimes, into a sink (elsewhere it is
-// kReports), decodes only start, end and correlation id of GPU operations
-// (kernels, copies, memsets; every other field 0) and the rest as kReports:
-// the window pass that asks where the work launched inside an NVTX range
-// ended (analysis/region_stream.cc).
-// It neither looks kernel shapes up (unknown_shapes stays as it was) nor
-// reads the operations' other columns (a varint over ten bytes there goes
-// unnoticed, where kReports would answer kBroken for some of them).
+// kReports), is for the window passes that ask which launches an NVTX range
+// made and where their work ended (analysis/region_stream.cc): GPU
+// operations (kernels, copies, memsets) as their start, end and correlation
+// id, API calls as those and their name, in columns (RecordSink::Times(),
+// no records), where a batch's columns have the usual shape; the rest, and
+// any batch that does not, as kReports records. Operations' other columns
+// are not read: no kernel shape is looked up (unknown_shapes stays as it
+// was), and a varint over ten bytes there goes unnoticed, where kReports
+// would answer kBroken for some of them.
 enum class WireFields { kAll, kReports, kTimes };
 
 // What a decode dropped or could not resolve, as BatchDecoder counts them.
@@ -102,9 +104,24 @@ WireDecode DecodeEventBatchWire(std::string_view body, const ShapeTable& shapes,
 // ranges, API calls, syncs), each kind's records in order, in one or more
 // spans, then EndKind(kind), all six even when empty. A span is valid only
 // during the call.
+// WireFields::kTimes: up to a few hundred records of one kind as columns,
+// in the batch's order, inverted ones left out (counted as ever). `name`:
+// API calls' name ids, null for GPU operations. Valid only during the call.
+struct TimesRun {
+  const uint64_t* start = nullptr;
+  const uint64_t* end = nullptr;
+  const uint64_t* correlation = nullptr;
+  const uint64_t* name = nullptr;
+  size_t n = 0;
+};
+
 class RecordSink {
  public:
   virtual ~RecordSink() = default;
+  // kTimes' columns (kind: kKernel, kMemcpy, kMemset or kApi), among the
+  // kind's spans in the order above. By default made into records holding
+  // those fields (every other 0) and passed to the kind's span method.
+  virtual void Times(RecordKind kind, const TimesRun& run);
   virtual void Kernels(std::span<const KernelRecord> r) = 0;
   virtual void Memcpys(std::span<const MemcpyRecord> r) = 0;
   virtual void Memsets(std::span<const MemsetRecord> r) = 0;
@@ -126,9 +143,9 @@ struct SinkOut;
 // allocated and zeroed once, not per batch: with kReports every record of
 // a kind gets the same fields written, by the fast loops and the general
 // decoder alike, so a slot's stale values are overwritten as they are
-// within a batch; kAll zeroes every record. kTimes writes only the times
-// where a batch's columns vary and the report fields where they do not, so
-// it takes new chunks each time (the rest must stay 0).
+// within a batch; kAll zeroes every record. kTimes makes records only as
+// kReports does (its columns go to Times() from the decoder's own arrays),
+// so it shares kReports' chunks.
 class SinkChunks {
  public:
   SinkChunks();

@@ -297,16 +297,61 @@ bool DecodeMemsetsForReports(Columns& c, uint64_t base, DecodeCounts* counts, Si
 
 bool OpsFitTimes(const Columns& c, int corr_field) { return c.Fits({3, corr_field}, {}); }
 
-template <typename R>
-bool DecodeOpTimes(Columns& c, uint64_t base, int corr_field, DecodeCounts* counts,
-                   SinkOut& out) {
-  return DecodeVarying<R>(c, corr_field, std::array<int, 0>{}, base, counts, out,
-                          [](R& r, uint64_t corr, const uint64_t*) { r.correlation_id = corr; });
+bool DecodeTimes(Columns& c, uint64_t base, int corr_field, int name_field, RecordKind kind,
+                 DecodeCounts* counts, RecordSink* sink) {
+  constexpr size_t kRun = 256;
+  // The deltas are read into these and made absolute in place, the
+  // inverted events squeezed out as the loop goes (an event's slot is
+  // written only after it was read).
+  uint64_t starts[kRun], ends[kRun], corrs[kRun], names[kRun];
+  Column& cs = c.col[2];
+  Column& cd = c.col[3];
+  Column& cc = c.col[corr_field];
+  Column* const cn = name_field >= 0 && c.col[name_field].values > 1 ? &c.col[name_field] : nullptr;
+  if (name_field >= 0 && cn == nullptr) std::fill(names, names + kRun, c.col[name_field].constant);
+  const uint32_t read = (1u << corr_field) | (cn ? 1u << name_field : 0u);
+  const TimesRun run{starts, ends, corrs, name_field >= 0 ? names : nullptr, 0};
+  uint64_t start = base, corr = 0;
+  bool ok = true;
+  for (uint32_t i = 0; ok && i < c.count;) {
+    const size_t want = std::min<size_t>(kRun, c.count - i);
+    size_t got = wire::ReadZigzagRun(cs.p, cs.end, starts, want);
+    got = std::min(got, wire::ReadVarintRun(cd.p, cd.end, ends, want));
+    got = std::min(got, wire::ReadZigzagRun(cc.p, cc.end, corrs, want));
+    if (cn) got = std::min(got, wire::ReadVarintRun(cn->p, cn->end, names, want));
+    ok = got == want;
+    size_t n = 0;
+    for (size_t j = 0; j < got; ++j) {
+      start += starts[j];
+      const uint64_t end = start + ends[j];  // modulo 2^64
+      corr += corrs[j];
+      if (end < start) {
+        if (name_field >= 0) {  // as DecodeVarying() with an extra column
+          bool bad = false;
+          c.StepOver(read, &bad);
+          if (bad) {
+            ok = false;
+            break;
+          }
+        }
+        ++counts->inverted_dropped;
+        continue;
+      }
+      starts[n] = start;
+      ends[n] = end;
+      corrs[n] = corr;
+      if (name_field >= 0) names[n] = names[j];
+      ++n;
+    }
+    if (n > 0) {
+      TimesRun r = run;
+      r.n = n;
+      sink->Times(kind, r);
+    }
+    i += static_cast<uint32_t>(want);
+  }
+  return ok;
 }
-
-template bool DecodeOpTimes<KernelRecord>(Columns&, uint64_t, int, DecodeCounts*, SinkOut&);
-template bool DecodeOpTimes<MemcpyRecord>(Columns&, uint64_t, int, DecodeCounts*, SinkOut&);
-template bool DecodeOpTimes<MemsetRecord>(Columns&, uint64_t, int, DecodeCounts*, SinkOut&);
 
 }  // namespace event_wire
 

@@ -436,8 +436,12 @@ TEST(Region, GapAroundIsTheStretchNoSpanHolds) {
     const TimeSpan g = GapAround(spans, t);
     for (uint64_t u = g.start; u <= std::min<uint64_t>(g.end, 700); ++u)
       EXPECT_LT(FindSpan(spans, u, &hint), 0) << u;
-    if (g.start > 0) EXPECT_GE(FindSpan(spans, g.start - 1, &hint), 0);
-    if (g.end < UINT64_MAX) EXPECT_GE(FindSpan(spans, g.end + 1, &hint), 0);
+    if (g.start > 0) {
+      EXPECT_GE(FindSpan(spans, g.start - 1, &hint), 0);
+    }
+    if (g.end < UINT64_MAX) {
+      EXPECT_GE(FindSpan(spans, g.end + 1, &hint), 0);
+    }
   }
 }
 

@@ -267,12 +267,15 @@ TEST(EventDecoderTest, ReportOperationsAndCallsIntoASinkDecodeAsIntoABatch) {
 }
 
 // WireFields::kTimes into a sink: GPU operations whose start, duration and
-// correlation columns vary take a loop that reads those three columns only,
-// so their records hold exactly the general decode's start, end and
-// correlation id and nothing else; a batch whose durations or correlation
-// ids are all equal (one value in the column) takes the kReports path. API
-// calls, ranges and syncs are kReports' records. Inverted records are
-// dropped and counted as the general decode drops them.
+// correlation columns vary take a loop that reads those three columns only
+// and hands them over as columns (RecordSink::Times(), made into records by
+// its default here), so their records hold exactly the general decode's
+// start, end and correlation id and nothing else; API calls the same and
+// their name. A batch whose durations or correlation ids are all equal (one
+// value in the column) takes the kReports path. Ranges and syncs are
+// kReports' records. Inverted records are dropped and counted as the
+// general decode drops them. The chunks are offered from body to body and
+// reused, as kReports reuses them: no kTimes record is left half-written.
 TEST(EventDecoderTest, OperationTimesIntoASinkAreTheGeneralDecodesTimes) {
   StringInterner interner;
   const auto batches = RandomBatches(13, [&](int round, std::mt19937_64& rng, RecordBatch* b) {
@@ -304,14 +307,22 @@ TEST(EventDecoderTest, OperationTimesIntoASinkAreTheGeneralDecodesTimes) {
           break;
       }
     }
-    b->api_calls.push_back({.start_ns = start, .end_ns = start + 5, .thread_id = 9,
-                            .correlation_id = 77, .name_id = interner.Intern("cudaLaunchKernel")});
+    const size_t calls = 2 + rng() % 40;
+    for (size_t i = 0; i < calls; ++i) {
+      start += rng() % 5000;
+      const bool inverted = !constant && rng() % 10 == 0;
+      b->api_calls.push_back(
+          {.start_ns = start, .end_ns = inverted ? start - 1 : start + (constant ? 5 : rng() % 900),
+           .thread_id = 9, .correlation_id = constant ? 77 : 5000 + i * (1 + rng() % 3),
+           .name_id = interner.Intern(i % 2 ? "cudaLaunchKernel" : "cudaMemcpy"),
+           .callback_id = 13, .return_code = 2});
+    }
   });
   Encoded e = Encode(batches, interner);
   const ShapeTable shapes = ShapesOf(e);
   DecodeCounts want, got;
   uint64_t timed = 0, reported = 0;
-  SinkChunks chunks;  // offered from body to body: kTimes must not reuse them
+  SinkChunks chunks;  // offered from body to body
   for (size_t i = 0; i < e.bodies.size(); ++i) {
     SCOPED_TRACE(i);
     RecordBatch all, reports;
@@ -346,9 +357,15 @@ TEST(EventDecoderTest, OperationTimesIntoASinkAreTheGeneralDecodesTimes) {
     for (size_t j = 0; j < t.memsets.size(); ++j)
       EXPECT_TRUE(testing::SameMemset(
           t.memsets[j], times_only ? only_times(all.memsets[j]) : reports.memsets[j])) << j;
-    ASSERT_EQ(t.api_calls.size(), 1u);
-    EXPECT_TRUE(testing::SameApi(t.api_calls[0], reports.api_calls[0]));
-    (times_only ? timed : reported) += t.kernels.size() + t.memcpys.size() + t.memsets.size();
+    ASSERT_EQ(t.api_calls.size(), all.api_calls.size());
+    ASSERT_EQ(t.api_calls.size(), reports.api_calls.size());
+    for (size_t j = 0; j < t.api_calls.size(); ++j) {
+      ApiRecord x = only_times(all.api_calls[j]);
+      x.name_id = all.api_calls[j].name_id;
+      EXPECT_TRUE(testing::SameApi(t.api_calls[j], times_only ? x : reports.api_calls[j])) << j;
+    }
+    (times_only ? timed : reported) +=
+        t.kernels.size() + t.memcpys.size() + t.memsets.size() + t.api_calls.size();
   }
   EXPECT_GT(timed, 0u);
   EXPECT_GT(reported, 0u);

@@ -65,7 +65,9 @@ TEST(StartHintsTest, MinStartIsTheEarliestStartOfEveryColumnShape) {
     EXPECT_EQ(min_start, lowest);
     // (A start of 0, which wrapping can give, is "unknown": not written.)
     const std::string unstated = testing::WithoutMinStart(e.bodies[0]);
-    if (lowest != 0) ASSERT_LT(unstated.size(), e.bodies[0].size());
+    if (lowest != 0) {
+      ASSERT_LT(unstated.size(), e.bodies[0].size());
+    }
     min_start = 0;
     ASSERT_EQ(EventBatchMinStart(unstated, &min_start), WireDecode::kOk);
     EXPECT_EQ(min_start, lowest);
