@@ -7,6 +7,18 @@
 #include "collector/sat_math.h"
 
 namespace cutrace::analysis {
+namespace {
+
+// t (trace clock; UINT64_MAX: no event) on the wall clock by the header's
+// start anchor; 0 when it has none or the result would not be a time after 1970.
+int64_t WallClockOf(const proto::Header& h, uint64_t t) {
+  if (!h.has_start_anchor() || h.start_anchor().realtime_ns() <= 0 || t == UINT64_MAX) return 0;
+  const __int128 wall = static_cast<__int128>(t) - h.start_anchor().trace_ns() +
+                        h.start_anchor().realtime_ns();
+  return wall > 0 && wall <= INT64_MAX ? static_cast<int64_t>(wall) : 0;
+}
+
+}  // namespace
 
 bool IsWindowedRun(TraceSet traces) {
   if (traces.size() < 2 || RanksOf(traces).size() != 1) return false;
@@ -31,6 +43,7 @@ StatusOr<std::vector<WindowRow>> StreamWindows(std::span<StreamedTrace* const> c
     row.window = chunk->info().header.chunk_index();
     row.path = chunk->info().path;
     row.start_ns = counts.first_ns == UINT64_MAX ? 0 : counts.first_ns;
+    row.start_realtime_ns = WallClockOf(chunk->info().header, counts.first_ns);
     row.kernels = counts.kernels;
     for (size_t d = 0; d < timeline.devices.size(); ++d) {
       SatAccumulate(&row.span_ns, timeline.devices[d].span_ns);

@@ -31,6 +31,11 @@ struct WindowRow {
   std::string path;
   uint64_t start_ns = 0;     // the chunk's first event, on the run's clock
   uint64_t offset_ns = 0;    // start_ns - the first window's start
+  // start_ns on the wall clock (Unix ns) by the chunk's clock anchor; 0
+  // without one. Windows open on the wall clock's multiples of the period
+  // in every process (injection/production/window_schedule.h), so this is
+  // what matches a window across the ranks of a job.
+  int64_t start_realtime_ns = 0;
   uint64_t span_ns = 0;      // devices' spans added
   uint64_t busy_ns = 0;
   uint64_t idle_ns = 0;

@@ -128,10 +128,11 @@ TableSection WindowsTable(const std::vector<analysis::WindowRow>& rows) {
   Cells c(Format::kTable);
   TableSection t;
   t.title = "windows of this continuous-mode run (each over its own span)";
-  t.headers = {"Window", "Start", "Span", "Busy(%)", "Kernels", "Idle", "Idle by cause"};
-  t.right = {true, true, true, true, true, true, false};
+  t.headers = {"Window", "Start", "UTC", "Span", "Busy(%)", "Kernels", "Idle", "Idle by cause"};
+  t.right = {true, true, true, true, true, true, true, false};
   for (const analysis::WindowRow& w : rows)
-    t.rows.push_back({c.Count(w.window), "+" + FormatDuration(w.offset_ns), c.Duration(w.span_ns),
+    t.rows.push_back({c.Count(w.window), "+" + FormatDuration(w.offset_ns),
+                      FormatWallClock(w.start_realtime_ns), c.Duration(w.span_ns),
                       c.Percent(w.busy_pct), c.Count(w.kernels), c.Duration(w.idle_ns),
                       TopCausesText(w.idle_by_cause_ns, w.idle_ns, 2, 0)});
   return t;
@@ -144,6 +145,7 @@ nlohmann::json WindowsJson(const std::vector<analysis::WindowRow>& rows) {
                    {"path", w.path},
                    {"start_ns", w.start_ns},
                    {"offset_ns", w.offset_ns},
+                   {"start_realtime_ns", w.start_realtime_ns},
                    {"span_ns", w.span_ns},
                    {"busy_ns", w.busy_ns},
                    {"busy_pct", w.busy_pct},

@@ -133,6 +133,14 @@ std::string FormatDuration(uint64_t ns) {
 
 std::string FormatOffset(uint64_t t, uint64_t t0) { return "+" + FormatDuration(t >= t0 ? t - t0 : 0); }
 
+std::string FormatWallClock(int64_t realtime_ns) {
+  if (realtime_ns <= 0) return "-";
+  const int64_t ms = realtime_ns / 1'000'000;
+  const int64_t day = ms % 86'400'000;
+  return fmt::format("{:02}:{:02}:{:02}.{:03}", day / 3'600'000, day / 60'000 % 60, day / 1000 % 60,
+                     day % 1000);
+}
+
 std::string FormatBytes(uint64_t bytes) {
   if (bytes == kSaturated) return kOverflowText;
   double v = static_cast<double>(bytes);

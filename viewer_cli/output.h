@@ -95,6 +95,9 @@ inline constexpr const char* kOverflowText = "overflow";
 std::string FormatDuration(uint64_t ns);
 // "+1.798 s": t as an offset from t0 (0 when t is before it).
 std::string FormatOffset(uint64_t t, uint64_t t0);
+// "14:02:00.003": a time on the wall clock (Unix ns), UTC, to the
+// millisecond; "-" for 0 (unknown).
+std::string FormatWallClock(int64_t realtime_ns);
 // "1.50 GiB", "64.0 KiB", "17 B".
 std::string FormatBytes(uint64_t bytes);
 // Parses "10us", "2ms", "1.5s", "500ns", "250" (ns), "5min", "1h". Returns

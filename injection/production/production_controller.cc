@@ -70,7 +70,10 @@ void ProductionController::Attach(AsyncWriter* writer, StringInterner* interner)
 }
 
 void ProductionController::Schedule(int64_t now) {
-  schedule_.Start(now);
+  const int64_t wall_offset =
+      cb_.wall_offset ? cb_.wall_offset()
+                      : static_cast<int64_t>(RealtimeNs()) - (cb_.now ? cb_.now() : now);
+  schedule_.Start(now, wall_offset);
   if (capturing()) {
     std::unique_lock<std::mutex> lock(capture_mu_);
     CaptureGate().store(kCaptureClosed, std::memory_order_release);  // the counters wait for a range too

@@ -61,6 +61,10 @@ class ProductionController : public WriterHooks {
     std::function<void()> window_closed;
     // Now on the trace's clock.
     std::function<int64_t()> now;
+    // The wall clock (CLOCK_REALTIME) minus the trace's clock, for windows
+    // on the wall clock's period boundaries (WindowSchedule::Start()); null:
+    // measured from now() as the schedule starts.
+    std::function<int64_t()> wall_offset;
     // Capture ranges: waits for the GPU work the calling thread's context
     // has queued (a range closed by the program), so the range's kernels are
     // in its chunk; and a chunk was opened at this path (cutrace run's list).

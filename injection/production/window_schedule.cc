@@ -5,10 +5,20 @@
 
 namespace cutrace::injection {
 
-void WindowSchedule::Start(int64_t now) {
+void WindowSchedule::Start(int64_t now, int64_t wall_offset_ns) {
   window_end_ns_ = now + window_ns_;
   next_window_ns_ = now + period_ns_;
   in_window_ = true;
+  if (!continuous_ || period_ns_ <= 0) return;
+  // The first boundary at or after `now`: (boundary + offset) % period == 0.
+  const int64_t phase = ((now + wall_offset_ns) % period_ns_ + period_ns_) % period_ns_;
+  const int64_t boundary = phase == 0 ? now : now + (period_ns_ - phase);
+  if (boundary <= window_end_ns_) {
+    window_end_ns_ = boundary + window_ns_;
+    next_window_ns_ = boundary + period_ns_;
+  } else {
+    next_window_ns_ = boundary;
+  }
 }
 
 bool WindowSchedule::TakePollDue(int64_t now) {

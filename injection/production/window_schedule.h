@@ -28,7 +28,13 @@ class WindowSchedule {
       : continuous_(continuous), window_ns_(window_ns), period_ns_(period_ns) {}
 
   // The first window opens at `now` (with the session: its kinds are on).
-  void Start(int64_t now);
+  // The later ones open on the wall clock's multiples of the period:
+  // `wall_offset_ns` is the wall clock (CLOCK_REALTIME) minus the trace's
+  // clock, so every process traced with the same period opens its windows
+  // at the same instants, and a window can be compared across the ranks of
+  // a job (within the hosts' clock agreement). A boundary that falls inside
+  // the first window lengthens it to that boundary's window.
+  void Start(int64_t now, int64_t wall_offset_ns = 0);
 
   bool continuous() const { return continuous_; }
   bool in_window() const { return in_window_; }

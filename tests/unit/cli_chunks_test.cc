@@ -62,6 +62,8 @@ TEST_F(CliChunksTest, SummaryListsTheWindows) {
     const json& w = j["windows"][i];
     EXPECT_EQ(w["window"], i);
     EXPECT_EQ(w["offset_ns"], i * testing::kHour);
+    // Its first event (the range at t0) on the wall clock, by the anchor.
+    EXPECT_EQ(w["start_realtime_ns"], testing::kRealtime0 + i * testing::kHour);
     EXPECT_EQ(w["kernels"], i == 0 ? 1 : 2);
     EXPECT_EQ(w["span_ns"], i == 0 ? 1000 : 1150 + i);
     EXPECT_EQ(w["busy_ns"], i == 0 ? 1000 : 1040 + i);
@@ -71,6 +73,9 @@ TEST_F(CliChunksTest, SummaryListsTheWindows) {
   args[2] = "table";
   r = RunCli(args);
   EXPECT_NE(r.out.find("windows of this continuous-mode run"), std::string::npos) << r.out;
+  // 1.7e9 s after 1970 is 22:13:20 UTC; each window an hour on.
+  for (const char* utc : {"22:13:20.000", "23:13:20.000", "00:13:20.000", "04:13:20.000"})
+    EXPECT_NE(r.out.find(utc), std::string::npos) << utc << "\n" << r.out;
   // One chunk alone is no windowed run.
   r = RunCli({"summary", "--format", "json", dir_ + "/run-a.3.trace"});
   EXPECT_FALSE(json::parse(r.out).contains("windows")) << r.out;

@@ -42,6 +42,15 @@ TEST(FormatDuration, KeepsFourSignificantDigits) {
   EXPECT_EQ(FormatDuration(1234567000000), "1234.567 s");
 }
 
+TEST(FormatWallClock, UtcToTheMillisecond) {
+  EXPECT_EQ(FormatWallClock(1'700'000'000'000'000'000), "22:13:20.000");
+  EXPECT_EQ(FormatWallClock(1'700'000'000'123'999'999), "22:13:20.123");  // cut, not rounded
+  EXPECT_EQ(FormatWallClock(86'399'999'000'000), "23:59:59.999");
+  EXPECT_EQ(FormatWallClock(86'400'000'000'000), "00:00:00.000");
+  EXPECT_EQ(FormatWallClock(0), "-");
+  EXPECT_EQ(FormatWallClock(-5), "-");
+}
+
 TEST(TextWidth, CountsCodePoints) {
   EXPECT_EQ(TextWidth("abc"), 3u);
   EXPECT_EQ(TextWidth("k<\u2026>(\u2026)"), 7u);

@@ -36,14 +36,19 @@ class ControllerTest : public ::testing::Test {
     cb.flush_activity = [this] { ++flushes_; };
     cb.window_closed = [this] { closed_after_flushes_.push_back(flushes_); };
     cb.now = [this] { return now_.load(); };
+    // The wall clock's boundaries: by default the start lies on one of every
+    // period's, so windows come whole periods after it.
+    cb.wall_offset = [this] { return wall_offset_; };
     MemoryBudget budget;
     budget.ring_bytes = 1u << 20;
     controller_ = std::make_unique<ProductionController>(config, budget, cb);
-    path_ = dir_ + "/run.trace";
+    path_ = dir_ + "/" + name_;
     HeaderInfo h;
     h.producer = "test";
     controller_->DecorateHeader(&h, path_);
-    auto file = TraceWriter::Create(path_).value();
+    auto created = TraceWriter::Create(path_);
+    ASSERT_TRUE(created.ok()) << created.status().message();
+    auto file = std::move(created).value();
     ASSERT_TRUE(file->WriteHeader(h).ok());
     writer_ = std::make_unique<AsyncWriter>(std::move(file), &interner_);
     controller_->Attach(writer_.get(), &interner_);
@@ -75,6 +80,7 @@ class ControllerTest : public ::testing::Test {
   cutrace::testing::TempDir tmp_;
   std::string dir_ = tmp_.path();
   std::string path_;
+  std::string name_ = "run.trace";  // Make()'s file in dir_
   StringInterner interner_;
   std::unique_ptr<AsyncWriter> writer_;
   std::unique_ptr<ProductionController> controller_;
@@ -82,6 +88,7 @@ class ControllerTest : public ::testing::Test {
   int flushes_ = 0;
   std::vector<int> closed_after_flushes_;  // flushes_ at each window_closed
   std::atomic<int64_t> now_{1'000'000'000};  // read on the writer thread too
+  int64_t wall_offset_ = -1'000'000'000;      // wall clock - trace clock: now_ is wall time 0
 };
 
 TEST_F(ControllerTest, ContinuousWindowsAreSelfContainedChunks) {
@@ -174,6 +181,54 @@ TEST_F(ControllerTest, SleepsUntilTheNextWindowEdge) {
   EXPECT_EQ(controller_->SleepNs(now_), 30'000'000);
   controller_->Stop("exit");
   writer_->Stop();
+}
+
+TEST_F(ControllerTest, WindowsOpenOnTheWallClocksPeriodBoundaries) {
+  // Two processes with the same period, started 1.3 s and 3.9 s into a
+  // 5 s period of the wall clock: after the first window (at its start)
+  // both open windows at the wall clock's multiples of 5 s.
+  ProductionConfig c;
+  c.mode = Mode::kContinuous;
+  c.window_ns = 1'000'000'000;
+  c.period_ns = 5'000'000'000;
+  for (int64_t into : {1'300'000'000ll, 3'900'000'000ll, 4'500'000'000ll}) {
+    SCOPED_TRACE(into);
+    toggles_.clear();
+    name_ = "run-" + std::to_string(into) + ".trace";
+    const int64_t t0 = now_;
+    wall_offset_ = 100 * 5'000'000'000ll + into - t0;  // the wall clock at t0: 100 periods + into
+    const int64_t boundary = t0 + 5'000'000'000ll - into;
+    Make(c);
+    EXPECT_EQ(controller_->SleepNs(t0), 50'000'000);
+    if (into < 4'000'000'000ll) {
+      now_ = t0 + 1'000'000'000;  // the first window, one window long
+      controller_->Tick(now_);
+      EXPECT_EQ(toggles_, std::vector<bool>{false});
+      now_ = boundary - 1;
+      controller_->Tick(now_);
+      EXPECT_EQ(toggles_, std::vector<bool>{false});
+      now_ = boundary;
+      controller_->Tick(now_);
+      EXPECT_EQ(toggles_, (std::vector<bool>{false, true}));
+    } else {
+      // The boundary comes inside the first window: that lasts until the
+      // boundary's window ends.
+      now_ = t0 + 1'000'000'000;
+      controller_->Tick(now_);
+      EXPECT_TRUE(toggles_.empty());
+    }
+    now_ = boundary + 1'000'000'000;
+    controller_->Tick(now_);
+    now_ = boundary + 5'000'000'000ll;
+    controller_->Tick(now_);
+    EXPECT_EQ(toggles_.back(), true);  // the next boundary's window is open
+    EXPECT_EQ(controller_->SleepNs(now_), 50'000'000);
+    controller_->Stop("exit");
+    writer_->Stop();
+    controller_.reset();
+    writer_.reset();
+    now_ = now_ + 1'000'000'000;
+  }
 }
 
 TEST_F(ControllerTest, SleepsUntilACaptureEnds) {

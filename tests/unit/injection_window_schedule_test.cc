@@ -43,6 +43,36 @@ TEST(WindowScheduleTest, OpeningLateSkipsTheMissedStartsAndKeepsThePeriodsPhase)
   EXPECT_EQ(s.next_window_ns(), kT0 + 5000 * kMs);
 }
 
+TEST(WindowScheduleTest, LaterWindowsOpenOnTheWallClocksMultiplesOfThePeriod) {
+  // The wall clock is the trace's clock + offset. Started 300 ms into a
+  // 1 s period: the first window at the start, the next at the boundary.
+  constexpr int64_t kOffset = 7'000'000 * kMs - kT0 + 300 * kMs;  // wall(kT0) = 7000 s + 300 ms
+  WindowSchedule s(true, 200 * kMs, 1000 * kMs);
+  s.Start(kT0, kOffset);
+  EXPECT_EQ(s.window_end_ns(), kT0 + 200 * kMs);
+  EXPECT_EQ(s.next_window_ns(), kT0 + 700 * kMs);
+  EXPECT_EQ((s.next_window_ns() + kOffset) % (1000 * kMs), 0);
+  // Later windows keep the phase, late or not.
+  s.CloseWindow();
+  s.OpenWindow(kT0 + 2750 * kMs);
+  EXPECT_EQ(s.next_window_ns(), kT0 + 3700 * kMs);
+  // 900 ms in: the boundary 100 ms on falls inside the first window, which
+  // then lasts until that boundary's window ends.
+  WindowSchedule late(true, 200 * kMs, 1000 * kMs);
+  late.Start(kT0, kOffset + 600 * kMs);
+  EXPECT_EQ(late.window_end_ns(), kT0 + 300 * kMs);
+  EXPECT_EQ(late.next_window_ns(), kT0 + 1100 * kMs);
+  // On a boundary: the first window is that boundary's. A negative wall
+  // clock (an offset below the trace's clock) keeps the same phase rule.
+  WindowSchedule on(true, 200 * kMs, 1000 * kMs);
+  on.Start(kT0, -kT0);
+  EXPECT_EQ(on.window_end_ns(), kT0 + 200 * kMs);
+  EXPECT_EQ(on.next_window_ns(), kT0 + 1000 * kMs);
+  WindowSchedule negative(true, 200 * kMs, 1000 * kMs);
+  negative.Start(kT0, -kT0 - 300 * kMs);  // wall(kT0) = -300 ms: next boundary at wall 0
+  EXPECT_EQ(negative.next_window_ns(), kT0 + 300 * kMs);
+}
+
 TEST(WindowScheduleTest, SleepsUntilTheNextEdgeOrOneTickAtMost) {
   WindowSchedule s(true, 16 * kMs, 100 * kMs);
   s.Start(kT0);
