@@ -11,7 +11,7 @@
 # the 1 M-launch load test and the ASan library runs (tests/gpu/failopen.py);
 # the production modes, scaled down (tests/gpu/modes.py);
 # a verdict table. Opt-in steps (SUITE_STEPS names them): modes_long,
-# continuous_probe, concurrent_pairs, analysis_speed, launch_instructions, idle_causes,
+# continuous_probe, concurrent_pairs, analysis_speed, launch_instructions, idle_causes, ranks,
 # capture, python.
 # Every step runs under `timeout`, inside a budget (SUITE_BUDGET_S, default 480 s)
 # that keeps the whole run well under 9 minutes; steps it cannot fit are NOT RUN.
@@ -251,6 +251,21 @@ idle_causes() {
   grep -vE '^PASS  ' "$work/logs/idle_causes.log" | head -20
   record_rc idle_causes "$rc" "$t" "$work/logs/idle_causes.log" \
     "$(grep '^FIGURE' "$work/logs/idle_causes.log" | cut -c8- | cut -c1-120 | paste -sd'|')"
+}
+
+# tests/gpu/ranks.py: ranks of one job (issue 25): continuous windows on
+# the wall clock's period boundaries in two processes at once, and a
+# two-rank DDP job under cutrace run (NCCL on two GPUs, gloo on one):
+# per-rank traces, merge, kernel counts against torch.profiler's per rank;
+# comm and stragglers where there are two GPUs. Opt-in (~60 s):
+# SUITE_STEPS="ranks".
+ranks() {
+  section "ranks of one job (aligned windows, DDP)"
+  local t rc
+  run_step ranks 240 "$work/logs/ranks.log" python3 "$tests/ranks.py" --cutrace "$cutrace" \
+    --bin-dir "$bundle/bin" --work "$work/cases/ranks" --json-out "$work/cases/ranks.json" || return
+  grep -vE '^PASS  ' "$work/logs/ranks.log" | head -20
+  record_rc ranks "$rc" "$t" "$work/logs/ranks.log" "$(grep -c '^PASS' "$work/logs/ranks.log") checks"
 }
 
 # tests/gpu/capture.py: capture ranges (issue 20): a PyTorch loop's
@@ -494,6 +509,7 @@ main() {
   if [[ " ${SUITE_STEPS:-} " == *" analysis_speed "* ]]; then analysis_speed; fi
   if [[ " ${SUITE_STEPS:-} " == *" idle_causes "* ]]; then idle_causes; fi
   if [[ " ${SUITE_STEPS:-} " == *" capture "* ]]; then capture; fi
+  if [[ " ${SUITE_STEPS:-} " == *" ranks "* ]]; then ranks; fi
   if [[ " ${SUITE_STEPS:-} " == *" python "* ]]; then python_pkg; fi
   if [[ " ${SUITE_STEPS:-} " == *" launch_instructions "* ]]; then launch_instructions; fi
   verdict

@@ -311,11 +311,26 @@ int Run(const Options& o) {
     PrintError("cannot create the output directory " + dir + ": " + std::strerror(errno));
     return 1;
   }
-  auto check = ExpandOutputPattern(output, "host", 1, ProcessEnv());
+  // The pattern's syntax now; its %q{VAR}s are each traced process's own
+  // (torchrun and mpirun set RANK per rank, not in this shell), so one unset
+  // here is a note, not an error.
+  std::vector<std::string> unset;
+  const EnvLookup env = ProcessEnv();
+  auto check = ExpandOutputPattern(output, "host", 1, [&](const std::string& name) {
+    std::optional<std::string> value = env(name);
+    if (!value) unset.push_back(name);
+    return value ? value : std::optional<std::string>(name);
+  });
   if (!check.ok()) {
     PrintError("--output: " + check.status().message());
     return 1;
   }
+  for (const std::string& name : unset)
+    std::fprintf(stderr,
+                 "cutrace: note: %s is not set here; each traced process fills %%q{%s} in from its "
+                 "own environment (torchrun and mpirun set RANK for each rank), and one without it "
+                 "writes no trace\n",
+                 name.c_str(), name.c_str());
   const char* tmp = std::getenv("TMPDIR");
   std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/cutrace-run-XXXXXX";
   if (::mkdtemp(tmpl.data()) == nullptr) {

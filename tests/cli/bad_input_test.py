@@ -138,6 +138,19 @@ def checks(tmp):
                        'driver, sync, overhead, default, all, none)')
     if os.path.exists(marker):
         failures.append("usage/bad kinds: the program was started")
+    # A malformed --output pattern is refused before the program starts; a
+    # %q{VAR} unset in cutrace's own environment is each traced process's
+    # (torchrun sets RANK per rank): a note, and the program runs.
+    check("run/bad output pattern", ["run", "--output", os.path.join(tmp, "r-%x.trace"), "--",
+                                     "/bin/sh", "-c", f"echo > {marker}"], 1,
+          must_contain="unknown %x in output pattern")
+    if os.path.exists(marker):
+        failures.append("run/bad output pattern: the program was started")
+    check("run/rank pattern", ["run", "--output", os.path.join(tmp, "rank-%q{CUTRACE_TEST_UNSET}.trace"),
+                               "--", "/bin/sh", "-c", f"echo > {marker}"], 0, want_stderr_lines=None,
+          must_contain="CUTRACE_TEST_UNSET is not set here")
+    if not os.path.exists(marker):
+        failures.append("run/rank pattern: the program did not run")
 
     return finish("bad input")
 
