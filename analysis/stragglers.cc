@@ -135,6 +135,7 @@ StatusOr<StragglerReport> FindStragglers(TraceSet traces, const std::string& ran
                            "' at depth 0 (choose the step range with --range NAME)");
   }
   const size_t common = *std::min_element(report.steps_of.begin(), report.steps_of.end());
+  report.waited_for.assign(per_rank.size(), 0);
   for (size_t k = 0; k < common; ++k) {
     StepStraggler s;
     s.step = k;
@@ -160,6 +161,16 @@ StatusOr<StragglerReport> FindStragglers(TraceSet traces, const std::string& ran
               : most == s.compute_excess_ns      ? "compute"
               : most == s.comm_excess_ns         ? "comm"
                                                  : "idle";
+    size_t least = 0, most_comm = 0;
+    for (size_t r = 1; r < s.ranks.size(); ++r) {
+      if (s.ranks[r].comm_ns < s.ranks[least].comm_ns) least = r;
+      if (s.ranks[r].comm_ns > s.ranks[most_comm].comm_ns) most_comm = r;
+    }
+    if (s.ranks[most_comm].comm_ns > s.ranks[least].comm_ns) {
+      s.waited_for = static_cast<long>(least);
+      s.wait_ns = s.ranks[most_comm].comm_ns - s.ranks[least].comm_ns;
+      ++report.waited_for[least];
+    }
     report.steps.push_back(std::move(s));
   }
   return report;

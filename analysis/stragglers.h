@@ -18,6 +18,15 @@
 // the one of compute, comm and idle by which the slowest rank exceeds the
 // median of that figure over the ranks the most ("none" when none does).
 //
+// The slowest window alone does not name the straggler of a synchronous
+// job: every rank waits at the step's collectives for the last to arrive,
+// so the windows end together and the longest is often an early rank whose
+// communication kernels spun while they waited. The rank the others waited
+// for is the one with the least communication in the step (it arrived last
+// and waited least): waited_for, with wait = the most communication any rank
+// had minus its; none (-1) when the step has no communication or every rank
+// had the same (ties: the first).
+//
 // Pure; call from any thread on traces no one is modifying.
 #pragma once
 
@@ -47,6 +56,8 @@ struct StepStraggler {
   // below it); cause is the largest positive one.
   int64_t compute_excess_ns = 0, comm_excess_ns = 0, idle_excess_ns = 0;
   std::string cause;  // "compute", "comm", "idle" or "none"
+  long waited_for = -1;  // rank index, or -1 (see above)
+  uint64_t wait_ns = 0;  // max comm - the waited-for rank's comm
   std::vector<StepOnRank> ranks;  // by rank
 };
 
@@ -55,6 +66,7 @@ struct StragglerReport {
   std::vector<std::string> ranks;   // labels (RanksOf())
   std::vector<size_t> steps_of;     // instances per rank
   std::vector<StepStraggler> steps; // the steps every rank has
+  std::vector<size_t> waited_for;   // per rank: the steps it was waited for in
 };
 
 // Needs two ranks or more (else an error saying so); an error too when a

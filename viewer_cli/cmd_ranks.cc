@@ -3,6 +3,7 @@
 // default), the slowest rank, its excess over the median and whether the
 // excess is compute, comm or idle (analysis/stragglers.h). One report over
 // all the files (the chunks of one run are one rank), not one per file.
+#include <algorithm>
 #include <memory>
 
 #include <fmt/core.h>
@@ -47,13 +48,37 @@ nlohmann::json Json(const analysis::StragglerReport& r) {
                      {"median_ns", s.median_ns},
                      {"excess_ns", s.excess_ns},
                      {"cause", s.cause},
+                     {"waited_for_rank", s.waited_for < 0 ? nlohmann::json(nullptr)
+                                                           : nlohmann::json(s.waited_for)},
+                     {"wait_ns", s.wait_ns},
                      {"excess_by_class_ns",
                       {{"compute", s.compute_excess_ns},
                        {"comm", s.comm_excess_ns},
                        {"idle", s.idle_excess_ns}}},
                      {"ranks", std::move(per_rank)}});
   }
+  for (size_t i = 0; i < r.ranks.size(); ++i) ranks[i]["waited_for_steps"] = r.waited_for[i];
   return {{"range", r.range}, {"ranks", ranks}, {"steps", steps}};
+}
+
+// Who the others waited for, over the steps: the rank named most, or why
+// nobody is.
+std::string WaitedForLine(const analysis::StragglerReport& r) {
+  size_t named = 0, top = 0;
+  for (size_t i = 0; i < r.waited_for.size(); ++i) {
+    named += r.waited_for[i];
+    if (r.waited_for[i] > r.waited_for[top]) top = i;
+  }
+  if (named == 0)
+    return "waited for: nobody named (no step has communication kernels, or every rank had the "
+           "same; the rank the others wait for is the one with the least communication)";
+  std::vector<uint64_t> waits;
+  for (const analysis::StepStraggler& s : r.steps)
+    if (s.waited_for == static_cast<long>(top)) waits.push_back(s.wait_ns);
+  std::sort(waits.begin(), waits.end());
+  return fmt::format("waited for: rank {} in {} of {} steps (the least communication: the others' "
+                     "collectives waited for it, {} at the median)",
+                     top, r.waited_for[top], r.steps.size(), FormatDuration(waits[waits.size() / 2]));
 }
 
 int Run(const Options& o) {
@@ -77,19 +102,21 @@ int Run(const Options& o) {
                                   r.ranks.size(), r.range, r.steps.size()));
     for (size_t i = 0; i < r.ranks.size(); ++i)
       PrintLine(stdout, fmt::format("  rank {}: {} ({} steps)", i, r.ranks[i], r.steps_of[i]));
+    PrintLine(stdout, WaitedForLine(r));
     fmt::print("\n");
   }
   Table table({c.Header("Step", "step"), c.Header("Slowest", "slowest_rank"),
                c.Header("Duration", "duration_ns"), c.Header("Median", "median_ns"),
                c.Header("Excess", "excess_ns"), c.Header("Cause", "cause"),
                c.Header("Compute", "compute_excess_ns"), c.Header("Comm", "comm_excess_ns"),
-               c.Header("Idle", "idle_excess_ns")});
-  table.SetRightAligned({true, true, true, true, true, false, true, true, true});
+               c.Header("Idle", "idle_excess_ns"), c.Header("Waited for", "waited_for_rank")});
+  table.SetRightAligned({true, true, true, true, true, false, true, true, true, true});
   for (const analysis::StepStraggler& s : r.steps)
     table.AddRow({c.Count(s.step), c.Count(s.slowest), c.Duration(s.duration_ns),
                   c.Duration(s.median_ns), c.Duration(s.excess_ns), s.cause,
                   Signed(s.compute_excess_ns, c), Signed(s.comm_excess_ns, c),
-                  Signed(s.idle_excess_ns, c)});
+                  Signed(s.idle_excess_ns, c),
+                  s.waited_for < 0 ? (c.human() ? "-" : "") : c.Count(static_cast<uint64_t>(s.waited_for))});
   table.Print(o.format, stdout);
   return 0;
 }

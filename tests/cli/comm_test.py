@@ -43,9 +43,10 @@ def us(ns):  # a Kineto timestamp (us, three decimals) for an integer ns
     return f"{ns // 1000}.{ns % 1000:03d}"
 
 
-def make_trace(rank=0, slower_gemm_ns=0):
+def make_trace(rank=0, slower_gemm_ns=0, longer_comm_ns=0):
     """The JSON text and the GPU ops as (kind, start_ns, end_ns); `rank`'s gemms
-    last `slower_gemm_ns` longer (the same steps otherwise)."""
+    last `slower_gemm_ns` longer, its all-reduces `longer_comm_ns` (the same
+    steps otherwise)."""
     rng = random.Random(21)
     events, ops = [], []
     t = 2_000_000_000
@@ -71,7 +72,7 @@ def make_trace(rank=0, slower_gemm_ns=0):
                        "tid": tid, "ts": us(cursor), "dur": us(2_000),
                        "args": {"correlation": corr}})
         c0 = gemm_free - rng.randint(5_000, 30_000)
-        c1 = gemm_free + rng.randint(20_000, 80_000)
+        c1 = gemm_free + rng.randint(20_000, 80_000) + longer_comm_ns
         ops.append(("nccl", c0, c1, corr))
         if rng.random() < 0.5:
             corr += 1
@@ -183,6 +184,27 @@ def checks(tmp):
     expect("ranks steps", len(r["steps"]) == 10, str(r)[:500])
     expect("ranks slowest", all(s["slowest_rank"] == 1 and s["cause"] == "compute" and
                                 s["excess_ns"] > 0 for s in r["steps"]), str(r["steps"])[:1000])
+    # The two ranks' all-reduces are alike (these traces were not recorded
+    # together): nobody waited for anybody, and the table says so.
+    expect("ranks waited for", all(s["waited_for_rank"] is None and s["wait_ns"] == 0
+                                   for s in r["steps"]) and
+           [x["waited_for_steps"] for x in r["ranks"]] == [0, 0], str(r["steps"])[:1000])
+    table = run("ranks", trace, slow).stdout
+    expect("ranks waited-for line", "waited for: nobody named" in table, table)
+    # Recorded together, rank 0's all-reduces would have waited for rank 1's
+    # slower gemms: rank 1 is the one waited for, in every step.
+    waiting_text, _ = make_trace(rank=0, longer_comm_ns=20_000)
+    waiting_src = os.path.join(tmp, "rank0-waiting.json")
+    with open(waiting_src, "w") as f:
+        f.write(waiting_text)
+    waiting = os.path.join(tmp, "rank0-waiting.trace")
+    run("import", waiting_src, "-o", waiting)
+    w = json.loads(run("ranks", waiting, slow, "--format", "json").stdout)
+    expect("ranks waited for rank 1", all(s["waited_for_rank"] == 1 and s["wait_ns"] == 20_000
+                                          for s in w["steps"]) and
+           [x["waited_for_steps"] for x in w["ranks"]] == [0, 10], str(w["steps"])[:1000])
+    table = run("ranks", waiting, slow).stdout
+    expect("ranks names rank 1", "waited for: rank 1 in 10 of 10 steps" in table, table)
     one = run("ranks", trace, check=False)
     expect("ranks of one rank", one.returncode == 1 and one.stderr.count("\n") == 1, one.stderr)
 

@@ -73,6 +73,55 @@ TEST(Stragglers, SlowestRankExcessAndCause) {
   EXPECT_EQ(report->ranks, (std::vector<std::string>{"r0.trace", "r1.trace", "r2.trace"}));
 }
 
+// A synchronous step on two ranks: rank 1's host is late (its gemm starts
+// at +250, not +50); rank 0's all-reduce starts after its gemm (+350) and
+// spins until rank 1's gemm is done and both finish together at +600.
+//   rank 0: compute 300, comm 250, idle 50;  rank 1: compute 300, comm 50,
+//   idle 250. Both windows are 600: the "slowest" is rank 0 (ties: the
+//   first), by comm (+100 over the median 150, idle -100), which names the
+//   wrong rank; the rank waited for is rank 1 (least comm), by 200 ns.
+TEST(Stragglers, TheRankWaitedForHasTheLeastCommunication) {
+  TraceBuilder r0("r0.trace"), r1("r1.trace");
+  for (uint64_t k = 0; k < 3; ++k) {
+    const uint64_t t0 = 1000 * k;
+    for (TraceBuilder* t : {&r0, &r1}) {
+      const bool late = t == &r1;
+      t->Range("ProfilerStep#" + std::to_string(k), t0, t0 + 400, 1, 0);
+      t->Api("cudaLaunchKernel", t0 + 10, t0 + 15, 1, 100 * k + 1);
+      t->Api("ncclAllReduce", t0 + 20, t0 + 25, 1, 100 * k + 2);
+      const uint64_t g = t0 + (late ? 250 : 50);
+      t->Kernel("gemm", g, g + 300, 0, 7, 100 * k + 1);
+      t->Kernel(kNccl, g + 300, t0 + 600, 0, 20, 100 * k + 2);
+    }
+  }
+  const TraceData* set[] = {r0.get(), r1.get()};
+  StatusOr<StragglerReport> report = FindStragglers(TraceSet(set), "ProfilerStep*");
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  ASSERT_EQ(report->steps.size(), 3u);
+  for (const StepStraggler& s : report->steps) {
+    EXPECT_EQ(s.ranks[0].comm_ns, 250u);
+    EXPECT_EQ(s.ranks[1].comm_ns, 50u);
+    EXPECT_EQ(s.ranks[1].idle_ns, 250u);
+    EXPECT_EQ(s.slowest, 0u);
+    EXPECT_EQ(s.cause, "comm");
+    EXPECT_EQ(s.waited_for, 1);
+    EXPECT_EQ(s.wait_ns, 200u);
+  }
+  EXPECT_EQ(report->waited_for, (std::vector<size_t>{0, 3}));
+  // Without communication (or the same on every rank) nobody is named.
+  TraceBuilder q0("q0.trace"), q1("q1.trace");
+  Step(q0, 0, 300, 0);
+  Step(q1, 0, 500, 0);
+  Step(q0, 1, 300, 100);
+  Step(q1, 1, 500, 100);
+  const TraceData* quiet[] = {q0.get(), q1.get()};
+  report = FindStragglers(TraceSet(quiet), "ProfilerStep*");
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(report->steps[0].waited_for, -1);
+  EXPECT_EQ(report->steps[1].waited_for, -1);
+  EXPECT_EQ(report->waited_for, (std::vector<size_t>{0, 0}));
+}
+
 TEST(Stragglers, StepsEveryRankHasAndErrors) {
   TraceBuilder r0("r0.trace"), r1("r1.trace");
   Step(r0, 0, 300, 100);
