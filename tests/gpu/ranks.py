@@ -20,8 +20,13 @@
        NCCL kernels are communication on each rank, and `cutrace ranks` names
        rank 1 (which sleeps 20 ms inside each step) as the one the others
        waited for. On one GPU those checks are SKIP lines (no NCCL there).
+    3. peer (two GPUs): a PyTorch program moving a tensor from cuda:0 to
+       cuda:1 200 times under `cutrace run`: two devices with their UUIDs,
+       operations on both, exactly 200 device-to-device copies.
   ranks.py --workload --steps N [--profile FILE_PATTERN] [--slow-rank R]
     one rank of the DDP loop (RANK, WORLD_SIZE etc. from torch.distributed.run).
+  ranks.py --workload-peer N
+    the peer-copy program.
 
 Exit 0 pass, 1 fail, 77 skipped (no GPU or no PyTorch). python3 stdlib only
 (the workload itself imports torch).
@@ -103,6 +108,25 @@ def workload(steps: int, profile: str | None, slow_rank: int) -> int:
     dist.barrier()
     dist.destroy_process_group()
     return 0
+
+
+PEER_COPIES = 200
+
+
+def peer_workload(n: int) -> int:
+    """Tensors moved from cuda:0 to cuda:1: n copies, an add on device 0 and
+    a mul on device 1 each time."""
+    import torch
+
+    x = torch.ones(1 << 20, device="cuda:0")
+    torch.cuda.synchronize("cuda:0")
+    for _ in range(n):
+        x.add_(1)
+        y = x.to("cuda:1")
+        y.mul_(2)
+    torch.cuda.synchronize("cuda:0")
+    torch.cuda.synchronize("cuda:1")
+    return 0 if float(y[0]) == 2 * (n + 1) else 1
 
 
 def run(cmd: list[str], timeout: float, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -254,9 +278,37 @@ def ddp_case(cutrace: str, work: Path, timeout: float, gpus: int, figures: dict)
           f"{len(named)} of {len(steps)} steps, median wait {waits[len(waits) // 2] / 1e6 if waits else 0:.2f} ms")
 
 
+def peer_case(cutrace: str, work: Path, timeout: float, figures: dict) -> None:
+    out = work / "peer"
+    out.mkdir()
+    p = run([cutrace, "run", "--output", f"{out}/", "--no-summary", "--", sys.executable,
+             str(HERE / "ranks.py"), "--workload-peer", str(PEER_COPIES)], timeout, v.clean_env())
+    if not check("peer: the cuda:0 -> cuda:1 program exits 0 under cutrace run", p.returncode == 0,
+                 p.stderr.strip()[-300:]):
+        return
+    traces = [str(t) for t in out.glob("*.trace")]
+    info = report(cutrace, "info", *traces)["files"][0]
+    uuids = sorted({d.get("uuid", "") for d in info.get("devices", [])})
+    check("peer: two devices with their own UUIDs", len(uuids) >= 2 and "" not in uuids, f"{uuids}")
+    devices = report(cutrace, "overlap", *traces)["devices"]
+    compute = {d["device"]: d["compute_ns"] for d in devices}
+    figures["peer_compute_ns_by_device"] = compute
+    check("peer: kernels ran on both devices", len(compute) >= 2 and all(compute.values()),
+          f"{compute}")
+    kernels = kernel_total(report(cutrace, "kernels", *traces))
+    figures["peer_kernels"] = kernels
+    # torch.ones' fill, then an add on cuda:0 and a mul on cuda:1 per copy.
+    check(f"peer: exactly {2 * PEER_COPIES + 1} kernels", kernels == 2 * PEER_COPIES + 1, f"{kernels}")
+    copies = {c["kind"]: c["count"] for c in report(cutrace, "memcpy", *traces).get("copies", [])}
+    figures["peer_copies"] = copies
+    check(f"peer: exactly {PEER_COPIES} device-to-device copies, as their own kind",
+          copies.get("PtoP", 0) + copies.get("DtoD", 0) == PEER_COPIES, f"{copies}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--workload", action="store_true")
+    ap.add_argument("--workload-peer", type=int)
     ap.add_argument("--steps", type=int, default=STEPS)
     ap.add_argument("--profile")
     ap.add_argument("--slow-rank", type=int, default=1)
@@ -268,6 +320,8 @@ def main() -> int:
     args = ap.parse_args()
     if args.workload:
         return workload(args.steps, args.profile, args.slow_rank)
+    if args.workload_peer:
+        return peer_workload(args.workload_peer)
     if not v.has_gpu():
         print("skipped: no GPU")
         return SKIP
@@ -291,6 +345,13 @@ def main() -> int:
             ddp_case(cutrace, work, args.timeout, gpus, figures)
         except (RuntimeError, subprocess.TimeoutExpired) as e:
             check("ddp", False, str(e))
+        if gpus < 2:
+            skip("peer: tensors moved between cuda:0 and cuda:1", "one GPU")
+        else:
+            try:
+                peer_case(cutrace, work, args.timeout, figures)
+            except (RuntimeError, subprocess.TimeoutExpired) as e:
+                check("peer", False, str(e))
     print("FIGURE ranks " + json.dumps(figures), flush=True)
     if args.json_out:
         # Not "figures": the suite reads that key as one dict of figures per mode.
