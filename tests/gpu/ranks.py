@@ -248,6 +248,15 @@ def ddp_case(cutrace: str, work: Path, timeout: float, gpus: int, figures: dict)
             return
         ours.append(kernel_total(report(cutrace, "kernels", *window, str(traces[r]))))
         theirs.append(kernel_total(report(cutrace, "kernels", *window, str(imported))))
+    both = work / "ddp-profile-merged.trace"
+    i = run([cutrace, "import", str(prof_dir / "rank-0.json"), str(prof_dir / "rank-1.json"),
+             "-o", str(both)], 120)
+    if check("ddp: both ranks' torch.profiler traces import as one merged trace", i.returncode == 0,
+             i.stderr.strip()[-300:]):
+        procs = report(cutrace, "info", str(both))["files"][0]["header"].get("processes", [])
+        check("ddp: the merged import has two processes, ranks 0 and 1",
+              sorted(p.get("rank", "") for p in procs) == ["0", "1"],
+              f"{[(p.get('pid'), p.get('rank')) for p in procs]}")
     figures["ddp_kernels_per_rank"] = {"cutrace": ours, "torch.profiler": theirs,
                                        "steps": STEPS - SKIP_STEPS, "backend": "nccl" if gpus >= 2 else "gloo"}
     check(f"ddp: kernels per rank over steps {SKIP_STEPS + 1}-{STEPS} equal torch.profiler's",
