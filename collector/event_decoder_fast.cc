@@ -27,6 +27,32 @@ namespace {
 constexpr int kKeyField = 4;
 constexpr int kCorrField = 8;
 
+// The next `want` start deltas, durations and correlation deltas (start and
+// correlation are sint64 deltas, zigzag-decoded as they are read), each
+// column read as far as it goes: the events up to the first column that
+// stopped early are whole, and that many are returned.
+[[gnu::always_inline]] inline size_t ReadTimesRun(Column& cs, Column& cd, Column& cc,
+                                                  uint64_t* starts, uint64_t* durations,
+                                                  uint64_t* corrs, size_t want) {
+  size_t got = wire::ReadZigzagRun(cs.p, cs.end, starts, want);
+  got = std::min(got, wire::ReadVarintRun(cd.p, cd.end, durations, want));
+  return std::min(got, wire::ReadZigzagRun(cc.p, cc.end, corrs, want));
+}
+
+// An event whose end comes before its start is dropped and counted; with
+// `step` (the loop reads columns besides the times) every other varying
+// column steps over it, as DecodeKind() does. False: a column is broken.
+[[gnu::always_inline]] inline bool PassOverInverted(Columns& c, uint32_t read, bool step,
+                                                    DecodeCounts* counts) {
+  if (step) {
+    bool bad = false;
+    c.StepOver(read, &bad);
+    if (bad) return false;
+  }
+  ++counts->inverted_dropped;
+  return true;
+}
+
 // One kind's records into the sink, where fields 2, 3 and `corr_field`
 // vary and the fields `extra` (uint32 or uint64 columns) may: `fill(record,
 // correlation, values)` sets the rest, values[e] being field extra[e]'s
@@ -65,12 +91,7 @@ template <typename R, size_t kExtras, typename Fill>
   bool ok = true;
   for (uint32_t i = 0; ok && i < c.count;) {
     const size_t want = std::min<size_t>(kRun, c.count - i);
-    // Each column is read as far as it goes; the events up to the first
-    // column that stopped early are whole.
-    // Start and correlation are sint64 deltas, zigzag-decoded as they are read.
-    size_t got = wire::ReadZigzagRun(cs.p, cs.end, starts, want);
-    got = std::min(got, wire::ReadVarintRun(cd.p, cd.end, durations, want));
-    got = std::min(got, wire::ReadZigzagRun(cc.p, cc.end, corrs, want));
+    size_t got = ReadTimesRun(cs, cd, cc, starts, durations, corrs, want);
     for (size_t e = 0; e < kExtras; ++e)
       if (read >> extra[e] & 1u) {
         Column& x = c.col[extra[e]];
@@ -81,20 +102,10 @@ template <typename R, size_t kExtras, typename Fill>
       start += starts[j];
       const uint64_t end = start + durations[j];  // modulo 2^64
       corr += corrs[j];
-      if (end < start) {
-        if constexpr (kExtras > 0) {
-          // As DecodeKind(): every other varying column steps over this
-          // event. Without extras (kTimes) nothing else is read: nothing
-          // to step.
-          bool bad = false;
-          c.StepOver(read, &bad);
-          if (bad) {
-            ok = false;
-            break;
-          }
-        }
-        ++counts->inverted_dropped;
-        continue;
+      if (__builtin_expect(end < start, 0)) {
+        if (PassOverInverted(c, read, kExtras > 0, counts)) continue;
+        ok = false;
+        break;
       }
       R& r = buf[n];
       r.start_ns = start;
@@ -315,9 +326,7 @@ bool DecodeTimes(Columns& c, uint64_t base, int corr_field, int name_field, Reco
   bool ok = true;
   for (uint32_t i = 0; ok && i < c.count;) {
     const size_t want = std::min<size_t>(kRun, c.count - i);
-    size_t got = wire::ReadZigzagRun(cs.p, cs.end, starts, want);
-    got = std::min(got, wire::ReadVarintRun(cd.p, cd.end, ends, want));
-    got = std::min(got, wire::ReadZigzagRun(cc.p, cc.end, corrs, want));
+    size_t got = ReadTimesRun(cs, cd, cc, starts, ends, corrs, want);
     if (cn) got = std::min(got, wire::ReadVarintRun(cn->p, cn->end, names, want));
     ok = got == want;
     size_t n = 0;
@@ -325,17 +334,11 @@ bool DecodeTimes(Columns& c, uint64_t base, int corr_field, int name_field, Reco
       start += starts[j];
       const uint64_t end = start + ends[j];  // modulo 2^64
       corr += corrs[j];
-      if (end < start) {
-        if (name_field >= 0) {  // as DecodeVarying() with an extra column
-          bool bad = false;
-          c.StepOver(read, &bad);
-          if (bad) {
-            ok = false;
-            break;
-          }
-        }
-        ++counts->inverted_dropped;
-        continue;
+      if (__builtin_expect(end < start, 0)) {
+        // Calls read their names too: as DecodeVarying() with an extra.
+        if (PassOverInverted(c, read, name_field >= 0, counts)) continue;
+        ok = false;
+        break;
       }
       starts[n] = start;
       ends[n] = end;
