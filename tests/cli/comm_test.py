@@ -103,13 +103,19 @@ def make_trace(rank=0, slower_gemm_ns=0, longer_comm_ns=0):
     return text, [(k, s, e) for k, s, e, _ in ops]
 
 
-def checks(tmp):
-    text, ops = make_trace()
-    src = os.path.join(tmp, "rank0.json")
+def imported(tmp, name, text):
+    """`text` written to tmp/name.json and imported to tmp/name.trace (its path)."""
+    src = os.path.join(tmp, name + ".json")
     with open(src, "w") as f:
         f.write(text)
-    trace = os.path.join(tmp, "rank0.trace")
+    trace = os.path.join(tmp, name + ".trace")
     run("import", src, "-o", trace)
+    return trace
+
+
+def checks(tmp):
+    text, ops = make_trace()
+    trace = imported(tmp, "rank0", text)
 
     comm = [(s, e) for k, s, e in ops if k == "nccl"]
     compute = [(s, e) for k, s, e in ops if k == "sgemm"]
@@ -174,12 +180,7 @@ def checks(tmp):
            bad.stderr.count("\n") == 1 and "not a regex" in bad.stderr,
            f"rc {bad.returncode} err {bad.stderr!r}")
 
-    slow_text, _ = make_trace(rank=1, slower_gemm_ns=20_000)
-    slow_src = os.path.join(tmp, "rank1.json")
-    with open(slow_src, "w") as f:
-        f.write(slow_text)
-    slow = os.path.join(tmp, "rank1.trace")
-    run("import", slow_src, "-o", slow)
+    slow = imported(tmp, "rank1", make_trace(rank=1, slower_gemm_ns=20_000)[0])
     r = json.loads(run("ranks", trace, slow, "--format", "json").stdout)
     expect("ranks steps", len(r["steps"]) == 10, str(r)[:500])
     expect("ranks slowest", all(s["slowest_rank"] == 1 and s["cause"] == "compute" and
@@ -193,12 +194,7 @@ def checks(tmp):
     expect("ranks waited-for line", "waited for: nobody named" in table, table)
     # Recorded together, rank 0's all-reduces would have waited for rank 1's
     # slower gemms: rank 1 is the one waited for, in every step.
-    waiting_text, _ = make_trace(rank=0, longer_comm_ns=20_000)
-    waiting_src = os.path.join(tmp, "rank0-waiting.json")
-    with open(waiting_src, "w") as f:
-        f.write(waiting_text)
-    waiting = os.path.join(tmp, "rank0-waiting.trace")
-    run("import", waiting_src, "-o", waiting)
+    waiting = imported(tmp, "rank0-waiting", make_trace(rank=0, longer_comm_ns=20_000)[0])
     w = json.loads(run("ranks", waiting, slow, "--format", "json").stdout)
     expect("ranks waited for rank 1", all(s["waited_for_rank"] == 1 and s["wait_ns"] == 20_000
                                           for s in w["steps"]) and

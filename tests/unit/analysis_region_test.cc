@@ -55,6 +55,16 @@ std::string TraceBytes(StringInterner& strings, std::initializer_list<const Reco
 
 constexpr uint64_t us = 1000;
 
+// An NVTX range of thread 1 over [s, e] us.
+RangeRecord RangeOn1(uint32_t name, uint64_t s, uint64_t e) {
+  RangeRecord r;
+  r.name_id = name;
+  r.start_ns = s * us;
+  r.end_ns = e * us;
+  r.thread_id = 1;
+  return r;
+}
+
 std::string StepTrace() {
   StringInterner strings;
   const uint32_t launch = strings.Intern("cudaLaunchKernel");
@@ -78,14 +88,7 @@ std::string StepTrace() {
     k.correlation_id = corr;
     gpu.kernels.push_back(k);
   };
-  auto range = [&](uint64_t s, uint64_t e) {
-    RangeRecord r;
-    r.name_id = step;
-    r.start_ns = s * us;
-    r.end_ns = e * us;
-    r.thread_id = 1;
-    host.ranges.push_back(r);
-  };
+  auto range = [&](uint64_t s, uint64_t e) { host.ranges.push_back(RangeOn1(step, s, e)); };
   range(0, 100);
   range(100, 200);
   range(300, 400);
@@ -457,14 +460,7 @@ TEST(Region, LaunchOnAStepStartAfterLaunchesBetweenSteps) {
   const uint32_t step = strings.Intern("step");
   const uint32_t k = strings.Intern("k");
   RecordBatch host, gpu;
-  for (auto [s, e] : {std::pair<uint64_t, uint64_t>{100, 200}, {300, 400}}) {
-    RangeRecord r;
-    r.name_id = step;
-    r.start_ns = s * us;
-    r.end_ns = e * us;
-    r.thread_id = 1;
-    host.ranges.push_back(r);
-  }
+  host.ranges = {RangeOn1(step, 100, 200), RangeOn1(step, 300, 400)};
   const uint64_t calls[3] = {50, 250, 300}, runs[3][2] = {{260, 270}, {280, 290}, {410, 500}};
   for (uint64_t i = 0; i < 3; ++i) {
     ApiRecord a;
