@@ -166,12 +166,20 @@ StatusOr<StragglerReport> FindStragglers(TraceSet traces, const std::string& ran
       if (s.ranks[r].comm_ns < s.ranks[least].comm_ns) least = r;
       if (s.ranks[r].comm_ns > s.ranks[most_comm].comm_ns) most_comm = r;
     }
-    if (s.ranks[most_comm].comm_ns > s.ranks[least].comm_ns) {
+    const uint64_t wait = s.ranks[most_comm].comm_ns - s.ranks[least].comm_ns;
+    if (s.ranks[least].comm_ns > 0 && wait > 0 &&
+        wait >= s.median_ns / 100 * kWaitFloorPct + s.median_ns % 100 * kWaitFloorPct / 100) {
       s.waited_for = static_cast<long>(least);
-      s.wait_ns = s.ranks[most_comm].comm_ns - s.ranks[least].comm_ns;
+      s.wait_ns = wait;
       ++report.waited_for[least];
     }
     report.steps.push_back(std::move(s));
+  }
+  for (size_t r = 0; r < per_rank.size(); ++r) {
+    std::vector<uint64_t> waits;
+    for (const StepStraggler& s : report.steps)
+      if (s.waited_for == static_cast<long>(r)) waits.push_back(s.wait_ns);
+    report.median_wait_ns.push_back(waits.empty() ? 0 : Median(std::move(waits)));
   }
   return report;
 }

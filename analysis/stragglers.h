@@ -24,8 +24,9 @@
 // communication kernels spun while they waited. The rank the others waited
 // for is the one with the least communication in the step (it arrived last
 // and waited least): waited_for, with wait = the most communication any rank
-// had minus its; none (-1) when the step has no communication or every rank
-// had the same (ties: the first).
+// had minus its (ties: the first). None (-1) unless every rank has
+// communication in the step and the wait is at least kWaitFloorPct of the
+// median step: balanced ranks differ by jitter, which names nobody.
 //
 // Pure; call from any thread on traces no one is modifying.
 #pragma once
@@ -39,6 +40,10 @@
 #include "analysis/trace_set.h"
 
 namespace cutrace::analysis {
+
+// The least wait, in percent of the step's median duration, that names the
+// rank waited for.
+inline constexpr uint64_t kWaitFloorPct = 5;
 
 struct StepOnRank {
   uint64_t start_ns = 0, end_ns = 0;  // the window, on the rank's clock
@@ -67,6 +72,7 @@ struct StragglerReport {
   std::vector<size_t> steps_of;     // instances per rank
   std::vector<StepStraggler> steps; // the steps every rank has
   std::vector<size_t> waited_for;   // per rank: the steps it was waited for in
+  std::vector<uint64_t> median_wait_ns;  // per rank: the median wait over those steps
 };
 
 // Needs two ranks or more (else an error saying so); an error too when a

@@ -57,28 +57,30 @@ nlohmann::json Json(const analysis::StragglerReport& r) {
                        {"idle", s.idle_excess_ns}}},
                      {"ranks", std::move(per_rank)}});
   }
-  for (size_t i = 0; i < r.ranks.size(); ++i) ranks[i]["waited_for_steps"] = r.waited_for[i];
+  for (size_t i = 0; i < r.ranks.size(); ++i) {
+    ranks[i]["waited_for_steps"] = r.waited_for[i];
+    ranks[i]["median_wait_ns"] = r.median_wait_ns[i];
+  }
   return {{"range", r.range}, {"ranks", ranks}, {"steps", steps}};
 }
 
-// Who the others waited for, over the steps: the rank named most, or why
-// nobody is.
+// Who the others waited for, over the steps: the rank (or ranks, tied)
+// named most, or why nobody is.
 std::string WaitedForLine(const analysis::StragglerReport& r) {
-  size_t named = 0, top = 0;
-  for (size_t i = 0; i < r.waited_for.size(); ++i) {
-    named += r.waited_for[i];
-    if (r.waited_for[i] > r.waited_for[top]) top = i;
-  }
-  if (named == 0)
-    return "waited for: nobody named (no step has communication kernels, or every rank had the "
-           "same; the rank the others wait for is the one with the least communication)";
-  std::vector<uint64_t> waits;
-  for (const analysis::StepStraggler& s : r.steps)
-    if (s.waited_for == static_cast<long>(top)) waits.push_back(s.wait_ns);
-  std::sort(waits.begin(), waits.end());
-  return fmt::format("waited for: rank {} in {} of {} steps (the least communication: the others' "
-                     "collectives waited for it, {} at the median)",
-                     top, r.waited_for[top], r.steps.size(), FormatDuration(waits[waits.size() / 2]));
+  size_t most = 0;
+  for (size_t n : r.waited_for) most = std::max(most, n);
+  if (most == 0)
+    return fmt::format("waited for: nobody named (a rank is named when it has the least "
+                       "communication in a step, by {}% of the step or more)",
+                       analysis::kWaitFloorPct);
+  std::string who;
+  for (size_t i = 0; i < r.waited_for.size(); ++i)
+    if (r.waited_for[i] == most)
+      who += fmt::format("{}rank {} ({}, median wait {})", who.empty() ? "" : ", ", i, r.ranks[i],
+                         FormatDuration(r.median_wait_ns[i]));
+  return fmt::format("waited for: {} in {} of {} steps (the least communication: the others' "
+                     "collectives waited for it)",
+                     who, most, r.steps.size());
 }
 
 int Run(const Options& o) {
@@ -105,18 +107,29 @@ int Run(const Options& o) {
     PrintLine(stdout, WaitedForLine(r));
     fmt::print("\n");
   }
-  Table table({c.Header("Step", "step"), c.Header("Slowest", "slowest_rank"),
-               c.Header("Duration", "duration_ns"), c.Header("Median", "median_ns"),
-               c.Header("Excess", "excess_ns"), c.Header("Cause", "cause"),
-               c.Header("Compute", "compute_excess_ns"), c.Header("Comm", "comm_excess_ns"),
-               c.Header("Idle", "idle_excess_ns"), c.Header("Waited for", "waited_for_rank")});
-  table.SetRightAligned({true, true, true, true, true, false, true, true, true, true});
-  for (const analysis::StepStraggler& s : r.steps)
-    table.AddRow({c.Count(s.step), c.Count(s.slowest), c.Duration(s.duration_ns),
-                  c.Duration(s.median_ns), c.Duration(s.excess_ns), s.cause,
-                  Signed(s.compute_excess_ns, c), Signed(s.comm_excess_ns, c),
-                  Signed(s.idle_excess_ns, c),
-                  s.waited_for < 0 ? (c.human() ? "-" : "") : c.Count(static_cast<uint64_t>(s.waited_for))});
+  std::vector<std::string> headers = {
+      c.Header("Step", "step"),          c.Header("Slowest", "slowest_rank"),
+      c.Header("Duration", "duration_ns"), c.Header("Median", "median_ns"),
+      c.Header("Excess", "excess_ns"),   c.Header("Cause", "cause"),
+      c.Header("Compute", "compute_excess_ns"), c.Header("Comm", "comm_excess_ns"),
+      c.Header("Idle", "idle_excess_ns"), c.Header("Waited for", "waited_for_rank")};
+  std::vector<bool> right = {true, true, true, true, true, false, true, true, true, true};
+  // CSV also has the wait (the table shows it per rank in the line above).
+  if (!c.human()) {
+    headers.push_back("wait_ns");
+    right.push_back(true);
+  }
+  Table table(std::move(headers));
+  table.SetRightAligned(right);
+  for (const analysis::StepStraggler& s : r.steps) {
+    std::vector<std::string> row = {
+        c.Count(s.step), c.Count(s.slowest), c.Duration(s.duration_ns), c.Duration(s.median_ns),
+        c.Duration(s.excess_ns), s.cause, Signed(s.compute_excess_ns, c),
+        Signed(s.comm_excess_ns, c), Signed(s.idle_excess_ns, c),
+        s.waited_for < 0 ? (c.human() ? "-" : "") : c.Count(static_cast<uint64_t>(s.waited_for))};
+    if (!c.human()) row.push_back(std::to_string(s.wait_ns));
+    table.AddRow(std::move(row));
+  }
   table.Print(o.format, stdout);
   return 0;
 }

@@ -314,11 +314,11 @@ int Run(const Options& o) {
   // The pattern's syntax now; its %q{VAR}s are each traced process's own
   // (torchrun and mpirun set RANK per rank, not in this shell), so one unset
   // here is a note, not an error.
-  std::vector<std::string> unset;
+  std::set<std::string> unset;
   const EnvLookup env = ProcessEnv();
   auto check = ExpandOutputPattern(output, "host", 1, [&](const std::string& name) {
     std::optional<std::string> value = env(name);
-    if (!value) unset.push_back(name);
+    if (!value) unset.insert(name);
     return value ? value : std::optional<std::string>(name);
   });
   if (!check.ok()) {
@@ -328,8 +328,8 @@ int Run(const Options& o) {
   for (const std::string& name : unset)
     std::fprintf(stderr,
                  "cutrace: note: %s is not set here; each traced process fills %%q{%s} in from its "
-                 "own environment (torchrun and mpirun set RANK for each rank), and one without it "
-                 "writes no trace\n",
+                 "own environment, and one without it writes no trace (torchrun sets RANK; mpirun "
+                 "sets OMPI_COMM_WORLD_RANK or PMI_RANK, srun SLURM_PROCID)\n",
                  name.c_str(), name.c_str());
   const char* tmp = std::getenv("TMPDIR");
   std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/cutrace-run-XXXXXX";

@@ -195,7 +195,7 @@ void ProductionController::Tick(int64_t now) {
         static_cast<unsigned long long>((t2 - t1) / 1000));
     if (cb_.window_closed) cb_.window_closed();
     Send([this] { rotation_->RequestWindowClose(); });
-    schedule_.CloseWindow();
+    schedule_.CloseWindow(now);
   }
   if (schedule_.WindowStartDue(now)) {
     Send([this] { rotation_->RequestWindowOpen("window"); });

@@ -21,6 +21,12 @@ void WindowSchedule::Start(int64_t now, int64_t wall_offset_ns) {
   }
 }
 
+void WindowSchedule::CloseWindow(int64_t now) {
+  in_window_ = false;
+  if (!continuous_ || period_ns_ <= 0) return;
+  while (next_window_ns_ <= now) next_window_ns_ += period_ns_;
+}
+
 bool WindowSchedule::TakePollDue(int64_t now) {
   if (now < next_poll_ns_) return false;
   next_poll_ns_ = now + kPollNs;

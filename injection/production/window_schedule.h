@@ -46,7 +46,10 @@ class WindowSchedule {
   bool TakePollDue(int64_t now);
   // The open window's end has come (continuous mode only).
   bool WindowEndDue(int64_t now) const { return continuous_ && in_window_ && now >= window_end_ns_; }
-  void CloseWindow() { in_window_ = false; }
+  // Closes the window at `now`. Starts that came while it was open (a
+  // capture lengthened it) are skipped: the next window opens on the next
+  // boundary, as every other process's does.
+  void CloseWindow(int64_t now);
   // The next window's start has come (continuous mode only).
   bool WindowStartDue(int64_t now) const { return continuous_ && !in_window_ && now >= next_window_ns_; }
   // Opens the window at `now` for one window's length; the next start

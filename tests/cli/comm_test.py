@@ -200,7 +200,14 @@ def checks(tmp):
                                           for s in w["steps"]) and
            [x["waited_for_steps"] for x in w["ranks"]] == [0, 10], str(w["steps"])[:1000])
     table = run("ranks", waiting, slow).stdout
-    expect("ranks names rank 1", "waited for: rank 1 in 10 of 10 steps" in table, table)
+    expect("ranks names rank 1", re.search(r"waited for: rank 1 \(\S*rank1\.trace, median wait "
+                                           r"20\.00 us\) in 10 of 10 steps", table) is not None,
+           table)
+    expect("ranks median wait", [x["median_wait_ns"] for x in w["ranks"]] == [0, 20_000], str(w["ranks"]))
+    csv_lines = run("ranks", waiting, slow, "--format", "csv").stdout.splitlines()
+    expect("ranks csv wait", csv_lines[0].endswith(",waited_for_rank,wait_ns") and
+           all(line.endswith(",1,20000") for line in csv_lines[1:]) and len(csv_lines) == 11,
+           "\n".join(csv_lines[:3]))
     one = run("ranks", trace, check=False)
     expect("ranks of one rank", one.returncode == 1 and one.stderr.count("\n") == 1, one.stderr)
 

@@ -120,6 +120,25 @@ TEST(Stragglers, TheRankWaitedForHasTheLeastCommunication) {
   EXPECT_EQ(report->steps[0].waited_for, -1);
   EXPECT_EQ(report->steps[1].waited_for, -1);
   EXPECT_EQ(report->waited_for, (std::vector<size_t>{0, 0}));
+  // Jitter names nobody: all-reduces of 100 and 80 ns in windows of 450 and
+  // 430 ns: 20 ns is under 5% of the median 440 (22 ns); 100 and 70 (step
+  // 1, median 435): 30 ns is over it. A rank without communication in the
+  // step names nobody either (step 2).
+  TraceBuilder j0("j0.trace"), j1("j1.trace");
+  Step(j0, 0, 300, 100);
+  Step(j1, 0, 300, 80);
+  Step(j0, 1, 300, 100);
+  Step(j1, 1, 300, 70);
+  Step(j0, 2, 300, 100);
+  Step(j1, 2, 300, 0);
+  const TraceData* jitter[] = {j0.get(), j1.get()};
+  report = FindStragglers(TraceSet(jitter), "ProfilerStep*");
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(report->steps[0].median_ns, 440u);  // (450 + 430) / 2
+  EXPECT_EQ(report->steps[0].waited_for, -1);
+  EXPECT_EQ(report->steps[1].waited_for, 1);
+  EXPECT_EQ(report->steps[1].wait_ns, 30u);
+  EXPECT_EQ(report->steps[2].waited_for, -1);
 }
 
 TEST(Stragglers, StepsEveryRankHasAndErrors) {

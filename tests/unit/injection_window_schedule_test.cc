@@ -19,7 +19,7 @@ TEST(WindowScheduleTest, TheFirstWindowOpensAtStartAndClosesAfterOneWindow) {
   EXPECT_FALSE(s.WindowEndDue(kT0 + 200 * kMs - 1));
   EXPECT_TRUE(s.WindowEndDue(kT0 + 200 * kMs));
   EXPECT_FALSE(s.WindowStartDue(kT0 + 1000 * kMs));  // still open
-  s.CloseWindow();
+  s.CloseWindow(kT0 + 200 * kMs);
   EXPECT_FALSE(s.in_window());
   EXPECT_FALSE(s.WindowEndDue(kT0 + 200 * kMs));
   EXPECT_FALSE(s.WindowStartDue(kT0 + 1000 * kMs - 1));
@@ -29,7 +29,7 @@ TEST(WindowScheduleTest, TheFirstWindowOpensAtStartAndClosesAfterOneWindow) {
 TEST(WindowScheduleTest, OpeningLateSkipsTheMissedStartsAndKeepsThePeriodsPhase) {
   WindowSchedule s(true, 200 * kMs, 1000 * kMs);
   s.Start(kT0);
-  s.CloseWindow();
+  s.CloseWindow(kT0 + 200 * kMs);
   // The loop came back only at 3.25 periods: one window now, the next at 4.
   const int64_t late = kT0 + 3250 * kMs;
   ASSERT_TRUE(s.WindowStartDue(late));
@@ -38,7 +38,7 @@ TEST(WindowScheduleTest, OpeningLateSkipsTheMissedStartsAndKeepsThePeriodsPhase)
   EXPECT_EQ(s.window_end_ns(), late + 200 * kMs);
   EXPECT_EQ(s.next_window_ns(), kT0 + 4000 * kMs);
   // On time, the next start is exactly one period on.
-  s.CloseWindow();
+  s.CloseWindow(late + 200 * kMs);
   s.OpenWindow(kT0 + 4000 * kMs);
   EXPECT_EQ(s.next_window_ns(), kT0 + 5000 * kMs);
 }
@@ -53,7 +53,7 @@ TEST(WindowScheduleTest, LaterWindowsOpenOnTheWallClocksMultiplesOfThePeriod) {
   EXPECT_EQ(s.next_window_ns(), kT0 + 700 * kMs);
   EXPECT_EQ((s.next_window_ns() + kOffset) % (1000 * kMs), 0);
   // Later windows keep the phase, late or not.
-  s.CloseWindow();
+  s.CloseWindow(kT0 + 200 * kMs);
   s.OpenWindow(kT0 + 2750 * kMs);
   EXPECT_EQ(s.next_window_ns(), kT0 + 3700 * kMs);
   // 900 ms in: the boundary 100 ms on falls inside the first window, which
@@ -73,13 +73,27 @@ TEST(WindowScheduleTest, LaterWindowsOpenOnTheWallClocksMultiplesOfThePeriod) {
   EXPECT_EQ(negative.next_window_ns(), kT0 + 300 * kMs);
 }
 
+TEST(WindowScheduleTest, AWindowLengthenedPastAStartSkipsItAndStaysOnTheBoundaries) {
+  // A capture lengthens the first window from 200 ms to 2.1 s, past the
+  // start at 1 s: closing at 2.1 s, the next window is the boundary at 3 s,
+  // not one at once (mid-period, where no other process has one).
+  WindowSchedule s(true, 200 * kMs, 1000 * kMs);
+  s.Start(kT0);
+  EXPECT_EQ(s.RequestCapture(kT0 + 100 * kMs, 2000 * kMs), WindowSchedule::Capture::kExtended);
+  ASSERT_TRUE(s.WindowEndDue(kT0 + 2100 * kMs));
+  s.CloseWindow(kT0 + 2100 * kMs);
+  EXPECT_FALSE(s.WindowStartDue(kT0 + 2100 * kMs));
+  EXPECT_EQ(s.next_window_ns(), kT0 + 3000 * kMs);
+  EXPECT_TRUE(s.WindowStartDue(kT0 + 3000 * kMs));
+}
+
 TEST(WindowScheduleTest, SleepsUntilTheNextEdgeOrOneTickAtMost) {
   WindowSchedule s(true, 16 * kMs, 100 * kMs);
   s.Start(kT0);
   EXPECT_EQ(s.SleepNs(kT0), 16 * kMs);               // to the window's end
   EXPECT_EQ(s.SleepNs(kT0 + 10 * kMs), 6 * kMs);
   EXPECT_EQ(s.SleepNs(kT0 + 20 * kMs), 0);            // overdue: no sleep
-  s.CloseWindow();
+  s.CloseWindow(kT0 + 20 * kMs);
   EXPECT_EQ(s.SleepNs(kT0 + 20 * kMs), WindowSchedule::kTickNs);  // next start is 80 ms away
   EXPECT_EQ(s.SleepNs(kT0 + 90 * kMs), 10 * kMs);     // to the next start
 }
@@ -88,7 +102,7 @@ TEST(WindowScheduleTest, OutsideContinuousModeThereAreNoWindows) {
   WindowSchedule s(/*continuous=*/false, 16 * kMs, 100 * kMs);
   s.Start(kT0);
   EXPECT_FALSE(s.WindowEndDue(kT0 + 10'000 * kMs));
-  s.CloseWindow();
+  s.CloseWindow(kT0 + 10'000 * kMs);
   EXPECT_FALSE(s.WindowStartDue(kT0 + 10'000 * kMs));
   EXPECT_EQ(s.SleepNs(kT0), WindowSchedule::kTickNs);
 }
@@ -105,7 +119,7 @@ TEST(WindowScheduleTest, ACaptureInAnOpenWindowLengthensItButNeverShortensIt) {
 TEST(WindowScheduleTest, ACaptureBetweenWindowsOpensOneAndLeavesThePeriodicStart) {
   WindowSchedule s(true, 200 * kMs, 1000 * kMs);
   s.Start(kT0);
-  s.CloseWindow();
+  s.CloseWindow(kT0 + 200 * kMs);
   EXPECT_EQ(s.RequestCapture(kT0 + 300 * kMs, 50 * kMs), WindowSchedule::Capture::kOpened);
   EXPECT_TRUE(s.in_window());
   EXPECT_EQ(s.window_end_ns(), kT0 + 350 * kMs);
