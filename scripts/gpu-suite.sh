@@ -257,12 +257,13 @@ idle_causes() {
 # the wall clock's period boundaries in two processes at once, and a
 # two-rank DDP job under cutrace run (NCCL on two GPUs, gloo on one):
 # per-rank traces, merge, kernel counts against torch.profiler's per rank;
-# comm and stragglers where there are two GPUs. Opt-in (~60 s):
+# comm, stragglers and peer copies where there are two GPUs. Opt-in (~50 s
+# on one GPU):
 # SUITE_STEPS="ranks".
 ranks() {
   section "ranks of one job (aligned windows, DDP)"
   local t rc
-  run_step ranks 240 "$work/logs/ranks.log" python3 "$tests/ranks.py" --cutrace "$cutrace" \
+  run_step ranks 420 "$work/logs/ranks.log" python3 "$tests/ranks.py" --cutrace "$cutrace" \
     --bin-dir "$bundle/bin" --work "$work/cases/ranks" --json-out "$work/cases/ranks.json" || return
   grep -vE '^PASS  ' "$work/logs/ranks.log" | head -20
   record_rc ranks "$rc" "$t" "$work/logs/ranks.log" "$(grep -c '^PASS' "$work/logs/ranks.log") checks"
