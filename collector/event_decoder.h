@@ -145,7 +145,8 @@ struct SinkOut;
 // decoder alike, so a slot's stale values are overwritten as they are
 // within a batch; kAll zeroes every record. kTimes makes records only as
 // kReports does (its columns go to Times() from the decoder's own arrays),
-// so it shares kReports' chunks.
+// so its chunks are reused the same way (a field set other than the last
+// one's gets new chunks).
 class SinkChunks {
  public:
   SinkChunks();
