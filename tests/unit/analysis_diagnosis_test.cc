@@ -215,7 +215,9 @@ TEST(Diagnosis, LaunchCallTimeByCorrelationDenseOrSparse) {
     b.Kernel("b", 6600, 6900, 0, 7, id3);
     b.Kernel("b", 16100, 16200, 0, 7, id4);
     const TraceData* traces[] = {b.get()};
-    DiagnosisReport r = Diagnose(traces, {.top = 0});
+    DiagnosisOptions all;
+    all.top = 0;
+    DiagnosisReport r = Diagnose(traces, all);
     const KernelDiagnosis* a = Find(r, "a");
     const KernelDiagnosis* k = Find(r, "b");
     ASSERT_NE(a, nullptr);
