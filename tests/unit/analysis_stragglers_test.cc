@@ -3,6 +3,8 @@
 // all-reduce, step 2's GPU waits for its host.
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include "analysis/stragglers.h"
 #include "tests/unit/analysis_trace_builder.h"
 
@@ -23,6 +25,18 @@ void Step(TraceBuilder& t, uint64_t k, uint64_t gemm, uint64_t comm, uint64_t la
   t.Api("ncclAllReduce", t0 + 20, t0 + 25, 1, 100 * k + 2);
   t.Kernel("gemm", t0 + late, t0 + late + gemm, 0, 7, 100 * k + 1);
   t.Kernel(kNccl, t0 + late + gemm, t0 + late + gemm + comm, 0, 20, 100 * k + 2);
+}
+
+// Two ranks of Step()s, step k from steps[k] = {gemm, comm} of rank 0, then
+// of rank 1.
+StatusOr<StragglerReport> TwoRanks(const std::vector<std::array<uint64_t, 4>>& steps) {
+  TraceBuilder r0("r0.trace"), r1("r1.trace");
+  for (uint64_t k = 0; k < steps.size(); ++k) {
+    Step(r0, k, steps[k][0], steps[k][1]);
+    Step(r1, k, steps[k][2], steps[k][3]);
+  }
+  const TraceData* set[] = {r0.get(), r1.get()};
+  return FindStragglers(TraceSet(set), "ProfilerStep*");
 }
 
 TEST(Stragglers, SlowestRankExcessAndCause) {
@@ -109,13 +123,7 @@ TEST(Stragglers, TheRankWaitedForHasTheLeastCommunication) {
   }
   EXPECT_EQ(report->waited_for, (std::vector<size_t>{0, 3}));
   // Without communication (or the same on every rank) nobody is named.
-  TraceBuilder q0("q0.trace"), q1("q1.trace");
-  Step(q0, 0, 300, 0);
-  Step(q1, 0, 500, 0);
-  Step(q0, 1, 300, 100);
-  Step(q1, 1, 500, 100);
-  const TraceData* quiet[] = {q0.get(), q1.get()};
-  report = FindStragglers(TraceSet(quiet), "ProfilerStep*");
+  report = TwoRanks({{300, 0, 500, 0}, {300, 100, 500, 100}});
   ASSERT_TRUE(report.ok());
   EXPECT_EQ(report->steps[0].waited_for, -1);
   EXPECT_EQ(report->steps[1].waited_for, -1);
@@ -124,15 +132,7 @@ TEST(Stragglers, TheRankWaitedForHasTheLeastCommunication) {
   // 430 ns: 20 ns is under 5% of the median 440 (22 ns); 100 and 70 (step
   // 1, median 435): 30 ns is over it. A rank without communication in the
   // step names nobody either (step 2).
-  TraceBuilder j0("j0.trace"), j1("j1.trace");
-  Step(j0, 0, 300, 100);
-  Step(j1, 0, 300, 80);
-  Step(j0, 1, 300, 100);
-  Step(j1, 1, 300, 70);
-  Step(j0, 2, 300, 100);
-  Step(j1, 2, 300, 0);
-  const TraceData* jitter[] = {j0.get(), j1.get()};
-  report = FindStragglers(TraceSet(jitter), "ProfilerStep*");
+  report = TwoRanks({{300, 100, 300, 80}, {300, 100, 300, 70}, {300, 100, 300, 0}});
   ASSERT_TRUE(report.ok());
   EXPECT_EQ(report->steps[0].median_ns, 440u);  // (450 + 430) / 2
   EXPECT_EQ(report->steps[0].waited_for, -1);
