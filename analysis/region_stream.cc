@@ -34,17 +34,13 @@ class ResolverSink final : public RecordSink {
     if (starts_)
       for (const SyncRecord& s : x) r_->SeeStart(s.start_ns);
   }
-  // WireFields::kTimes: the calls' and operations' columns.
+  // WireFields::kTimes, which passes 2 and 3 alone ask for (RunPass()):
+  // the calls' or the operations' columns.
   void Times(RecordKind kind, const TimesRun& run) override {
-    if (kind == RecordKind::kApi) {
-      if (calls_)
-        r_->ApiTimes(file_, *names_, run);
-      else if (starts_)
-        for (size_t i = 0; i < run.n; ++i) r_->SeeStart(run.start[i]);
-    } else if (ops_) {
-      r_->OpTimes(file_, run);
-    } else if (starts_) {
-      for (size_t i = 0; i < run.n; ++i) r_->SeeStart(run.start[i]);
+    if (kind != RecordKind::kApi) {
+      if (ops_) r_->OpTimes(file_, run);
+    } else if (calls_) {
+      r_->ApiTimes(file_, *names_, run);
     }
   }
   void EndKind(RecordKind) override {}

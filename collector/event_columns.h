@@ -176,12 +176,7 @@ struct SinkOut {
     if (n == 0) return;
     std::span<const R> records(Buf<R>(), n);
     n = 0;
-    if constexpr (std::is_same_v<R, KernelRecord>) sink->Kernels(records);
-    else if constexpr (std::is_same_v<R, MemcpyRecord>) sink->Memcpys(records);
-    else if constexpr (std::is_same_v<R, MemsetRecord>) sink->Memsets(records);
-    else if constexpr (std::is_same_v<R, RangeRecord>) sink->Ranges(records);
-    else if constexpr (std::is_same_v<R, ApiRecord>) sink->ApiCalls(records);
-    else sink->Syncs(records);
+    Deliver(*sink, records);
   }
 };
 

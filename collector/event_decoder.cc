@@ -359,40 +359,27 @@ WireDecode DecodeEventBatchWire(std::string_view body, const ShapeTable& shapes,
 }
 
 void RecordSink::Times(RecordKind kind, const TimesRun& run) {
-  // Records of the run's fields, a chunk at a time.
-  constexpr size_t kChunk = 64;
-  auto as = [&](auto* type, auto pass) {
-    using R = std::remove_pointer_t<decltype(type)>;
-    R records[kChunk];
-    for (size_t i = 0; i < run.n;) {
-      const size_t n = std::min(kChunk, run.n - i);
-      for (size_t j = 0; j < n; ++j, ++i) {
-        R r{};
-        r.start_ns = run.start[i];
-        r.end_ns = run.end[i];
-        r.correlation_id = run.correlation[i];
-        if constexpr (std::is_same_v<R, ApiRecord>) r.name_id = static_cast<uint32_t>(run.name[i]);
-        records[j] = r;
+  // Records of the run's fields, a chunk at a time, for the kind that came
+  // (operations and API calls; ranges have no correlation id and never come).
+  ForEachKind([&](auto k) {
+    using R = RecordOf<decltype(k)::value>;
+    if constexpr (requires(R r) { r.correlation_id; }) {
+      if (decltype(k)::value != kind) return;
+      constexpr size_t kChunk = 64;
+      R records[kChunk];
+      for (size_t i = 0; i < run.n;) {
+        const size_t n = std::min(kChunk, run.n - i);
+        for (size_t j = 0; j < n; ++j, ++i) {
+          R& r = records[j] = R{};
+          r.start_ns = run.start[i];
+          r.end_ns = run.end[i];
+          r.correlation_id = run.correlation[i];
+          if constexpr (std::is_same_v<R, ApiRecord>) r.name_id = static_cast<uint32_t>(run.name[i]);
+        }
+        Deliver(*this, std::span<const R>(records, n));
       }
-      pass(std::span<const R>(records, n));
     }
-  };
-  switch (kind) {
-    case RecordKind::kKernel:
-      as(static_cast<KernelRecord*>(nullptr), [&](auto r) { Kernels(r); });
-      break;
-    case RecordKind::kMemcpy:
-      as(static_cast<MemcpyRecord*>(nullptr), [&](auto r) { Memcpys(r); });
-      break;
-    case RecordKind::kMemset:
-      as(static_cast<MemsetRecord*>(nullptr), [&](auto r) { Memsets(r); });
-      break;
-    case RecordKind::kApi:
-      as(static_cast<ApiRecord*>(nullptr), [&](auto r) { ApiCalls(r); });
-      break;
-    default:
-      break;  // no other kind comes as columns
-  }
+  });
 }
 
 SinkChunks::SinkChunks() = default;

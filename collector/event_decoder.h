@@ -22,6 +22,7 @@
 #include <memory>
 #include <span>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -130,6 +131,17 @@ class RecordSink {
   virtual void Syncs(std::span<const SyncRecord> r) = 0;
   virtual void EndKind(RecordKind kind) = 0;
 };
+
+// Hands `records` to the sink's method for their kind.
+template <typename R>
+void Deliver(RecordSink& sink, std::span<const R> records) {
+  if constexpr (std::is_same_v<R, KernelRecord>) sink.Kernels(records);
+  else if constexpr (std::is_same_v<R, MemcpyRecord>) sink.Memcpys(records);
+  else if constexpr (std::is_same_v<R, MemsetRecord>) sink.Memsets(records);
+  else if constexpr (std::is_same_v<R, RangeRecord>) sink.Ranges(records);
+  else if constexpr (std::is_same_v<R, ApiRecord>) sink.ApiCalls(records);
+  else sink.Syncs(records);
+}
 
 // Every kind (bit k: RecordKind k), for DecodeEventBatchToSink()'s `kinds`.
 inline constexpr uint32_t kAllRecordKinds = (1u << kRecordKinds) - 1;

@@ -321,7 +321,6 @@ bool DecodeTimes(Columns& c, uint64_t base, int corr_field, int name_field, Reco
   Column* const cn = name_field >= 0 && c.col[name_field].values > 1 ? &c.col[name_field] : nullptr;
   if (name_field >= 0 && cn == nullptr) std::fill(names, names + kRun, c.col[name_field].constant);
   const uint32_t read = (1u << corr_field) | (cn ? 1u << name_field : 0u);
-  const TimesRun run{starts, ends, corrs, name_field >= 0 ? names : nullptr, 0};
   uint64_t start = base, corr = 0;
   bool ok = true;
   for (uint32_t i = 0; ok && i < c.count;) {
@@ -346,11 +345,7 @@ bool DecodeTimes(Columns& c, uint64_t base, int corr_field, int name_field, Reco
       if (name_field >= 0) names[n] = names[j];
       ++n;
     }
-    if (n > 0) {
-      TimesRun r = run;
-      r.n = n;
-      sink->Times(kind, r);
-    }
+    if (n > 0) sink->Times(kind, TimesRun{starts, ends, corrs, name_field >= 0 ? names : nullptr, n});
     i += static_cast<uint32_t>(want);
   }
   return ok;
