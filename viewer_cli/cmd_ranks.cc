@@ -126,7 +126,7 @@ int Run(const Options& o) {
         c.Count(s.step), c.Count(s.slowest), c.Duration(s.duration_ns), c.Duration(s.median_ns),
         c.Duration(s.excess_ns), s.cause, Signed(s.compute_excess_ns, c),
         Signed(s.comm_excess_ns, c), Signed(s.idle_excess_ns, c),
-        s.waited_for < 0 ? (c.human() ? "-" : "") : c.Count(static_cast<uint64_t>(s.waited_for))};
+        s.waited_for < 0 ? c.None() : c.Count(static_cast<uint64_t>(s.waited_for))};
     if (!c.human()) row.push_back(std::to_string(s.wait_ns));
     table.AddRow(std::move(row));
   }

@@ -119,7 +119,7 @@ void AddKernelMetricColumns(TableSection& t, const analysis::KernelReport& repor
     std::vector<std::string> cells = {c.Count(g ? g->counted : 0)};
     for (const std::string& m : metrics.metric_names) {
       std::optional<double> v = g ? g->Avg(m) : std::nullopt;
-      cells.push_back(v ? Value(m, *v, c) : (c.human() ? "-" : ""));
+      cells.push_back(v ? Value(m, *v, c) : c.None());
     }
     std::vector<std::string>& row = t.rows[r];
     row.insert(row.begin() + std::min(at, row.size()), cells.begin(), cells.end());
@@ -170,7 +170,7 @@ TableSection MetricGroupsTable(const std::map<std::string, analysis::CounterGrou
     std::vector<std::string> row = {c.Count(g.counted), c.Count(g.max_passes)};
     for (const std::string& m : metrics.metric_names) {
       std::optional<double> v = g.Avg(m);
-      row.push_back(v ? Value(m, *v, c) : (c.human() ? "-" : ""));
+      row.push_back(v ? Value(m, *v, c) : c.None());
     }
     row.push_back(name);
     t.rows.push_back(std::move(row));

@@ -59,7 +59,7 @@ void AddKernelOccupancyColumns(TableSection& t, const analysis::KernelReport& re
   const bool right[] = {true, false, true, true};
   t.right.insert(t.right.begin() + std::min(at, t.right.size()), std::begin(right), std::end(right));
   t.names.insert(t.names.begin() + std::min(at, t.names.size()), headers.size(), false);
-  const std::string none = c.human() ? "-" : "";
+  const std::string none = c.None();
   for (size_t r = 0; r < t.rows.size() && r < report.kernels.size(); ++r) {
     const analysis::KernelOccupancy* k = occupancy.Kernel(report.kernels[r].name);
     std::vector<std::string> cells(headers.size(), none);

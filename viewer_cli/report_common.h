@@ -107,6 +107,8 @@ class Cells {
   std::string Count(uint64_t n) const;
   std::string Percent(double pct) const;  // "12.3%" in table form, "12.345" in CSV
   std::string Real(double value, int decimals) const;
+  // A cell with no value: "-" in table form, empty in CSV.
+  std::string None() const { return human_ ? "-" : ""; }
 
  private:
   bool human_;

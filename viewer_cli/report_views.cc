@@ -48,7 +48,7 @@ TableSection KernelsTable(const analysis::KernelReport& report, Format format) {
   t.empty_note = "no kernels";
   for (const analysis::KernelStats& k : report.kernels) {
     // A kernel timed only by its counters has no percentiles: a dash, not 0.
-    const std::string unknown = c.human() ? "-" : "";
+    const std::string unknown = c.None();
     auto pctl = [&](uint64_t v) { return k.timed_by_counters ? unknown : c.Duration(v); };
     t.rows.push_back({c.Percent(k.pct), c.Duration(k.total_ns), c.Count(k.count),
                       c.Duration(k.avg_ns), pctl(k.p50_ns), pctl(k.p99_ns),
@@ -85,7 +85,7 @@ void InsertSpreadColumns(TableSection& t, const Cells& c, size_t at, const char*
 }
 void InsertSpreadCells(std::vector<std::string>& row, size_t at, const analysis::Spread& s,
                        const Cells& c) {
-  const std::string none = c.human() ? "-" : "";
+  const std::string none = c.None();
   row.insert(row.begin() + static_cast<long>(at),
              {s.p50_ns ? c.Duration(*s.p50_ns) : none,
               s.stddev_ns ? c.Duration(*s.stddev_ns) : none});
@@ -365,7 +365,7 @@ TableSection RangesTable(const analysis::NvtxReport& report, Format format) {
     auto cpu = [&](uint64_t ns) { return r.gpu_range && c.human() ? "-" : c.Duration(ns); };
     std::string name = r.name;
     if (r.gpu_range && c.human()) name += " [gpu]";
-    const std::string none = c.human() ? "-" : "";
+    const std::string none = c.None();
     std::vector<std::string> row = {r.gpu_range ? none : c.Percent(Share(r.cpu_total_ns, cpu_all)),
                                     cpu(r.cpu_total_ns),  c.Count(r.count),
                                     r.gpu_range && c.human() ? "-" : c.Duration(r.cpu_avg_ns),
