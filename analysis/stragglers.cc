@@ -135,7 +135,6 @@ StatusOr<StragglerReport> FindStragglers(TraceSet traces, const std::string& ran
                            "' at depth 0 (choose the step range with --range NAME)");
   }
   const size_t common = *std::min_element(report.steps_of.begin(), report.steps_of.end());
-  report.waited_for.assign(per_rank.size(), 0);
   for (size_t k = 0; k < common; ++k) {
     StepStraggler s;
     s.step = k;
@@ -167,11 +166,11 @@ StatusOr<StragglerReport> FindStragglers(TraceSet traces, const std::string& ran
       if (s.ranks[r].comm_ns > s.ranks[most_comm].comm_ns) most_comm = r;
     }
     const uint64_t wait = s.ranks[most_comm].comm_ns - s.ranks[least].comm_ns;
+    using Wide = unsigned __int128;
     if (s.ranks[least].comm_ns > 0 && wait > 0 &&
-        wait >= s.median_ns / 100 * kWaitFloorPct + s.median_ns % 100 * kWaitFloorPct / 100) {
+        Wide{wait} * 100 >= Wide{s.median_ns} * kWaitFloorPct) {
       s.waited_for = static_cast<long>(least);
       s.wait_ns = wait;
-      ++report.waited_for[least];
     }
     report.steps.push_back(std::move(s));
   }
@@ -179,6 +178,7 @@ StatusOr<StragglerReport> FindStragglers(TraceSet traces, const std::string& ran
     std::vector<uint64_t> waits;
     for (const StepStraggler& s : report.steps)
       if (s.waited_for == static_cast<long>(r)) waits.push_back(s.wait_ns);
+    report.waited_for.push_back(waits.size());
     report.median_wait_ns.push_back(waits.empty() ? 0 : Median(std::move(waits)));
   }
   return report;
