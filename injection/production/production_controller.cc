@@ -71,8 +71,7 @@ void ProductionController::Attach(AsyncWriter* writer, StringInterner* interner)
 
 void ProductionController::Schedule(int64_t now) {
   const int64_t wall_offset =
-      cb_.wall_offset ? cb_.wall_offset()
-                      : static_cast<int64_t>(RealtimeNs()) - (cb_.now ? cb_.now() : now);
+      cb_.wall_offset ? cb_.wall_offset() : static_cast<int64_t>(RealtimeNs()) - now;
   schedule_.Start(now, wall_offset);
   if (capturing()) {
     std::unique_lock<std::mutex> lock(capture_mu_);

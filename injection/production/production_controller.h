@@ -63,7 +63,7 @@ class ProductionController : public WriterHooks {
     std::function<int64_t()> now;
     // The wall clock (CLOCK_REALTIME) minus the trace's clock, for windows
     // on the wall clock's period boundaries (WindowSchedule::Start()); null:
-    // measured from now() as the schedule starts.
+    // CLOCK_REALTIME minus the schedule's start.
     std::function<int64_t()> wall_offset;
     // Capture ranges: waits for the GPU work the calling thread's context
     // has queued (a range closed by the program), so the range's kernels are
