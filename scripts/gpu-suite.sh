@@ -205,6 +205,16 @@ run_step() {
   rc=$?
 }
 
+# python_step NAME SECONDS LINES: tests/gpu/NAME.py with the suite's usual
+# arguments (--cutrace, --bin-dir, --work, --json-out) under run_step (which
+# sets the caller's t and rc), then its first LINES lines that are not PASS.
+python_step() {
+  local name=$1 want=$2 lines=$3
+  run_step "$name" "$want" "$work/logs/$name.log" python3 "$tests/$name.py" --cutrace "$cutrace" \
+    --bin-dir "$bundle/bin" --work "$work/cases/$name" --json-out "$work/cases/$name.json" || return
+  grep -vE '^PASS  ' "$work/logs/$name.log" | head -"$lines" || true  # no such line: all passed
+}
+
 # record_rc NAME RC TIMEOUT LOG PASS_NOTE: a python step's verdict row from its exit status.
 record_rc() {
   case $2 in
@@ -233,9 +243,7 @@ counters() {
 modes() {
   section "production modes (summary, continuous, disk cap, flight recorder)"
   local t rc
-  run_step modes 120 "$work/logs/modes.log" python3 "$tests/modes.py" --cutrace "$cutrace" \
-    --bin-dir "$bundle/bin" --work "$work/cases/modes" --json-out "$work/cases/modes.json" || return
-  grep -vE '^PASS  ' "$work/logs/modes.log" | head -40
+  python_step modes 120 40 || return
   record_rc modes "$rc" "$t" "$work/logs/modes.log" "$(sed -n 's/^FIGURE modes overhead: //p' "$work/logs/modes.log")"
 }
 
@@ -263,9 +271,7 @@ idle_causes() {
 ranks() {
   section "ranks of one job (aligned windows, DDP)"
   local t rc
-  run_step ranks 420 "$work/logs/ranks.log" python3 "$tests/ranks.py" --cutrace "$cutrace" \
-    --bin-dir "$bundle/bin" --work "$work/cases/ranks" --json-out "$work/cases/ranks.json" || return
-  grep -vE '^PASS  ' "$work/logs/ranks.log" | head -20
+  python_step ranks 420 20 || return
   record_rc ranks "$rc" "$t" "$work/logs/ranks.log" "$(grep -c '^PASS' "$work/logs/ranks.log") checks"
 }
 
