@@ -16,6 +16,7 @@
 #include "collector/records.h"
 #include "collector/string_interner.h"
 #include "collector/trace_info.h"
+#include "collector/trace_writer.h"
 #include "collector/wire_fields.h"
 #include "tests/unit/temp_dir.h"
 
@@ -91,6 +92,17 @@ inline HeaderInfo SampleHeader() {
 // Every field of every record kind set to a distinct value, with
 // non-monotonic starts (negative deltas), varying and constant columns,
 // values at the edge of their types, and zero columns.
+// A trace file's bytes: the sample header, these batches in order, a clean end.
+inline std::string TraceFileBytes(StringInterner& strings,
+                                  std::initializer_list<const RecordBatch*> batches) {
+  TraceEncoder encoder;
+  std::string bytes;
+  encoder.EncodeHeader(SampleHeader(), &bytes);
+  for (const RecordBatch* b : batches) encoder.EncodeBatch(*b, strings, &bytes);
+  encoder.EncodeEnd(EndInfo{{}, "exit"}, &bytes);
+  return bytes;
+}
+
 inline RecordBatch SampleBatch(StringInterner& interner) {
   RecordBatch b;
   const uint32_t kname = interner.Intern("_Z6kernelPfi");
