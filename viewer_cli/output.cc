@@ -39,11 +39,19 @@ void AddMaxSkewOption(CLI::App* cmd, std::string* max_skew) {
 }
 
 Table::Table(std::vector<std::string> headers)
-    : headers_(std::move(headers)), right_(headers_.size(), false), names_(headers_.size(), false) {}
+    : headers_(std::move(headers)),
+      right_(headers_.size(), false),
+      names_(headers_.size(), false),
+      labels_(headers_.size(), false) {}
 
 void Table::SetNameColumns(std::vector<bool> names) {
   names.resize(headers_.size(), false);
   names_ = std::move(names);
+}
+
+void Table::SetLabelColumns(std::vector<bool> labels) {
+  labels.resize(headers_.size(), false);
+  labels_ = std::move(labels);
 }
 
 void Table::SetRightAligned(std::vector<bool> right_aligned) {

@@ -81,11 +81,13 @@ void TableSection::InsertColumns(size_t at, const Cells& c,
                                  std::initializer_list<TableColumn> columns) {
   right.resize(headers.size(), false);
   names.resize(headers.size(), false);
+  labels.resize(headers.size(), false);
   for (const TableColumn& column : columns) {
     const auto pos = static_cast<ptrdiff_t>(at++);
     headers.insert(headers.begin() + pos, c.human() ? column.human : column.key);
     right.insert(right.begin() + pos, column.holds == TableColumn::kNumbers);
     names.insert(names.begin() + pos, column.holds == TableColumn::kNames);
+    labels.insert(labels.begin() + pos, column.holds == TableColumn::kLabel);
   }
 }
 
@@ -93,6 +95,7 @@ Table TableSection::ToTable() const {
   Table table(headers);
   table.SetRightAligned(right);
   table.SetNameColumns(names);
+  table.SetLabelColumns(labels);
   for (const auto& row : rows) table.AddRow(row);
   return table;
 }

@@ -32,9 +32,11 @@ class Cells;
 
 // A column of a TableSection: its header in table form and in CSV (the JSON
 // key), and what it holds: numbers (right-aligned; never formula-guarded in
-// CSV), text, or kernel names (text shown as --names says).
+// CSV), text, kernel names (text shown as --names says), or a label: text
+// that names the row as written (an NVTX range, an API call), which a table
+// split into parts repeats beside every part, as it does kernel names.
 struct TableColumn {
-  enum Holds : uint8_t { kNumbers, kText, kNames };
+  enum Holds : uint8_t { kNumbers, kText, kNames, kLabel };
   std::string human;
   std::string key;
   Holds holds = kNumbers;
@@ -47,6 +49,7 @@ struct TableSection {
   std::vector<std::string> headers;
   std::vector<bool> right;  // per column: numbers align right
   std::vector<bool> names;  // per column: kernel names (output.h SetNameColumns)
+  std::vector<bool> labels;  // per column: the row's label (output.h SetLabelColumns)
   std::vector<std::vector<std::string>> rows;
   std::string empty_note;  // printed instead of an empty table in table form
 

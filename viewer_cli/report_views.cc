@@ -353,7 +353,7 @@ TableSection RangesTable(const analysis::NvtxReport& report, Format format) {
   t.AddColumns(c, {{"Time(%)", "cpu_pct"}, {"CPU total", "cpu_total_ns"}, {"Count", "count"},
                    {"CPU avg", "cpu_avg_ns"}, {"CPU min", "cpu_min_ns"}, {"CPU max", "cpu_max_ns"},
                    {"GPU total", "gpu_total_ns"}, {"GPU ops", "gpu_ops"}, {"Depth", "depth"},
-                   {"Domain", "domain", TableColumn::kText}, {"Name", "name", TableColumn::kText}});
+                   {"Domain", "domain", TableColumn::kText}, {"Name", "name", TableColumn::kLabel}});
   const bool spread =
       AnySpread(report.ranges, [](const analysis::NvtxRow& r) { return r.cpu_spread; });
   if (spread) InsertSpreadColumns(t, c, 6, "CPU med", "CPU stddev", "cpu_");  // after CPU max
@@ -400,7 +400,7 @@ TableSection ApiTable(const analysis::ApiReport& report, Format format) {
   TableSection t;
   t.AddColumns(c, {{"Time(%)", "pct"}, {"Total", "total_ns"}, {"Count", "count"}, {"Avg", "avg_ns"},
                    {"Min", "min_ns"}, {"Max", "max_ns"}, {"Errors", "errors"},
-                   {"Domain", "domain", TableColumn::kText}, {"Name", "name", TableColumn::kText}});
+                   {"Domain", "domain", TableColumn::kText}, {"Name", "name", TableColumn::kLabel}});
   t.empty_note = "no API calls";
   const bool spread =
       AnySpread(report.api_calls, [](const analysis::ApiStats& a) { return a.spread; });

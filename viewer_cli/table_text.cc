@@ -11,9 +11,9 @@
 namespace cutrace::cli {
 namespace {
 
-// A text column is never cut narrower than this (or its header); a name
-// column keeps more, the table being split into parts sooner than the names
-// cut past reading.
+// A text column is never cut narrower than this (or its header); a name or
+// label column keeps more, the table being split into parts sooner than the
+// names cut past reading.
 constexpr size_t kMinTextColumn = 12;
 constexpr size_t kMinNameColumn = 32;
 constexpr size_t kGap = 2;  // spaces between columns
@@ -45,6 +45,10 @@ void Table::PrintText(std::FILE* out) const {
   for (const auto& row : rows_) rows.push_back(escape(row, false));
 
   const size_t n = headers.size();
+  // Name and label columns say what a row is: they keep more of their
+  // width and are repeated in every part.
+  std::vector<bool> key(n);
+  for (size_t c = 0; c < n; ++c) key[c] = names_[c] || labels_[c];
   std::vector<size_t> width(n), floor(n);
   for (size_t c = 0; c < n; ++c) width[c] = TextWidth(headers[c]);
   for (const auto& row : rows)
@@ -52,7 +56,7 @@ void Table::PrintText(std::FILE* out) const {
   for (size_t c = 0; c < n; ++c)
     floor[c] = right_[c] ? width[c]
                          : std::min(width[c], std::max(TextWidth(headers[c]),
-                                                       names_[c] ? kMinNameColumn : kMinTextColumn));
+                                                       key[c] ? kMinNameColumn : kMinTextColumn));
 
   const size_t limit = OutputWidth();
   const std::vector<size_t> natural = width;
@@ -68,11 +72,11 @@ void Table::PrintText(std::FILE* out) const {
     --total;
   }
 
-  // Panels: the key columns (names, else the first) beside as many of the
+  // Panels: the key columns (names and labels, else the first) beside as many of the
   // others as fit, in their order.
   std::vector<size_t> keys;
   for (size_t c = 0; c < n; ++c)
-    if (names_[c]) keys.push_back(c);
+    if (key[c]) keys.push_back(c);
   if (keys.empty() && n > 0) keys.push_back(0);
   std::vector<std::vector<size_t>> panels;
   if (LineWidth(width, all) <= limit) {
@@ -125,12 +129,12 @@ void Table::PrintText(std::FILE* out) const {
   };
   const std::vector<size_t> narrowed = width;
   for (size_t p = 0; p < panels.size(); ++p) {
-    // Room a part leaves goes back to its text columns, names first.
+    // Room a part leaves goes back to its text columns, names and labels first.
     width = narrowed;
     size_t room = limit - std::min(limit, LineWidth(width, panels[p]));
-    for (bool names_pass : {true, false})
+    for (bool keys_pass : {true, false})
       for (size_t c : panels[p]) {
-        if (right_[c] || names_[c] != names_pass) continue;
+        if (right_[c] || key[c] != keys_pass) continue;
         const size_t more = std::min(room, natural[c] - width[c]);
         width[c] += more;
         room -= more;

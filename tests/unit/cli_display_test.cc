@@ -112,5 +112,40 @@ TEST(TablePrint, SplitsTooManyColumnsIntoParts) {
   EXPECT_EQ(tagged, 8);
 }
 
+TEST(TablePrint, RepeatsTheLabelColumnInEveryPart) {
+  // An NVTX ranges table: numbers, a domain, and the range's name as the
+  // row's label. Too wide for 60 columns, it is split; every part shows the
+  // names as written (not shortened like kernel names), not the first column.
+  Table t({"Time(%)", "CPU total", "Count", "CPU avg", "CPU min", "CPU max", "GPU total", "Domain",
+           "Name"});
+  std::vector<bool> right(9, true), labels(9, false);
+  right[7] = right[8] = false;
+  labels[8] = true;
+  t.SetRightAligned(right);
+  t.SetLabelColumns(labels);
+  t.AddRow({"50.0%", "6.536 ms", "10", "653.6 us", "619.1 us", "809.1 us", "6.190 ms", "default",
+            "forward(x)"});
+  t.AddRow({"42.3%", "5.518 ms", "10", "551.8 us", "509.4 us", "586.4 us", "803.3 us", "default",
+            "optimizer.step"});
+  const std::vector<std::string> lines = Lines(t, 60);
+  // Parts of 4 lines (header, rule, 2 rows) with a blank line between.
+  ASSERT_EQ(lines.size() % 5, 4u);
+  const size_t parts = (lines.size() + 1) / 5;
+  ASSERT_GE(parts, 2u);
+  for (size_t p = 0; p < parts; ++p) {
+    const std::string& header = lines[p * 5];
+    EXPECT_NE(header.find("Name"), std::string::npos) << header;
+    EXPECT_NE(lines[p * 5 + 2].find("forward(x)"), std::string::npos) << lines[p * 5 + 2];
+    EXPECT_NE(lines[p * 5 + 3].find("optimizer.step"), std::string::npos) << lines[p * 5 + 3];
+  }
+  // Every other column shows up in exactly one part.
+  for (const char* h : {"Time(%)", "CPU total", "Count", "GPU total", "Domain"}) {
+    int seen = 0;
+    for (size_t p = 0; p < parts; ++p) seen += lines[p * 5].find(h) != std::string::npos;
+    EXPECT_EQ(seen, 1) << h;
+  }
+  for (const std::string& line : lines) EXPECT_LE(TextWidth(line), 60u) << line;
+}
+
 }  // namespace
 }  // namespace cutrace::cli
