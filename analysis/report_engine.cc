@@ -141,7 +141,6 @@ void ReportEngine::Finish() {
 
 KernelReport ReportEngine::Kernels(const KernelOptions& options) const {
   KernelReport report;
-  report.distinct = kernel_durations_.size();
   for (const DurationDistribution& d : kernel_durations_) {
     SatAccumulate(&report.kernel_count, d.totals().count);
     SatAccumulate(&report.total_ns, d.totals().total_ns);
@@ -150,6 +149,10 @@ KernelReport ReportEngine::Kernels(const KernelOptions& options) const {
   for (uint32_t slot = 0; slot < kernel_durations_.size(); ++slot) {
     const DurationDistribution& d = kernel_durations_[slot];
     const DurationTotals& t = d.totals();
+    // A name the trace has but the window does not (no launch counted in
+    // it) is no row: it would be a line of zeros.
+    if (t.count == 0) continue;
+    ++report.distinct;
     KernelStats s;
     s.name = kernel_slots_.text(slot);
     s.count = t.count;
@@ -219,10 +222,12 @@ CopyReport ReportEngine::Copies() const {
 
 ApiReport ReportEngine::Api(size_t top) const {
   ApiReport report;
-  std::vector<ApiStats> rows = api_rows_;
-  for (size_t slot = 0; slot < rows.size(); ++slot) {
-    ApiStats& s = rows[slot];
+  std::vector<ApiStats> rows;
+  rows.reserve(api_rows_.size());
+  for (size_t slot = 0; slot < api_rows_.size(); ++slot) {
     const DurationTotals& t = api_totals_[slot];
+    if (t.count == 0) continue;  // not called in the window: no row of zeros
+    ApiStats& s = rows.emplace_back(api_rows_[slot]);
     s.count = t.count;
     s.total_ns = t.total_ns;
     s.avg_ns = t.avg();

@@ -107,7 +107,7 @@ void TimelineSweep::FinishWindowed(TimelineReport* report) {
   for (const TimeSpan& p : window_) length += p.length();
   for (const std::unique_ptr<Device>& dp : devices_) {
     Device& d = *dp;
-    if (d.ops == 0) continue;
+    if (!d.seen) continue;  // a device with work only outside the window idled through it
     WindowGaps(d, nullptr, d.reach, UINT64_MAX);
     DeviceOverlap o;
     o.device = d.id;

@@ -105,6 +105,7 @@ TableSection DevicesTable(const analysis::TimelineReport& timeline, analysis::Tr
   // its share of the span and how much of it compute hid.
   const bool comm = HasComm(timeline);
   if (comm) {
+    t.title = "devices (percent of each device's span; Hidden(%): of its communication)";
     t.headers.insert(t.headers.end() - 1, {"Comm(%)", "Hidden(%)"});
     t.right.insert(t.right.end(), {true, true});
   }
@@ -131,7 +132,7 @@ TableSection WindowsTable(const std::vector<analysis::WindowRow>& rows) {
   t.headers = {"Window", "Start", "UTC", "Span", "Busy(%)", "Kernels", "Idle", "Idle by cause"};
   t.right = {true, true, true, true, true, true, true, false};
   for (const analysis::WindowRow& w : rows)
-    t.rows.push_back({c.Count(w.window), "+" + FormatDuration(w.offset_ns),
+    t.rows.push_back({c.Count(w.window), FormatOffset(w.offset_ns, 0),
                       FormatWallClock(w.start_realtime_ns), c.Duration(w.span_ns),
                       c.Percent(w.busy_pct), c.Count(w.kernels), c.Duration(w.idle_ns),
                       TopCausesText(w.idle_by_cause_ns, w.idle_ns, 2, 0)});

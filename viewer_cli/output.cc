@@ -139,7 +139,14 @@ std::string FormatDuration(uint64_t ns) {
   return fmt::format("{:.{}f} {}", scaled, decimals, unit);
 }
 
-std::string FormatOffset(uint64_t t, uint64_t t0) { return "+" + FormatDuration(t >= t0 ? t - t0 : 0); }
+std::string FormatOffset(uint64_t t, uint64_t t0) {
+  const uint64_t ns = t >= t0 ? t - t0 : 0;
+  if (ns < 1000) return fmt::format("+{} ns", ns);
+  if (ns < 1'000'000) return fmt::format("+{}.{:03} us", ns / 1000, ns % 1000);
+  const uint64_t us = ns / 1000;
+  if (ns < 10'000'000'000) return fmt::format("+{}.{:03} ms", us / 1000, us % 1000);
+  return fmt::format("+{}.{:06} s", us / 1'000'000, us % 1'000'000);
+}
 
 std::string FormatWallClock(int64_t realtime_ns) {
   if (realtime_ns <= 0) return "-";

@@ -99,7 +99,12 @@ inline constexpr const char* kOverflowText = "overflow";
 // "1.234 ms", "15.00 us", "812 ns", "414.7 us", "2.500 s" (four significant
 // digits): for humans; JSON and CSV keep ns.
 std::string FormatDuration(uint64_t ns);
-// "+1.798 s": t as an offset from t0 (0 when t is before it).
+// "+132.083 ms", "+812.250 us", "+75.000123 s": t as an offset from t0 (0
+// when t is before it): a point in time, not a length, so to the
+// microsecond (the nanosecond below 1 ms), cut down, not rounded: events a
+// few microseconds apart read apart, and an offset given back to
+// --from/--to keeps the event it was read from. Milliseconds up to 10 s,
+// then seconds.
 std::string FormatOffset(uint64_t t, uint64_t t0);
 // "14:02:00.003": a time on the wall clock (Unix ns), UTC, to the
 // millisecond; "-" for 0 (unknown).

@@ -147,6 +147,11 @@ def checks(tmp):
     line = next((x for x in lines if x.startswith("communication: ")), "")
     expect("summary comm line", line != "" and ("mostly exposed" in line) == (exposed > 0.5),
            f"{line!r} exposed {exposed:.3f}")
+    # The devices table's Hidden(%) is a share of communication, not of the
+    # span the title names for the other columns: the title says so.
+    expect("summary Hidden(%) is of comm",
+           "devices (percent of each device's span; Hidden(%): of its communication)" in lines,
+           "\n".join(x for x in lines if x.startswith("devices")))
     diag = run("diagnose", trace, "--width", "1000").stdout
     expect("diagnose comm line", "communication: " in diag, diag)
 

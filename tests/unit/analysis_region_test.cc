@@ -256,6 +256,46 @@ TEST(Region, FromTo) {
   }
 }
 
+// --from 70us --to 140us lies wholly inside the gap between A (ends 60) and
+// B (starts 150, its call at 110): the device ran nothing in it but is no
+// less there: idle 70 us of 70, one gap [70, 140] before B, host_busy 40
+// (70-110, before B's call) and launch_latency 30 (110-140). One kernel was
+// launched inside (B); the names with no launch in it (A, C, D, E) are no
+// rows of zeros.
+TEST(Region, AWindowInsideAGap) {
+  Both both;
+  RegionSpec spec;
+  spec.has_from = spec.has_to = true;
+  spec.from_ns = 70 * us;
+  spec.to_ns = 140 * us;
+  for (auto& [window, engine] : both.Run(spec)) {
+    TimelineReport t = engine->Timeline();
+    ASSERT_EQ(t.devices.size(), 1u);
+    EXPECT_EQ(t.devices[0].span_ns, 70 * us);
+    EXPECT_EQ(t.devices[0].busy_ns, 0u);
+    EXPECT_EQ(t.devices[0].idle_ns, 70 * us);
+    EXPECT_EQ(t.devices[0].ops, 0u);
+    const DeviceGaps& g = t.gaps[0];
+    EXPECT_EQ(g.gap_count, 1u);
+    EXPECT_EQ(g.idle_ns, 70 * us);
+    ASSERT_EQ(g.gaps.size(), 1u);
+    EXPECT_EQ(g.gaps[0].start_ns, 70 * us);
+    EXPECT_EQ(g.gaps[0].end_ns, 140 * us);
+    EXPECT_EQ(t.Label(g.gaps[0].after_label), "kernel:B");
+    EXPECT_EQ(Cause(g, GapCause::kHostBusy), 40 * us);
+    EXPECT_EQ(Cause(g, GapCause::kLaunchLatency), 30 * us);
+    KernelReport k = engine->Kernels({KernelSort::kTotal, 0});
+    EXPECT_EQ(k.kernel_count, 1u);
+    EXPECT_EQ(k.distinct, 1u);
+    ASSERT_EQ(k.kernels.size(), 1u);
+    EXPECT_EQ(k.kernels[0].name, "B");
+    ApiReport a = engine->Api(0);
+    EXPECT_EQ(a.call_count, 1u);
+    ASSERT_EQ(a.api_calls.size(), 1u);  // cudaMemcpyAsync was not called in it
+    EXPECT_EQ(a.api_calls[0].name, "cudaLaunchKernel");
+  }
+}
+
 TEST(Region, ErrorsSayWhy) {
   Both both;
   const TraceData* set[] = {&both.loaded};

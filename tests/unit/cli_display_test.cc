@@ -42,6 +42,19 @@ TEST(FormatDuration, KeepsFourSignificantDigits) {
   EXPECT_EQ(FormatDuration(1234567000000), "1234.567 s");
 }
 
+TEST(FormatOffset, ToTheMicrosecondCutDown) {
+  const uint64_t t0 = 1'000'000'000;
+  EXPECT_EQ(FormatOffset(t0 - 5, t0), "+0 ns");  // before t0
+  EXPECT_EQ(FormatOffset(t0 + 812, t0), "+812 ns");
+  EXPECT_EQ(FormatOffset(t0 + 812'250, t0), "+812.250 us");
+  // Two gaps 10 us apart, which four digits ("+132.1 ms") showed as one.
+  EXPECT_EQ(FormatOffset(t0 + 132'074'999, t0), "+132.074 ms");  // cut, not rounded
+  EXPECT_EQ(FormatOffset(t0 + 132'084'001, t0), "+132.084 ms");
+  EXPECT_EQ(FormatOffset(t0 + 9'999'999'999, t0), "+9999.999 ms");
+  EXPECT_EQ(FormatOffset(t0 + 10'000'000'000, t0), "+10.000000 s");
+  EXPECT_EQ(FormatOffset(t0 + 3'600'000'123'456, t0), "+3600.000123 s");
+}
+
 TEST(FormatWallClock, UtcToTheMillisecond) {
   EXPECT_EQ(FormatWallClock(1'700'000'000'000'000'000), "22:13:20.000");
   EXPECT_EQ(FormatWallClock(1'700'000'000'123'999'999), "22:13:20.123");  // cut, not rounded
