@@ -44,18 +44,20 @@ class Table {
   // followed in CSV by its short form ("short_name" after "name",
   // "X_short_name" after "X").
   void SetNameColumns(std::vector<bool> names);
-  // Columns marked in `labels` name the row as written (an NVTX range, an
-  // API call): in table form kept wide and repeated in every part of a
-  // split table, as name columns are; nothing else changes.
+  // Columns marked in `labels` say which row it is (an NVTX range's name,
+  // a gap's device and start): in table form they, not the name columns,
+  // are kept wide and repeated in every part of a split table (a table
+  // without labels so keeps its name columns, else its first); nothing
+  // else changes.
   void SetLabelColumns(std::vector<bool> labels);
   void AddRow(std::vector<std::string> cells);
   size_t rows() const { return rows_.size(); }
   // Aligned columns fitted to display.h's OutputWidth(): while too wide, the
   // widest text column gives up a column (its cells cut in the middle with
   // "…") down to its header's width or 12; a table still too wide (many
-  // number columns) is printed as several tables, each repeating the name
-  // and label columns (or, if none, the first column) beside as many others
-  // as fit.
+  // number columns) is printed as several tables, each repeating the label
+  // columns (else the name columns, else the first column) beside as many
+  // others as fit; those key columns are as wide in every part.
   void PrintText(std::FILE* out) const;
   void PrintCsv(std::FILE* out) const;
   // Table or CSV by format (JSON is the caller's business).

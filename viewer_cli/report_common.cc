@@ -87,7 +87,7 @@ void TableSection::InsertColumns(size_t at, const Cells& c,
     headers.insert(headers.begin() + pos, c.human() ? column.human : column.key);
     right.insert(right.begin() + pos, column.holds == TableColumn::kNumbers);
     names.insert(names.begin() + pos, column.holds == TableColumn::kNames);
-    labels.insert(labels.begin() + pos, column.holds == TableColumn::kLabel);
+    labels.insert(labels.begin() + pos, column.label);
   }
 }
 

@@ -31,15 +31,17 @@ namespace cutrace::cli {
 class Cells;
 
 // A column of a TableSection: its header in table form and in CSV (the JSON
-// key), and what it holds: numbers (right-aligned; never formula-guarded in
-// CSV), text, kernel names (text shown as --names says), or a label: text
-// that names the row as written (an NVTX range, an API call), which a table
-// split into parts repeats beside every part, as it does kernel names.
+// key), what it holds: numbers (right-aligned; never formula-guarded in
+// CSV), text, or kernel names (text shown as --names says); and whether it
+// is the row's label (output.h SetLabelColumns: an NVTX range's or API
+// call's name, a gap's device and start), which a table split into parts
+// repeats beside every part.
 struct TableColumn {
-  enum Holds : uint8_t { kNumbers, kText, kNames, kLabel };
+  enum Holds : uint8_t { kNumbers, kText, kNames };
   std::string human;
   std::string key;
   Holds holds = kNumbers;
+  bool label = false;
 };
 
 // One table of a report, as plain cells (so several files' tables can be

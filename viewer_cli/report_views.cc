@@ -134,8 +134,8 @@ json CopiesJson(const analysis::CopyReport& report) {
 TableSection CopiesTable(const analysis::CopyReport& report, Format format) {
   Cells c(format);
   TableSection t;
-  t.AddColumns(c, {{"Time(%)", "pct"}, {"Kind", "kind", TableColumn::kText}, {"Count", "count"},
-                   {"Bytes", "bytes"}, {"Total", "total_ns"}, {"GB/s", "gbps"},
+  t.AddColumns(c, {{"Time(%)", "pct"}, {"Kind", "kind", TableColumn::kText, true},
+                   {"Count", "count"}, {"Bytes", "bytes"}, {"Total", "total_ns"}, {"GB/s", "gbps"},
                    {"Pageable", "pageable_count"}});
   t.empty_note = "no copies or memsets";
   const uint64_t whole = CopyTime(report);
@@ -304,7 +304,8 @@ TableSection GapsTable(const analysis::TimelineReport& report, uint64_t trace_st
                        Format format) {
   Cells c(format);
   TableSection t;
-  t.AddColumns(c, {{"Device", "device"}, {"Start", "start_ns"}, {"Duration", "duration_ns"},
+  t.AddColumns(c, {{"Device", "device", TableColumn::kNumbers, true},
+                   {"Start", "start_ns", TableColumn::kNumbers, true}, {"Duration", "duration_ns"},
                    {"Cause", "cause", TableColumn::kText},
                    {"Before", "before", TableColumn::kNames},
                    {"After", "after", TableColumn::kNames}});
@@ -353,7 +354,7 @@ TableSection RangesTable(const analysis::NvtxReport& report, Format format) {
   t.AddColumns(c, {{"Time(%)", "cpu_pct"}, {"CPU total", "cpu_total_ns"}, {"Count", "count"},
                    {"CPU avg", "cpu_avg_ns"}, {"CPU min", "cpu_min_ns"}, {"CPU max", "cpu_max_ns"},
                    {"GPU total", "gpu_total_ns"}, {"GPU ops", "gpu_ops"}, {"Depth", "depth"},
-                   {"Domain", "domain", TableColumn::kText}, {"Name", "name", TableColumn::kLabel}});
+                   {"Domain", "domain", TableColumn::kText}, {"Name", "name", TableColumn::kText, true}});
   const bool spread =
       AnySpread(report.ranges, [](const analysis::NvtxRow& r) { return r.cpu_spread; });
   if (spread) InsertSpreadColumns(t, c, 6, "CPU med", "CPU stddev", "cpu_");  // after CPU max
@@ -400,7 +401,7 @@ TableSection ApiTable(const analysis::ApiReport& report, Format format) {
   TableSection t;
   t.AddColumns(c, {{"Time(%)", "pct"}, {"Total", "total_ns"}, {"Count", "count"}, {"Avg", "avg_ns"},
                    {"Min", "min_ns"}, {"Max", "max_ns"}, {"Errors", "errors"},
-                   {"Domain", "domain", TableColumn::kText}, {"Name", "name", TableColumn::kLabel}});
+                   {"Domain", "domain", TableColumn::kText}, {"Name", "name", TableColumn::kText, true}});
   t.empty_note = "no API calls";
   const bool spread =
       AnySpread(report.api_calls, [](const analysis::ApiStats& a) { return a.spread; });

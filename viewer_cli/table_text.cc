@@ -45,10 +45,11 @@ void Table::PrintText(std::FILE* out) const {
   for (const auto& row : rows_) rows.push_back(escape(row, false));
 
   const size_t n = headers.size();
-  // Name and label columns say what a row is: they keep more of their
-  // width and are repeated in every part.
+  // The key columns say which row it is: the labels, else the names. They
+  // keep more of their width and are repeated in every part.
+  const bool labelled = std::find(labels_.begin(), labels_.end(), true) != labels_.end();
   std::vector<bool> key(n);
-  for (size_t c = 0; c < n; ++c) key[c] = names_[c] || labels_[c];
+  for (size_t c = 0; c < n; ++c) key[c] = labelled ? labels_[c] : names_[c];
   std::vector<size_t> width(n), floor(n);
   for (size_t c = 0; c < n; ++c) width[c] = TextWidth(headers[c]);
   for (const auto& row : rows)
@@ -62,22 +63,32 @@ void Table::PrintText(std::FILE* out) const {
   const std::vector<size_t> natural = width;
   std::vector<size_t> all(n);
   std::iota(all.begin(), all.end(), 0);
-  // Narrow the widest text column, one column at a time, until the line fits.
+  // Narrow a text column, one column at a time, until the line fits: the
+  // widest of the names that are not keys first (identifiers, cut in the
+  // middle, read well cut: "kernel:prep…uts(…)"), then the widest of the
+  // other text (a gap's cause cut reads badly), the keys last.
+  auto rank = [&](size_t c) { return key[c] ? 2 : names_[c] ? 0 : 1; };
   for (size_t total = LineWidth(width, all); total > limit;) {
     size_t widest = n;
     for (size_t c = 0; c < n; ++c)
-      if (width[c] > floor[c] && (widest == n || width[c] > width[widest])) widest = c;
+      if (width[c] > floor[c] &&
+          (widest == n || rank(c) < rank(widest) ||
+           (rank(c) == rank(widest) && width[c] > width[widest])))
+        widest = c;
     if (widest == n) break;
     --width[widest];
     --total;
   }
 
-  // Panels: the key columns (names and labels, else the first) beside as many of the
+  // Panels: the key columns (else the first) beside as many of the
   // others as fit, in their order.
   std::vector<size_t> keys;
   for (size_t c = 0; c < n; ++c)
     if (key[c]) keys.push_back(c);
-  if (keys.empty() && n > 0) keys.push_back(0);
+  if (keys.empty() && n > 0) {
+    keys.push_back(0);
+    key[0] = true;
+  }
   std::vector<std::vector<size_t>> panels;
   if (LineWidth(width, all) <= limit) {
     panels.push_back(all);
@@ -127,18 +138,28 @@ void Table::PrintText(std::FILE* out) const {
     while (!line.empty() && line.back() == ' ') line.pop_back();
     fmt::print(out, "{}\n", line);
   };
-  const std::vector<size_t> narrowed = width;
+  // Room the parts leave goes back to their text columns: the key columns
+  // first, by the room of the fullest part, so that they are as wide (a
+  // name cut the same way) in every part; then each part's others.
+  size_t key_room = limit;
+  for (const std::vector<size_t>& p : panels)
+    key_room = std::min(key_room, limit - std::min(limit, LineWidth(width, p)));
+  for (size_t c : keys) {
+    if (right_[c]) continue;
+    const size_t more = std::min(key_room, natural[c] - width[c]);
+    width[c] += more;
+    key_room -= more;
+  }
+  const std::vector<size_t> keyed = width;
   for (size_t p = 0; p < panels.size(); ++p) {
-    // Room a part leaves goes back to its text columns, names and labels first.
-    width = narrowed;
+    width = keyed;
     size_t room = limit - std::min(limit, LineWidth(width, panels[p]));
-    for (bool keys_pass : {true, false})
-      for (size_t c : panels[p]) {
-        if (right_[c] || key[c] != keys_pass) continue;
-        const size_t more = std::min(room, natural[c] - width[c]);
-        width[c] += more;
-        room -= more;
-      }
+    for (size_t c : panels[p]) {
+      if (right_[c] || key[c]) continue;
+      const size_t more = std::min(room, natural[c] - width[c]);
+      width[c] += more;
+      room -= more;
+    }
     if (p) fmt::print(out, "\n");
     print_row(headers, panels[p]);
     std::vector<std::string> rule;

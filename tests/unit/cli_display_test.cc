@@ -160,5 +160,48 @@ TEST(TablePrint, RepeatsTheLabelColumnInEveryPart) {
   for (const std::string& line : lines) EXPECT_LE(TextWidth(line), 60u) << line;
 }
 
+TEST(TablePrint, AKeyColumnIsAsWideInEveryPart) {
+  // A kernel name past what a part can show, in a table split in three: the
+  // name is cut the same way in each part (each part's spare room went to
+  // its own copy of the name, which showed one kernel three ways).
+  std::vector<std::string> headers;
+  for (int c = 0; c < 7; ++c) headers.push_back("Column" + std::to_string(c));
+  headers.push_back("Name");
+  Table t(headers);
+  std::vector<bool> right(8, true), names(8, false);
+  right[7] = false, names[7] = true;
+  t.SetRightAligned(right);
+  t.SetNameColumns(names);
+  std::vector<std::string> row = {"1", "22", "333", "4444", "55555", "666666", "7777777"};
+  row.push_back("at::native::vectorized_elementwise_kernel_with_a_very_long_name_indeed");
+  t.AddRow(row);
+  const std::vector<std::string> lines = Lines(t, 50);
+  std::vector<std::string> shown;  // the name cell of each part's row
+  for (size_t i = 2; i < lines.size(); i += 4) {
+    const std::string& line = lines[i];
+    shown.push_back(line.substr(line.find("at::")));
+  }
+  ASSERT_GE(shown.size(), 2u);
+  for (const std::string& s : shown) EXPECT_EQ(s, shown.front());
+}
+
+TEST(TablePrint, LabelsAreTheKeyAndNamesNarrowBeforeASplit) {
+  // A gaps table: device and start say which row it is; the operations
+  // before and after are names that give way (to 12 columns) before the
+  // table is split, so that every row keeps its device and start.
+  Table t({"Device", "Start", "Duration", "Cause", "Before", "After"});
+  t.SetRightAligned({true, true, true, false, false, false});
+  t.SetNameColumns({false, false, false, false, true, true});
+  t.SetLabelColumns({true, true, false, false, false, false});
+  t.AddRow({"0", "+132.074 ms", "9.344 us", "queued", "memcpy:HtoD", "memset"});
+  t.AddRow({"0", "+132.084 ms", "117.4 us", "launch_latency", "memset",
+            "kernel:preprocess_the_inputs(…)"});
+  const std::vector<std::string> lines = Lines(t, 72);
+  ASSERT_EQ(lines.size(), 4u);  // one part: header, rule, two rows
+  for (const std::string& line : lines) EXPECT_LE(TextWidth(line), 72u) << line;
+  EXPECT_EQ(lines[3].rfind("     0  +132.084 ms  117.4 us  launch_latency  memset", 0), 0u) << lines[3];
+  EXPECT_NE(lines[3].find("kernel:"), std::string::npos) << lines[3];
+}
+
 }  // namespace
 }  // namespace cutrace::cli
