@@ -116,7 +116,8 @@ std::vector<std::string> WrapText(std::string_view text, size_t columns) {
   while (lead < text.size() && text[lead] == ' ') ++lead;
   // A continuation's indent, kept well inside the line.
   const std::string indent(std::min(lead + 2, columns / 2), ' ');
-  // Words, a unit kept with the number before it ("13.00 us").
+  // Words, a unit kept with the number before it ("13.00 us") and a label
+  // with what follows it ("pid: 1250").
   static const char* const kUnits[] = {"ns", "us", "ms", "s", "B", "KiB", "MiB", "GiB", "TiB",
                                        "GB/s", "%"};
   std::vector<std::string> words;
@@ -130,7 +131,8 @@ std::vector<std::string> WrapText(std::string_view text, size_t columns) {
     while (!bare.empty() && (bare.back() == ',' || bare.back() == ';' || bare.back() == ')'))
       bare.remove_suffix(1);
     const bool unit = std::find(std::begin(kUnits), std::end(kUnits), bare) != std::end(kUnits);
-    if (unit && !words.empty())
+    const bool after_label = !words.empty() && words.back().back() == ':';
+    if ((unit || after_label) && !words.empty())
       words.back() += " " + std::string(word);
     else
       words.emplace_back(word);

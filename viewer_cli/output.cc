@@ -139,6 +139,13 @@ std::string FormatDuration(uint64_t ns) {
   return fmt::format("{:.{}f} {}", scaled, decimals, unit);
 }
 
+std::string FormatRate(double value, const char* unit) {
+  if (!(value > 0)) return fmt::format("0 {}", unit);  // 0, and NaN from hostile input
+  const int magnitude = static_cast<int>(std::floor(std::log10(value)));
+  const int decimals = std::clamp(3 - magnitude, 0, 6);
+  return fmt::format("{:.{}f} {}", value, decimals, unit);
+}
+
 std::string FormatOffset(uint64_t t, uint64_t t0) {
   const uint64_t ns = t >= t0 ? t - t0 : 0;
   if (ns < 1000) return fmt::format("+{} ns", ns);

@@ -101,6 +101,9 @@ inline constexpr const char* kOverflowText = "overflow";
 // "1.234 ms", "15.00 us", "812 ns", "414.7 us", "2.500 s" (four significant
 // digits): for humans; JSON and CSV keep ns.
 std::string FormatDuration(uint64_t ns);
+// "53.12 GB/s", "0.005229 GB/s", "4491 GB/s": a rate to four significant
+// digits (at most six decimals), as FormatDuration gives times.
+std::string FormatRate(double value, const char* unit);
 // "+132.083 ms", "+812.250 us", "+75.000123 s": t as an offset from t0 (0
 // when t is before it): a point in time, not a length, so to the
 // microsecond (the nanosecond below 1 ms), cut down, not rounded: events a

@@ -145,7 +145,7 @@ TableSection CopiesTable(const analysis::CopyReport& report, Format format) {
   for (const analysis::CopyStats& s : report.copies) {
     std::vector<std::string> row = {c.Percent(Share(s.total_ns, whole)), s.kind, c.Count(s.count),
                                     c.Bytes(s.bytes), c.Duration(s.total_ns),
-                                    c.human() ? c.Real(s.gbps, 2) + " GB/s" : c.Real(s.gbps, 6),
+                                    c.human() ? FormatRate(s.gbps, "GB/s") : c.Real(s.gbps, 6),
                                     c.Count(s.pageable_count)};
     if (spread) InsertSpreadCells(row, 6, s.spread, c);
     t.rows.push_back(std::move(row));

@@ -4,6 +4,7 @@
 // kernel names.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -40,6 +41,16 @@ TEST(FormatDuration, KeepsFourSignificantDigits) {
   EXPECT_EQ(FormatDuration(4147000), "4.147 ms");
   EXPECT_EQ(FormatDuration(2500000000), "2.500 s");
   EXPECT_EQ(FormatDuration(1234567000000), "1234.567 s");
+}
+
+TEST(FormatRate, FourSignificantDigits) {
+  EXPECT_EQ(FormatRate(53.1234, "GB/s"), "53.12 GB/s");
+  EXPECT_EQ(FormatRate(0.0052291, "GB/s"), "0.005229 GB/s");  // "0.01 GB/s" overstated it 2x
+  EXPECT_EQ(FormatRate(4491.29, "GB/s"), "4491 GB/s");
+  EXPECT_EQ(FormatRate(1.5, "GB/s"), "1.500 GB/s");
+  EXPECT_EQ(FormatRate(0.0000001, "GB/s"), "0.000000 GB/s");
+  EXPECT_EQ(FormatRate(0.0, "GB/s"), "0 GB/s");
+  EXPECT_EQ(FormatRate(std::nan(""), "GB/s"), "0 GB/s");
 }
 
 TEST(FormatOffset, ToTheMicrosecondCutDown) {
@@ -81,6 +92,9 @@ TEST(WrapText, BreaksAtSpacesAndIndents) {
   EXPECT_EQ(WrapText("short", 9), std::vector<std::string>{"short"});
   // A unit stays with its number.
   EXPECT_EQ(WrapText("avg 13.00 us", 10), (std::vector<std::string>{"avg", "  13.00 us"}));
+  // A label stays with what follows it (was "host: vm pid:" / "1250").
+  EXPECT_EQ(WrapText("host: vm pid: 1250", 14),
+            (std::vector<std::string>{"host: vm", "  pid: 1250"}));
   // A word longer than a line is cut.
   EXPECT_EQ(WrapText("abcdefghijkl", 5), (std::vector<std::string>{"abcde", "  fgh", "  ijk", "  l"}));
 }
