@@ -21,12 +21,34 @@ namespace {
 
 namespace m = metric_names;
 
-std::string Us(double ns) { return fmt::format("{:.1f} us", ns / 1000.0); }
+// Four significant digits, as the tables give times ("3.495 us", "414.7 us").
+std::string Us(double ns) {
+  const double us = ns / 1000.0;
+  return fmt::format("{:.{}f} us", us, us < 10 ? 3 : us < 100 ? 2 : us < 1000 ? 1 : 0);
+}
+
+// Idle time the host is to blame for (gap_causes.h): it was busy, in a CUDA
+// call, waiting in one, or launching. Queued and event-wait idle had the
+// next operation already launched: a dependency, not the host.
+bool HostCause(GapCause c) {
+  switch (c) {
+    case GapCause::kHostSync:
+    case GapCause::kPageableCopy:
+    case GapCause::kApiOverhead:
+    case GapCause::kHostBusy:
+    case GapCause::kLaunchLatency: return true;
+    case GapCause::kUnknown:
+    case GapCause::kEventWait:
+    case GapCause::kQueued: return false;
+  }
+  return false;
+}
 
 struct Timeline {
   uint64_t count = 0;
   uint64_t total_ns = 0;
   uint64_t idle_after_ns = 0;
+  uint64_t host_idle_after_ns = 0;
   uint64_t gaps_after = 0;
   std::map<std::string, uint64_t> causes;
   double api_sum_ns = 0;
@@ -125,6 +147,8 @@ std::map<std::string, Timeline> CollectTimeline(
       const TraceData& t = *traces[g.before.file];
       Timeline& tl = out[t.strings.Display(t.records.kernels[g.before.index].name_id)];
       SatAccumulate(&tl.idle_after_ns, g.duration_ns());
+      for (size_t c = 0; c < kGapCauses; ++c)
+        if (HostCause(static_cast<GapCause>(c))) SatAccumulate(&tl.host_idle_after_ns, g.causes[c]);
       ++tl.gaps_after;
       ++tl.causes[GapCauseName(g.cause)];
     }
@@ -185,12 +209,16 @@ void JudgeOccupancy(KernelDiagnosis& d, const DiagnosisOptions& o) {
 
 void Judge(KernelDiagnosis& d, const DiagnosisOptions& o) {
   // The timeline first: if the GPU waits for the host, no counter will help.
-  if (d.count > 0 && d.avg_ns < static_cast<double>(o.tiny_ns) && d.idle_after_ns >= d.total_ns &&
-      d.total_ns > 0) {
+  // Idle the host did not cause (the next operation was already launched)
+  // is no reason to call a kernel launch-bound.
+  const bool tiny = d.count > 0 && d.avg_ns < static_cast<double>(o.tiny_ns) && d.total_ns > 0;
+  if (tiny && d.host_idle_after_ns >= d.total_ns) {
     d.bound = Bound::kLaunchHost;
     d.why.push_back(fmt::format("{} launches averaging {} (tiny: under {}), and the GPU sat idle "
-                                "{} after them against {} of kernel time",
+                                "{} after them waiting for the host ({} in all) against {} of "
+                                "kernel time",
                                 d.count, Us(d.avg_ns), Us(static_cast<double>(o.tiny_ns)),
+                                Us(static_cast<double>(d.host_idle_after_ns)),
                                 Us(static_cast<double>(d.idle_after_ns)),
                                 Us(static_cast<double>(d.total_ns))));
     std::string cause = DominantCause(d.gap_causes);
@@ -221,6 +249,11 @@ void Judge(KernelDiagnosis& d, const DiagnosisOptions& o) {
       d.why.push_back(fmt::format("{} launches averaging {}, {:.1f}% of kernel time (a summary-mode "
                                   "trace: no record of the idle time around them)",
                                   d.count, Us(d.avg_ns), d.pct));
+    if (tiny && d.timeline_known && d.idle_after_ns >= d.total_ns)
+      d.why.push_back(fmt::format("of that idle time only {} waited for the host: the rest had "
+                                  "the next operation already launched (the GPU's own time "
+                                  "between queued work, or a dependency), so not launch-bound",
+                                  Us(static_cast<double>(d.host_idle_after_ns))));
     AddOccupancyEvidence(d);  // e.g. the `launch` preset: occupancy without throughput
     return;
   }
@@ -316,6 +349,7 @@ DiagnosisReport Diagnose(TraceSet traces, const DiagnosisOptions& options) {
       d.avg_ns = tl.count ? static_cast<double>(tl.total_ns) / static_cast<double>(tl.count) : 0;
       d.pct = all_ns ? 100.0 * static_cast<double>(tl.total_ns) / static_cast<double>(all_ns) : 0;
       d.idle_after_ns = tl.idle_after_ns;
+      d.host_idle_after_ns = tl.host_idle_after_ns;
       d.gaps_after = tl.gaps_after;
       d.gap_causes = tl.causes;
       if (tl.api_count)

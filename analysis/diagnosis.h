@@ -17,9 +17,12 @@
 // (analysis/kernel_occupancy.h): theoretical occupancy and its limiter.
 //
 // The verdict, first rule that holds:
-//   launch-host-bound  avg_ns < tiny_ns (10 us) and idle_after_ns >= total_ns:
-//                      the GPU waited for the host at least as long as the
-//                      kernel ran.
+//   launch-host-bound  avg_ns < tiny_ns (10 us) and host_idle_after_ns >=
+//                      total_ns: the GPU waited for the host (the gaps'
+//                      host_sync, pageable_copy, api_overhead, host_busy and
+//                      launch_latency time) at least as long as the kernel
+//                      ran; queued and event_wait idle, whose next operation
+//                      was already launched, do not count.
 //   compute-bound      max(SM %, memory %) >= high_pct (60) and SM % >= memory %
 //   memory-bound       max(SM %, memory %) >= high_pct and memory % > SM %
 //                      (memory % = max(gpu__compute_memory_throughput,
@@ -68,6 +71,7 @@ struct KernelDiagnosis {
   double avg_ns = 0;
   double pct = 0;  // of all (uncounted) kernel time
   uint64_t idle_after_ns = 0;
+  uint64_t host_idle_after_ns = 0;  // of it, the host's causes (not queued, event_wait, unknown)
   uint64_t gaps_after = 0;
   // False for a kernel known only from summary-mode aggregates: no events,
   // so nothing is known of the idle time around it.

@@ -186,6 +186,7 @@ json DiagnosisJson(const analysis::DiagnosisReport& report) {
               {"avg_ns", d.avg_ns},
               {"pct", d.pct},
               {"idle_after_ns", d.idle_after_ns},
+              {"host_idle_after_ns", d.host_idle_after_ns},
               {"gaps_after", d.gaps_after},
               {"gap_causes", d.gap_causes},
               {"counted", d.counted}};

@@ -195,6 +195,39 @@ TEST(Diagnosis, TimelineOnlyWithoutCounters) {
   EXPECT_NE(gemm->bound, Bound::kLaunchHost);
 }
 
+// Ten tiny kernels (2 us, 8 us apart) whose launch calls all came first
+// (at 100-110 us, each 1 us): every gap after one had the next kernel already
+// launched, so its 8 us are queued, not the host's. Idle after them 72 us
+// against 20 us of kernel time, but 0 us of it the host's: not launch-bound
+// (it was, by the old rule). The same kernels launched each 1.5 us before
+// it starts (BuildMixed's) are: 9 gaps of 6.5 us host_busy + 1.5 us
+// launch_latency, 72 us of host idle >= 20 us.
+TEST(Diagnosis, QueuedIdleIsNotTheHosts) {
+  TraceBuilder b;
+  for (uint64_t i = 0; i < 10; ++i) {
+    const uint64_t start = 500000 + 10000 * i;
+    b.Kernel("tiny", start, start + 2000, 0, 7, 30 + i);
+    b.Api("cudaLaunchKernel", 100000 + 1000 * i, 101000 + 1000 * i, 1, 30 + i);
+  }
+  const TraceData* traces[] = {b.get()};
+  DiagnosisReport r = Diagnose(traces, DiagnosisOptions{});
+  const KernelDiagnosis* tiny = Find(r, "tiny");
+  ASSERT_NE(tiny, nullptr);
+  EXPECT_EQ(tiny->idle_after_ns, 72000u);
+  EXPECT_EQ(tiny->host_idle_after_ns, 0u);
+  EXPECT_EQ(tiny->gap_causes.at("queued"), 9u);
+  EXPECT_EQ(tiny->bound, Bound::kUndetermined);
+  bool said = false;
+  for (const std::string& w : tiny->why) said |= w.find("not launch-bound") != std::string::npos;
+  EXPECT_TRUE(said);
+
+  DiagnosisReport mixed = DiagnoseMixed(/*counters=*/false);
+  const KernelDiagnosis* fed = Find(mixed, "tiny");
+  ASSERT_NE(fed, nullptr);
+  EXPECT_EQ(fed->host_idle_after_ns, 72000u);
+  EXPECT_EQ(fed->bound, Bound::kLaunchHost);
+}
+
 // The launch call's average time per kernel name, joined by correlation id
 // both ways the diagnosis finds a call: dense ids (1..4, a table) and ids
 // far apart (an import's, a sorted list); a repeated id takes its first call.
