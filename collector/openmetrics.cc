@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <map>
 #include <cinttypes>
 #include <cstdio>
@@ -19,16 +20,17 @@
 namespace cutrace {
 namespace {
 
-// A number in the exposition format: integers exactly, others with enough
-// digits to round-trip.
+// A number in the exposition format: integers exactly, others in the
+// fewest digits that read back as the same double (0.00054016, not
+// %.17g's 0.00054016000000000003).
 std::string Number(double v) {
   char buf[64];
   if (v == static_cast<double>(static_cast<int64_t>(v)) && v < 9.0e15 && v > -9.0e15) {
     std::snprintf(buf, sizeof buf, "%" PRId64, static_cast<int64_t>(v));
-  } else {
-    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return buf;
   }
-  return buf;
+  const std::to_chars_result r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general);
+  return std::string(buf, r.ptr);
 }
 
 std::string Integer(uint64_t v) { return std::to_string(v); }

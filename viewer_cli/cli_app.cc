@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -91,6 +92,22 @@ int RunCli(int argc, const char* const* argv) {
   std::stable_sort(registry.begin(), registry.end(),
                    [](const auto& a, const auto& b) { return a.order < b.order; });
   for (auto& command : registry) command.register_fn(app, &exit_code);
+  // What an option takes, in --help, where CLI11 would say TEXT.
+  static const std::map<std::string, std::string> kTakes = {
+      {"--output", "PATH"},     {"--kinds", "LIST"},        {"--buffer-size", "SIZE"},
+      {"--metrics", "LIST"},    {"--metrics-scope", "SCOPE"}, {"--kernel-filter", "REGEX"},
+      {"--capture-range", "RANGE"}, {"--capture-range-end", "END"}, {"--delay", "T"},
+      {"--duration", "T"},      {"--check", "LIST"},        {"--chip", "CHIP"}};
+  for (CLI::App* cmd : app.get_subcommands({}))
+    for (CLI::Option* o : cmd->get_options()) {
+      if (o->get_type_name() != "TEXT") continue;
+      if (o->get_positional()) {
+        o->type_name(o->get_name() == "command" ? "PROG ARGS" : "FILE");
+        continue;
+      }
+      for (const std::string& n : o->get_lnames())
+        if (auto it = kTakes.find("--" + n); it != kTakes.end()) o->type_name(it->second);
+    }
   // Every command that reads traces or JSON caps what it reads from a pipe
   // or a device (collector/trace_reader.h); one option, added here so no
   // command can forget it. `run` reads no input file.
@@ -147,7 +164,25 @@ int RunCli(int argc, const char* const* argv) {
   // what it takes (option_words.h for words), then where the help is.
   app.failure_message([](const CLI::App* top, const CLI::Error& e) {
     std::string help = "cutrace --help";
-    for (const CLI::App* sub : top->get_subcommands()) help = "cutrace " + sub->get_name() + " --help";
+    const CLI::App* command = nullptr;
+    for (const CLI::App* sub : top->get_subcommands()) {
+      help = "cutrace " + sub->get_name() + " --help";
+      command = sub;
+    }
+    // A mistyped option of a command: the closest of its options.
+    if (command != nullptr && dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+      for (const std::string& extra : command->remaining()) {
+        if (extra.rfind("--", 0) != 0) continue;
+        const std::string typed = extra.substr(0, extra.find('='));
+        std::vector<std::string> names;
+        for (const CLI::Option* o : command->get_options())
+          for (const std::string& n : o->get_lnames()) names.push_back("--" + n);
+        const std::string near = Closest(typed, names);
+        if (near.empty()) break;
+        return "cutrace: unknown option '" + typed + "'; did you mean '" + near + "'? see '" + help +
+               "'\n";
+      }
+    }
     return "cutrace: " + std::string(e.what()) + "; see '" + help + "'\n";
   });
   try {

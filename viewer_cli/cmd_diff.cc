@@ -224,8 +224,8 @@ int Run(const Options& o) {
 void AddOptions(CLI::App* cmd, Options* options) {
   cmd->description(
       "Compare two traces: kernels added/removed/faster/slower, device busy/idle/overlap");
-  cmd->add_option("a", options->a, "The baseline trace")->required();
-  cmd->add_option("b", options->b, "The trace to compare with it")->required();
+  cmd->add_option("baseline", options->a, "The baseline trace (A)")->required();
+  cmd->add_option("compared", options->b, "The trace to compare with it (B)")->required();
   AddFormatOption(cmd, &options->format);
   cmd->add_option("--threshold", options->threshold,
                   "Changes in a kernel's total time up to this share (5% or 0.05) count as "

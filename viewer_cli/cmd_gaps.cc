@@ -57,7 +57,8 @@ void AddOptions(CLI::App* cmd, Options* options) {
   AddFormatOption(cmd, &options->format);
   cmd->add_option("--min-gap", options->min_gap,
                   "List only gaps at least this long (10us, 2ms, 1.5s, 500ns; plain = ns)")
-      ->check(DurationCheck());
+      ->check(DurationCheck())
+      ->type_name("T");
   cmd->add_option("--top", options->top, "List only the N longest gaps, longest first (0: all)");
   AddRegionOptions(cmd, &options->region);
 }

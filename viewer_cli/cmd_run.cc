@@ -419,7 +419,8 @@ void Register(CLI::App& app, int* exit_code) {
                   "Count only launches of kernels whose name matches this regex");
   cmd->add_option("--kernel-sample", options->kernel_sample,
                   "Count every Nth matching launch (default 1: all)")
-      ->check(CLI::PositiveNumber);
+      ->check(Unlabelled(CLI::PositiveNumber))
+      ->type_name("N");
   AddRunSelectionOptions(cmd, &options->selection);
   cmd->add_flag("--no-summary", options->no_summary, "Only list the traces written");
   // After "--" everything belongs to the program (CLI11 puts it in

@@ -145,7 +145,8 @@ void AddOptions(CLI::App* cmd, Options* options) {
   cmd->add_option("files", options->files, "Trace files")->required();
   AddFormatOption(cmd, &options->format);
   cmd->add_option("--bins", options->bins, "Time bins (default: as many as the width allows)")
-      ->check(CLI::Range(size_t{1}, size_t{100000}));
+      ->check(CLI::Range(size_t{1}, size_t{100000}).description("1 to 100000"))
+      ->type_name("N");
   AddRegionOptions(cmd, &options->region);
   AddCommOption(cmd, &options->comm);
 }

@@ -19,7 +19,7 @@ void AddCommOption(CLI::App* cmd, std::shared_ptr<const analysis::CommClassifier
             auto made = analysis::CommClassifier::WithPattern(text);
             return made.ok() ? std::string() : made.status().message();
           },
-          "REGEX"))
+          ""))
       ->type_name("REGEX");
 }
 

@@ -27,7 +27,12 @@ CLI::Validator DurationCheck() {
         uint64_t ns;
         return ParseDuration(text, &ns) ? std::string() : "not a duration: " + text;
       },
-      "DURATION");
+      "");  // no ":DURATION" after the option's type in --help
+}
+
+CLI::Validator Unlabelled(CLI::Validator check) {
+  check.description("");
+  return check;
 }
 
 void AddMaxSkewOption(CLI::App* cmd, std::string* max_skew) {
@@ -35,6 +40,7 @@ void AddMaxSkewOption(CLI::App* cmd, std::string* max_skew) {
                   "Refuse inputs whose time ranges lie further apart than this (1h, 30min, 90s); "
                   "inputs that do not overlap at all get a warning")
       ->check(DurationCheck())
+      ->type_name("T")
       ->default_str("1h");
 }
 

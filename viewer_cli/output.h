@@ -32,6 +32,9 @@ void AddFormatOption(CLI::App* cmd, Format* format);
 void AddMaxSkewOption(CLI::App* cmd, std::string* max_skew);
 // An option's check that its text is a duration ParseDuration() takes.
 CLI::Validator DurationCheck();
+// `check` without its description, which --help would print after the
+// option's type ("N:POSITIVE").
+CLI::Validator Unlabelled(CLI::Validator check);
 
 class Table {
  public:

@@ -19,14 +19,17 @@ std::string RangeName(const analysis::RegionSpec& s) {
 }  // namespace
 
 void AddRegionOptions(CLI::App* cmd, analysis::RegionSpec* spec) {
-  cmd->add_option_function<std::string>(
-         "--range", [spec](const std::string& text) { analysis::SetRange(text, spec); },
-         "Only the instances of this NVTX range (a name or glob such as 'ProfilerStep*'; "
-         "NAME@DOMAIN for one domain)")
-      ->type_name("NAME");
+  CLI::Option* range =
+      cmd->add_option_function<std::string>(
+             "--range", [spec](const std::string& text) { analysis::SetRange(text, spec); },
+             "Only the instances of this NVTX range (a name or glob such as 'ProfilerStep*'; "
+             "NAME@DOMAIN for one domain)")
+          ->type_name("NAME");
+  // Alone it would be silently ignored: the window is the whole trace.
   cmd->add_option("--skip-first", spec->skip_first,
                   "With --range: drop each file's first N instances (warm-up)")
-      ->type_name("N");
+      ->type_name("N")
+      ->needs(range);
   cmd->add_option_function<std::string>(
          "--from",
          [spec](const std::string& text) {

@@ -10,14 +10,17 @@ namespace cutrace::cli {
 void AddRunSelectionOptions(CLI::App* cmd, RunSelection* s) {
   cmd->add_option("--launch-skip", s->launch_skip,
                   "Per kernel name matching --kernel-filter, do not count its first N launches (as ncu)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(Unlabelled(CLI::NonNegativeNumber))
+      ->type_name("N");
   cmd->add_option("--launch-count", s->launch_count,
                   "Per kernel name (overall with --launch-skip-before-match), count at most N launches")
-      ->check(CLI::PositiveNumber);
+      ->check(Unlabelled(CLI::PositiveNumber))
+      ->type_name("N");
   cmd->add_option("--launch-skip-before-match", s->launch_skip_before_match,
                   "Do not count the first N launches of any kernel; then --launch-count and --kernel-sample "
                   "apply to all matching launches together (as ncu)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(Unlabelled(CLI::NonNegativeNumber))
+      ->type_name("N");
   cmd->add_option("--capture-range", s->capture_range,
                   "Record only inside ranges: cudaProfilerApi (cudaProfilerStart to Stop) or "
                   "nvtx:NAME[@DOMAIN] (the outermost instance of that NVTX range); each range is a chunk");

@@ -23,6 +23,20 @@ CASES = [
      "cutrace: unknown command 'frobnicate'; the commands are listed by 'cutrace --help'\n", None),
     (["--versoin"], 2, "cutrace: unknown option '--versoin'; did you mean '--version'?\n", None),
     (["--frob"], 2, "cutrace: unknown option '--frob'; see 'cutrace --help'\n", None),
+    # A command's own options: the closest one (a file need not exist: the
+    # options are checked first).
+    (["kernels", "x.trace", "--widht", "80"], 2,
+     "cutrace: unknown option '--widht'; did you mean '--width'? see 'cutrace kernels --help'\n",
+     None),
+    (["gaps", "x.trace", "--min-gpa=1us"], 2,
+     "cutrace: unknown option '--min-gpa'; did you mean '--min-gap'? see 'cutrace gaps --help'\n",
+     None),
+    (["kernels", "x.trace", "--zzzzzz"], 2,
+     "cutrace: The following argument was not expected: --zzzzzz; see 'cutrace kernels --help'\n",
+     None),
+    # --skip-first without --range would be ignored: the whole trace.
+    (["summary", "x.trace", "--skip-first", "1"], 2,
+     "cutrace: --skip-first requires --range; see 'cutrace summary --help'\n", None),
     (["help", "kernal"], 2, "cutrace: unknown command 'kernal'; did you mean 'kernels'?\n", None),
     (["help"], 0, "", "Usage: cutrace [OPTIONS] SUBCOMMAND"),
     (["help", "kernels"], 0, "", "Usage: cutrace kernels [OPTIONS] files..."),
