@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <memory>
 #include <string>
@@ -18,6 +19,7 @@
 
 #include "collector/sat_math.h"
 #include "viewer_cli/command_registry.h"
+#include "viewer_cli/display.h"
 #include "viewer_cli/info_json.h"
 #include "viewer_cli/region_options.h"
 #include "viewer_cli/output.h"
@@ -124,8 +126,20 @@ std::string Or(const std::string& s, const char* fallback = "-") {
   return s.empty() ? fallback : s;
 }
 
+// "  key               value": a value too long for the line wraps under
+// itself, not under the key.
 void PrintKv(const char* key, const std::string& value) {
-  PrintLine(stdout, fmt::format("  {:<18}{}", key, value));
+  const size_t at = std::max<size_t>(20, std::strlen(key) + 4);
+  const size_t width = OutputWidth();
+  const std::vector<std::string> lines =
+      WrapText(EscapeForTerminal(value), width > at + 20 ? width - at : 20);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    std::string_view line = lines[i];
+    if (i > 0) line.remove_prefix(std::min(line.find_first_not_of(' '), line.size()));
+    const std::string lead =
+        i == 0 ? fmt::format("  {:<{}}", EscapeForTerminal(key), at - 2) : std::string(at, ' ');
+    fmt::print("{}{}\n", lead, line);
+  }
 }
 
 // What recording cost: CUPTI's buffers, the file written, the tool's own
@@ -271,8 +285,9 @@ void PrintText(const TraceData& t) {
       for (const proto::KernelSummary& k : p.kernels()) kernels += k.count();
     PrintKv("summaries", fmt::format("{} intervals ({} kernels aggregated)", t.summaries.size(), kernels));
   }
-  PrintKv("total", n ? fmt::format("{} ({:.1f} bytes/event)", n,
-                                   static_cast<double>(t.read.file_bytes) / n)
+  PrintKv("total", n ? fmt::format("{} ({:.1f} bytes/event with the file's framing, strings "
+                                   "and metadata)",
+                                   n, static_cast<double>(t.read.file_bytes) / n)
                      : "0");
 
   fmt::print("\nstatistics\n");
@@ -317,7 +332,10 @@ int Run(const Options& o) {
   // the reports would cover.
   const std::optional<analysis::Window> window = WindowOrError(loaded.all, o.region);
   if (!window) return 1;
-  if (o.format == Format::kTable && window->active) PrintLine(stdout, WindowLine(*window));
+  if (o.format == Format::kTable && window->active) {
+    PrintLine(stdout, WindowLine(*window));
+    PrintLine(stdout, "(the window the reports would cover; what follows is the whole file's)");
+  }
   if (o.format == Format::kJson) {
     json files = json::array();
     for (const TraceData* t : loaded.all) files.push_back(InfoJson(*t));
