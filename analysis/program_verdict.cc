@@ -58,6 +58,7 @@ ProgramVerdict JudgeProgram(const TimelineReport& timeline) {
     SatAccumulate(&v.span_ns, o.span_ns);
     SatAccumulate(&v.busy_ns, o.busy_ns);
     SatAccumulate(&v.idle_ns, o.idle_ns);
+    SatAccumulate(&v.copy_only_ns, o.copy_only_ns);
     SatAccumulate(&v.comm_ns, o.comm_ns);
     SatAccumulate(&v.comm_hidden_ns, o.comm_compute_overlap_ns);
     SatAccumulate(&v.comm_exposed_ns, o.comm_only_ns);
@@ -82,6 +83,12 @@ ProgramVerdict JudgeProgram(const TimelineReport& timeline) {
     v.bound = "host-bound";
     v.advice = std::string("the GPU idles ") + (v.idle_pct >= 50 ? "most of" : "much of") +
                " the time, mostly " + GapCauseName(v.largest) + ": " + IdleAdvice(v.largest);
+  } else if (v.copy_only_ns >= v.busy_ns / 2) {
+    // Busy copying, not computing: faster kernels would not help.
+    v.bound = "gpu-bound";
+    v.advice = "the GPU is kept busy, mostly by copies and memsets with no kernel beside them: "
+               "move or clear less data (keep it on the GPU, fewer host round trips) or overlap "
+               "the copies with compute";
   } else {
     v.bound = "gpu-bound";
     v.advice = "the GPU is kept busy: speed up the kernels themselves (the per-kernel diagnosis)";

@@ -3,7 +3,8 @@
 // time by cause (gap_causes.h), and whether the program is host-bound
 // (idle >= 20% of the region: the host did not keep the GPU fed; the
 // advice names the largest cause's fix) or gpu-bound (then the per-kernel
-// diagnosis, diagnosis.h, is where to look).
+// diagnosis, diagnosis.h, is where to look; or, when copies with no kernel
+// beside them fill at least half of the busy time, moving less data).
 //
 // Over several devices the times add up: busy % = sum of busy / sum of
 // spans (each device's span is the window's length when there is a window,
@@ -26,6 +27,7 @@ namespace cutrace::analysis {
 struct ProgramVerdict {
   bool known = false;  // some device had GPU work
   uint64_t span_ns = 0, busy_ns = 0, idle_ns = 0;
+  uint64_t copy_only_ns = 0;  // copies and memsets with no kernel beside them
   double busy_pct = 0, idle_pct = 0;
   uint64_t idle_by_cause_ns[kGapCauses] = {};
   bool host_bound = false;

@@ -233,6 +233,25 @@ TEST(Region, VerdictThreshold) {
   EXPECT_EQ(JudgeProgram(TimelineReport{}).bound, "unknown");
 }
 
+// Busy with copies alone (a known_work run whose kernels were all counted:
+// 1 GiB of memsets) is gpu-bound, but faster kernels would not help: the
+// advice is about the data. Half the busy time is the line.
+TEST(Region, VerdictOfACopyBoundGpu) {
+  TimelineReport t;
+  t.devices.resize(1);
+  t.gaps.resize(1);
+  t.devices[0].span_ns = 1000;
+  t.devices[0].busy_ns = 900;
+  t.devices[0].idle_ns = 100;
+  t.devices[0].copy_only_ns = 450;
+  ProgramVerdict v = JudgeProgram(t);
+  EXPECT_EQ(v.bound, "gpu-bound");
+  EXPECT_NE(v.advice.find("copies and memsets"), std::string::npos) << v.advice;
+  t.devices[0].copy_only_ns = 449;
+  v = JudgeProgram(t);
+  EXPECT_NE(v.advice.find("speed up the kernels"), std::string::npos) << v.advice;
+}
+
 TEST(Region, FromTo) {
   Both both;
   RegionSpec spec;
