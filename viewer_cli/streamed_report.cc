@@ -112,8 +112,9 @@ int RunStreamedReport(const std::vector<std::string>& paths, Format format,
                 Rendered r = render(**engine, traces, subset, f);
                 AddWindow(*window, f, &r);
                 // Summary says it beside its kernel table; the other
-                // reports of device time here.
-                if (parts.timeline && !parts.kernels) AddUntimedCountedNote(traces, f, &r);
+                // reports of device time (and nvtx's GPU projection) here.
+                if ((parts.timeline || parts.nvtx) && !parts.kernels)
+                  AddUntimedCountedNote(traces, f, &r);
                 return r;
               },
               stdout);

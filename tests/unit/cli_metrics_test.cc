@@ -240,6 +240,9 @@ TEST_F(CliMetricsTest, CountedLaunchesAreInEveryReport) {
 
   json o = RunJson({"overlap", path, "--format", "json"});
   EXPECT_EQ(o["counted_untimed"], 3);
+  // An NVTX range's GPU projection leaves them out too: nvtx says so.
+  json n = RunJson({"nvtx", path, "--format", "json"});
+  EXPECT_EQ(n["counted_untimed"], 3);
 }
 
 // A region's export keeps a counted launch only when its launch lies inside
