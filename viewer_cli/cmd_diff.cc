@@ -58,8 +58,10 @@ std::vector<std::string> Slower(const analysis::DiffReport& d, double limit) {
   auto grew = [limit](uint64_t a, uint64_t b) {
     return a > 0 && static_cast<double>(b) > static_cast<double>(a) * (1.0 + limit);
   };
+  // Digits enough to read above a small limit: "+0.012%", not "+0.0%".
   auto pct = [](uint64_t a, uint64_t b) {
-    return fmt::format("+{:.1f}%", 100.0 * (static_cast<double>(b) / static_cast<double>(a) - 1));
+    const double p = 100.0 * (static_cast<double>(b) / static_cast<double>(a) - 1);
+    return p >= 1 ? fmt::format("+{:.1f}%", p) : fmt::format("+{:.2g}%", p);
   };
   if (grew(d.total_ns_a, d.total_ns_b))
     out.push_back("total kernel time " + pct(d.total_ns_a, d.total_ns_b));
