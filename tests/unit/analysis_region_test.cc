@@ -209,17 +209,23 @@ TEST(Region, VerdictOverTheWindow) {
   }
 }
 
+// A timeline of `n` devices, each busy `busy` of a 1000 ns span.
+TimelineReport Devices(size_t n, uint64_t busy) {
+  TimelineReport t;
+  t.devices.resize(n);
+  t.gaps.resize(n);
+  for (DeviceOverlap& d : t.devices) {
+    d.span_ns = 1000;
+    d.busy_ns = busy;
+    d.idle_ns = 1000 - busy;
+  }
+  return t;
+}
+
 // The 20% line: idle 19.9% is gpu-bound, 20% host-bound; two devices add up.
 TEST(Region, VerdictThreshold) {
-  TimelineReport t;
-  t.devices.resize(2);
-  t.gaps.resize(2);
-  t.devices[0].span_ns = 1000;
-  t.devices[0].busy_ns = 801;
-  t.devices[0].idle_ns = 199;
-  t.gaps[0].idle_by_cause[static_cast<size_t>(GapCause::kHostSync)] = 199;
-  t.devices[1] = t.devices[0];
-  t.gaps[1] = t.gaps[0];
+  TimelineReport t = Devices(2, 801);
+  for (DeviceGaps& g : t.gaps) g.idle_by_cause[static_cast<size_t>(GapCause::kHostSync)] = 199;
   ProgramVerdict v = JudgeProgram(t);
   EXPECT_EQ(v.span_ns, 2000u);
   EXPECT_EQ(v.idle_by_cause_ns[static_cast<size_t>(GapCause::kHostSync)], 398u);
@@ -237,12 +243,7 @@ TEST(Region, VerdictThreshold) {
 // 1 GiB of memsets) is gpu-bound, but faster kernels would not help: the
 // advice is about the data. Half the busy time is the line.
 TEST(Region, VerdictOfACopyBoundGpu) {
-  TimelineReport t;
-  t.devices.resize(1);
-  t.gaps.resize(1);
-  t.devices[0].span_ns = 1000;
-  t.devices[0].busy_ns = 900;
-  t.devices[0].idle_ns = 100;
+  TimelineReport t = Devices(1, 900);
   t.devices[0].copy_only_ns = 450;
   ProgramVerdict v = JudgeProgram(t);
   EXPECT_EQ(v.bound, "gpu-bound");
@@ -252,13 +253,18 @@ TEST(Region, VerdictOfACopyBoundGpu) {
   EXPECT_NE(v.advice.find("speed up the kernels"), std::string::npos) << v.advice;
 }
 
-TEST(Region, FromTo) {
-  Both both;
+// `--from FROM --to TO`, in us.
+RegionSpec FromToSpec(uint64_t from, uint64_t to) {
   RegionSpec spec;
   spec.has_from = spec.has_to = true;
-  spec.from_ns = 150 * us;
-  spec.to_ns = 330 * us;
-  for (auto& [window, engine] : both.Run(spec)) {
+  spec.from_ns = from * us;
+  spec.to_ns = to * us;
+  return spec;
+}
+
+TEST(Region, FromTo) {
+  Both both;
+  for (auto& [window, engine] : both.Run(FromToSpec(150, 330))) {
     ASSERT_EQ(window.parts.size(), 1u);
     EXPECT_EQ(window.trace_start_ns, 0u);
     EXPECT_EQ(window.parts[0].start, 150 * us);
@@ -283,11 +289,7 @@ TEST(Region, FromTo) {
 // rows of zeros.
 TEST(Region, AWindowInsideAGap) {
   Both both;
-  RegionSpec spec;
-  spec.has_from = spec.has_to = true;
-  spec.from_ns = 70 * us;
-  spec.to_ns = 140 * us;
-  for (auto& [window, engine] : both.Run(spec)) {
+  for (auto& [window, engine] : both.Run(FromToSpec(70, 140))) {
     TimelineReport t = engine->Timeline();
     ASSERT_EQ(t.devices.size(), 1u);
     EXPECT_EQ(t.devices[0].span_ns, 70 * us);
