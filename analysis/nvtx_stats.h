@@ -39,6 +39,8 @@ struct NvtxRow {
 
 struct NvtxReport {
   std::vector<NvtxRow> ranges;  // by cpu_total_ns descending (GPU rows: gpu_total_ns)
+  // All CPU rows' time, the rows `top` left out too: what cpu_pct is of.
+  uint64_t cpu_total_ns = 0;
   // The projection's rule (analysis/nvtx_projector.h Scope): launches of the
   // range's own thread (false) or of any thread of its process (true).
   bool process_projection = false;

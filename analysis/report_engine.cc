@@ -265,8 +265,12 @@ NvtxReport ReportEngine::Nvtx(size_t top) const {
     return std::tie(a.domain, a.name, a.depth, a.gpu_range) <
            std::tie(b.domain, b.name, b.depth, b.gpu_range);
   });
+  uint64_t cpu_total = 0;
+  for (const NvtxRow& r : rows)
+    if (!r.gpu_range) SatAccumulate(&cpu_total, r.cpu_total_ns);
   if (top > 0 && rows.size() > top) rows.resize(top);
   NvtxReport report{std::move(rows)};
+  report.cpu_total_ns = cpu_total;
   report.process_projection = parts_.nvtx_process;
   report.other_thread_launches = projector_.other_thread_launches();
   return report;

@@ -121,6 +121,23 @@ TEST(NvtxTest, TopCutsRows) {
   EXPECT_EQ(ComputeNvtxStats(TraceSet(one), 2).ranges.size(), 2u);
 }
 
+// cpu_pct is a share of every CPU row's time, the rows --top cut too
+// (summary keeps 10 rows: its shares were of those 10, and added to 100%).
+TEST(NvtxTest, CpuTotalCountsTheRowsTopCuts) {
+  TraceBuilder t = Nested();
+  const TraceData* one[] = {t.get()};
+  const NvtxReport all = ComputeNvtxStats(TraceSet(one), 0);
+  const NvtxReport two = ComputeNvtxStats(TraceSet(one), 2);
+  uint64_t every = 0, shown = 0;
+  for (const NvtxRow& r : all.ranges)
+    if (!r.gpu_range) every += r.cpu_total_ns;
+  for (const NvtxRow& r : two.ranges)
+    if (!r.gpu_range) shown += r.cpu_total_ns;
+  EXPECT_EQ(all.cpu_total_ns, every);
+  EXPECT_EQ(two.cpu_total_ns, every);
+  EXPECT_LT(shown, every);
+}
+
 }  // namespace
 }  // namespace cutrace::analysis
 
