@@ -5,8 +5,6 @@
 
 #include <fmt/core.h>
 
-#include "analysis/gap_causes.h"
-
 namespace cutrace::analysis {
 
 namespace {
@@ -67,7 +65,12 @@ bool GlobMatch(std::string_view p, std::string_view s) {
 }
 
 WindowResolver::WindowResolver(const RegionSpec& spec, size_t files)
-    : spec_(spec), found_(files), match_(files), launch_name_(files), census_key_(files) {
+    : spec_(spec),
+      found_(files),
+      match_(files),
+      launch_name_(files),
+      census_key_(files),
+      bands_(files) {
   window_.spec = spec;
   window_.active = spec.active();
 }
@@ -195,8 +198,15 @@ Status WindowResolver::EndRanges() {
     window_.files[f].cpu = Merge(std::move(cpu));
   }
   calls_.resize(found_.size());
-  for (size_t f = 0; f < found_.size(); ++f)
-    calls_[f].assign(window_.files[f].cpu.size(), Window::File::Launches{UINT64_MAX, 0, 0});
+  for (size_t f = 0; f < found_.size(); ++f) {
+    // Bands times spans bound the memory: a header claiming more runs than
+    // that leaves the file one band (a merge of so many runs has no use
+    // for a region's launch ranges per run).
+    const size_t spans = window_.files[f].cpu.size();
+    if (!bands_[f].empty() && spans > 0 && bands_[f].size() > kMaxBandSlots / spans) bands_[f].clear();
+    calls_[f].assign(spans * std::max<size_t>(1, bands_[f].size()),
+                     Window::File::Launches{UINT64_MAX, 0, 0});
+  }
   gpu_end_.resize(found_.size());
   for (size_t f = 0; f < found_.size(); ++f) gpu_end_[f].assign(window_.files[f].cpu.size(), 0);
   if (spec_.range.empty()) return Status::Ok();
@@ -209,160 +219,6 @@ Status WindowResolver::EndRanges() {
                                      name, window_.instances, spec_.skip_first,
                                      spec_.has_from || spec_.has_to ? " and --from/--to" : ""));
   return Status::Ok();
-}
-
-uint8_t WindowResolver::ClassifyLaunch(size_t file, const TraceData& trace, uint32_t name_id) {
-  // Whether the name launches work, cached by name id (once per name; a
-  // hash lookup per call cost more than the rest of this pass).
-  const uint8_t known = LaunchesWork(ClassifyApiName(trace.strings.Display(name_id))) ? 2 : 1;
-  std::vector<uint8_t>& cache = launch_name_[file];
-  if (name_id < (1u << 20)) {  // larger ids (hostile input) are classified each time
-    if (name_id >= cache.size()) cache.resize(name_id + 1, 0);
-    cache[name_id] = known;
-  }
-  return known;
-}
-
-TimeSpan GapAround(const std::vector<TimeSpan>& spans, uint64_t t) {
-  auto next = std::upper_bound(spans.begin(), spans.end(), t,
-                               [](uint64_t v, const TimeSpan& s) { return v < s.start; });
-  TimeSpan gap{0, UINT64_MAX};
-  if (next != spans.begin()) gap.start = std::prev(next)->end + 1;
-  if (next != spans.end()) gap.end = next->start - 1;
-  return gap;
-}
-
-void WindowResolver::Apis(size_t file, const TraceData& trace, std::span<const ApiRecord> calls) {
-  LaunchesOf(file, trace, calls.size(), [calls](size_t i) {
-    const ApiRecord& a = calls[i];
-    return Timed{a.start_ns, a.end_ns, a.correlation_id, a.name_id};
-  });
-}
-
-void WindowResolver::ApiTimes(size_t file, const TraceData& trace, const TimesRun& calls) {
-  LaunchesOf(file, trace, calls.n, [&calls](size_t i) {
-    return Timed{calls.start[i], calls.end[i], calls.correlation[i],
-                 static_cast<uint32_t>(calls.name[i])};
-  });
-}
-
-template <typename At>
-void WindowResolver::LaunchesOf(size_t file, const TraceData& trace, size_t n, At at) {
-  // The trace's extent matters to a time window alone (Finish() clips it to
-  // the trace): a range window's pass does not spend two compares a call.
-  if (spec_.range.empty()) Extend(n, at);
-  Window::File* const f = file < window_.files.size() ? &window_.files[file] : nullptr;
-  if (f == nullptr) return;
-  // What the loop reads and writes, in locals: through the members, every
-  // store to a span's launches made the compiler load them all again.
-  const uint8_t* cache = launch_name_[file].data();
-  size_t cached = launch_name_[file].size();
-  const std::vector<TimeSpan>& cpu = f->cpu;
-  size_t hint = f->cpu_hint;
-  Window::File::Launches* const spans = calls_[file].data();
-  bool any = f->any_launch;
-  // The span of the last launch, and its ids so far, in registers: a
-  // thread's calls come in time order, so most launches fall in the span
-  // of the one before.
-  long k = -1;
-  uint64_t from = 1, to = 0, first = 0, last = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const Timed a = at(i);
-    if (a.correlation_id == 0) continue;
-    uint8_t known = a.name_id < cached ? cache[a.name_id] : 0;
-    if (known == 0) {
-      known = ClassifyLaunch(file, trace, a.name_id);
-      cache = launch_name_[file].data();
-      cached = launch_name_[file].size();
-    }
-    if (known != 2) continue;
-    any = true;
-    if (a.start_ns < from || a.start_ns > to) {
-      if (k >= 0) {
-        spans[k].first = first;
-        spans[k].last = last;
-      }
-      k = FindSpan(cpu, a.start_ns, &hint);
-      if (k < 0) {
-        // Between spans (a warm-up step, the host between steps): the
-        // launches up to the next span need no search.
-        const TimeSpan gap = GapAround(cpu, a.start_ns);
-        from = gap.start;
-        to = gap.end;
-        continue;
-      }
-      from = cpu[k].start;
-      to = cpu[k].end;
-      first = spans[k].first;
-      last = spans[k].last;
-    }
-    if (k < 0) continue;
-    first = std::min(first, a.correlation_id);
-    last = std::max(last, a.correlation_id);
-  }
-  if (k >= 0) {
-    spans[k].first = first;
-    spans[k].last = last;
-  }
-  f->cpu_hint = hint;
-  f->any_launch = any;
-}
-
-void WindowResolver::EndCalls() {
-  for (size_t f = 0; f < calls_.size(); ++f) {
-    std::vector<Window::File::Launches>& out = window_.files[f].launches;
-    window_.files[f].ResetLaunchHint();
-    out.clear();
-    for (size_t k = 0; k < calls_[f].size(); ++k)
-      if (calls_[f][k].first <= calls_[f][k].last)
-        out.push_back({calls_[f][k].first, calls_[f][k].last, static_cast<uint32_t>(k)});
-    std::sort(out.begin(), out.end(),
-              [](const Window::File::Launches& a, const Window::File::Launches& b) {
-                return a.first < b.first;
-              });
-  }
-}
-
-template <typename At>
-void WindowResolver::Extend(size_t n, At at) {
-  uint64_t first = trace_start_, last = trace_end_;
-  for (size_t i = 0; i < n; ++i) {
-    const Timed r = at(i);
-    first = std::min(first, r.start_ns);
-    last = std::max(last, SafeEnd(r.start_ns, r.end_ns));
-  }
-  trace_start_ = first;
-  trace_end_ = last;
-}
-
-template <typename R>
-void WindowResolver::OpsOf(size_t file, std::span<const R> ops) {
-  OpsAt(file, ops.size(), [ops](size_t i) {
-    const R& o = ops[i];
-    return Timed{o.start_ns, o.end_ns, o.correlation_id, 0};
-  });
-}
-
-void WindowResolver::OpTimes(size_t file, const TimesRun& ops) {
-  OpsAt(file, ops.n, [&ops](size_t i) {
-    return Timed{ops.start[i], ops.end[i], ops.correlation[i], 0};
-  });
-}
-
-template <typename At>
-void WindowResolver::OpsAt(size_t file, size_t n, At at) {
-  if (spec_.range.empty() || file >= window_.files.size()) {
-    Extend(n, at);  // a time window: only the trace's extent is asked of ops
-    return;
-  }
-  const Window::File& f = window_.files[file];
-  uint64_t* const gpu_end = gpu_end_[file].data();
-  for (size_t i = 0; i < n; ++i) {
-    const Timed o = at(i);
-    const long k = o.correlation_id == 0 || !f.any_launch ? FindSpan(f.cpu, o.start_ns, &f.cpu_hint)
-                                                           : f.SpanOfLaunch(o.correlation_id);
-    if (k >= 0) gpu_end[k] = std::max(gpu_end[k], SafeEnd(o.start_ns, o.end_ns));
-  }
 }
 
 Window WindowResolver::Finish() {
@@ -386,34 +242,6 @@ Window WindowResolver::Finish() {
   }
   window_.parts = Merge(std::move(parts));
   return std::move(window_);
-}
-
-StatusOr<Window> ResolveWindow(TraceSet traces, const RegionSpec& spec) {
-  WindowResolver r(spec, traces.size());
-  for (size_t f = 0; f < traces.size(); ++f) {
-    const RecordBatch& b = traces[f]->records;
-    for (const RangeRecord& x : b.ranges) r.Range(f, *traces[f], x);
-    for (const KernelRecord& x : b.kernels) r.SeeStart(x.start_ns);
-    for (const MemcpyRecord& x : b.memcpys) r.SeeStart(x.start_ns);
-    for (const MemsetRecord& x : b.memsets) r.SeeStart(x.start_ns);
-    for (const ApiRecord& x : b.api_calls) r.SeeStart(x.start_ns);
-    for (const SyncRecord& x : b.syncs) r.SeeStart(x.start_ns);
-  }
-  Status s = r.EndRanges();
-  if (!s.ok()) return s;
-  if (spec.active()) {
-    for (size_t f = 0; f < traces.size(); ++f) r.Apis(f, *traces[f], traces[f]->records.api_calls);
-    r.EndCalls();
-    for (size_t f = 0; f < traces.size(); ++f) {
-      const RecordBatch& b = traces[f]->records;
-      r.Ops(f, std::span<const KernelRecord>(b.kernels));
-      r.Ops(f, std::span<const MemcpyRecord>(b.memcpys));
-      r.Ops(f, std::span<const MemsetRecord>(b.memsets));
-    }
-  }
-  Window w = r.Finish();
-  if (spec.active() && w.parts.empty()) return Status::Error("the window holds no time of the trace");
-  return w;
 }
 
 RegionSpec SteadySpec(const RangeCandidate& c) {

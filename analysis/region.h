@@ -186,6 +186,11 @@ class WindowResolver {
   void Range(size_t file, const TraceData& trace, const RangeRecord& r);
   void SeeStart(uint64_t start) { trace_start_ = std::min(trace_start_, start); }
   void SeeEnd(uint64_t end) { trace_end_ = std::max(trace_end_, end); }
+  // A merged file's correlation bands (proto Header correlation_bases):
+  // its runs' ids interleave in time, so each run's launches are kept
+  // apart. Before EndRanges(); none (or one) for a recorded trace.
+  void SetBands(size_t file, std::vector<uint64_t> bases);
+  static constexpr size_t kMaxBandSlots = size_t{1} << 22;  // bands x spans, per file
   // Chooses the instances; an error when none is left (says why).
   Status EndRanges();
   // Pass 1 also keeps every CPU range's times and (name, domain), so that
@@ -275,7 +280,13 @@ class WindowResolver {
   std::vector<std::vector<KeyNames>> kept_names_;    // per file
   Window window_;
   std::vector<std::vector<uint64_t>> gpu_end_;  // per file, per cpu span
-  std::vector<std::vector<Window::File::Launches>> calls_;  // per file, per cpu span
+  // Per file, per cpu span (and per band, span-major, where bands_ has two
+  // or more).
+  std::vector<std::vector<Window::File::Launches>> calls_;
+  std::vector<std::vector<uint64_t>> bands_;  // per file: SetBands()
+  // Pass 2 of a file with bands: each launch kept with its run's.
+  template <typename At>
+  void BandedLaunchesOf(size_t file, const TraceData& trace, size_t n, At at);
 };
 
 // The window over loaded traces (the reports that load them).

@@ -57,6 +57,8 @@ void EncodeHeader(const HeaderInfo& h, ProtoWriter* w) {
     w->PackedUint(m::kThreadIds, p.thread_ids.size(), [&](size_t i) { return p.thread_ids[i]; });
     w->EndNested(token);
   }
+  w->PackedUint(f::kCorrelationBases, h.correlation_bases.size(),
+                [&](size_t i) { return h.correlation_bases[i]; });
   if (h.max_file_bytes || h.rotate_interval_ns || h.max_disk_bytes || h.chunks_deleted) {
     namespace g = wire::RotationLimits;
     const size_t token = w->BeginNested(f::kRotation);

@@ -55,6 +55,7 @@ struct HeaderInfo {
   ClockAnchorInfo start_anchor;
   std::string clock_anchor_source;  // imports: "baseTimeNanoseconds", "unix-epoch ts" or ""
   std::vector<MergedProcessInfo> processes;  // merged traces only
+  std::vector<uint64_t> correlation_bases;   // merged traces only (proto Header)
   std::string source_format;  // "cupti" or "chrome-json"
   std::string source_path;
   std::vector<std::string> enabled_kinds;

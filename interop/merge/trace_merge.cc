@@ -159,6 +159,8 @@ void SortByStart(std::vector<R>* v) {
 MergedTrace MergePlacedTraces(const PlacedTraces& placed) {
   MergedTrace m;
   m.header = MergedHeader(placed.traces);
+  // One band is no band: a single run's ids grow with time as recorded.
+  if (placed.correlation_bases.size() > 1) m.header.correlation_bases = placed.correlation_bases;
   std::set<uint32_t> described;
   int64_t last_end = 0;
   // Statistics are a process's totals so far: of a run's chunks, the one

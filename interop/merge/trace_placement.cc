@@ -164,6 +164,13 @@ StatusOr<PlacedTraces> PlaceTraces(TraceSet traces) {
     correlation_bases[r] = SatAdd(correlation_bases[r - 1], run_correlations[r - 1]);
     range_bases[r] = SatAdd(range_bases[r - 1], run_ranges[r - 1]);
   }
+  // The bands of the merged trace: each run's base, and inside a run that
+  // is itself a merge, its own runs' bases shifted by it.
+  std::set<uint64_t> bands(correlation_bases.begin(), correlation_bases.end());
+  for (size_t f = 0; f < traces.size(); ++f)
+    for (uint64_t b : traces[f]->header.correlation_bases())
+      bands.insert(SatAdd(correlation_bases[runs.of_file[f]], b));
+  out.correlation_bases.assign(bands.begin(), bands.end());
 
   for (size_t f = 0; f < traces.size(); ++f) {
     const uint64_t range_base = range_bases[runs.of_file[f]];

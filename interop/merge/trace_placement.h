@@ -48,6 +48,9 @@ struct PlacedTraces {
   std::vector<TraceData> traces;     // one per input, in input order
   std::vector<int64_t> offsets_ns;   // added to each input's timestamps
   std::vector<PlacedDevice> devices; // every device id of the placed traces
+  // Where each run's correlation ids begin, ascending (proto Header
+  // correlation_bases), an input's own bases (itself merged) shifted in.
+  std::vector<uint64_t> correlation_bases;
 };
 
 StatusOr<PlacedTraces> PlaceTraces(TraceSet traces);

@@ -13,6 +13,8 @@
 
 #include "analysis/device_timeline.h"
 #include "analysis/kernel_stats.h"
+#include "analysis/region.h"
+#include "analysis/report_engine.h"
 #include "collector/output_path.h"
 #include "collector/trace_loader.h"
 #include "collector/trace_writer.h"
@@ -183,6 +185,57 @@ TEST_F(MergeTest, PlacesRanksByAnchorsAndRemapsIds) {
   auto again = PlaceTraces(TraceSet(one));
   ASSERT_TRUE(again.ok()) << again.status().message();
   EXPECT_EQ(again->offsets_ns[0], 0);
+}
+
+// Four steps [1000k, 1000k + 800) on thread 7, each launching one kernel
+// (correlation k + 1 at 1000k + 100, running 1000k + 200 to + 300).
+std::string WriteSteps(const std::string& path, int64_t pid) {
+  HeaderInfo h;
+  h.producer = "analysis_merge_test";
+  h.host = "node";
+  h.pid = pid;
+  h.clock = ClockDomain::kMonotonic;
+  h.start_anchor = {1000, kRealtime0, 1000};
+  testing::TraceFile file(path, h);
+  for (uint64_t k = 1; k <= 4; ++k) {
+    file.Range("step", 1000 * k, 1000 * k + 800, /*thread=*/7).range_id = k;
+    file.Api("cudaLaunchKernel", 1000 * k + 100, 1000 * k + 110, /*thread=*/7, k);
+    file.Kernel("_Z4stepv", 1000 * k + 200, 1000 * k + 300, k);
+  }
+  file.Batch();
+  return file.Finish(EndInfo{{}, "exit"});
+}
+
+// Two processes' steps at the same times, merged: their correlation ids
+// interleave in time (rank 1's are 5 to 8). A region over the last step of
+// each (--skip-first 6 of the merged file's 8 instances) holds two
+// launches. A span kept as one correlation range [4, 8] held rank 1's
+// earlier launches 5 to 7 too: 5 kernels, the bug the bands fix.
+TEST_F(MergeTest, ARegionOfAMergedTraceCountsEachRunsOwnLaunches) {
+  std::vector<TraceData> traces = Load({WriteSteps(dir_ + "/a.trace", 100),
+                                        WriteSteps(dir_ + "/b.trace", 200)});
+  ASSERT_EQ(traces.size(), 2u);
+  std::vector<const TraceData*> set = {&traces[0], &traces[1]};
+  auto placed = PlaceTraces(set);
+  ASSERT_TRUE(placed.ok()) << placed.status().message();
+  EXPECT_EQ(placed->correlation_bases, (std::vector<uint64_t>{0, 4}));
+  std::string bytes;
+  StringSink sink(&bytes);
+  ASSERT_TRUE(EncodeMergedTrace(MergePlacedTraces(*placed), &sink).ok());
+  auto m = LoadTraceFromBytes(bytes, "merged.trace");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  ASSERT_EQ(m->header.correlation_bases_size(), 2);
+  EXPECT_EQ(m->header.correlation_bases(1), 4u);
+  analysis::RegionSpec spec;
+  analysis::SetRange("step", &spec);
+  spec.skip_first = 6;
+  const TraceData* one[] = {&*m};
+  auto window = analysis::ResolveWindow(TraceSet(one), spec);
+  ASSERT_TRUE(window.ok()) << window.status().message();
+  EXPECT_EQ(window->chosen, 2u);
+  auto engine = analysis::EngineOver(TraceSet(one), {.kernels = true}, {},
+                                     std::make_shared<const analysis::Window>(*window));
+  EXPECT_EQ(engine->Kernels({}).kernel_count, 2u);
 }
 
 TEST_F(MergeTest, SameUuidIsOneDevice) {
