@@ -69,12 +69,17 @@ void AddStatistics(const StatsInfo& s, StatsInfo* sum) {
 // are one process), with the ids its devices and host threads have once placed.
 std::vector<MergedProcessInfo> Processes(const std::vector<TraceData>& traces) {
   std::vector<MergedProcessInfo> out;
-  std::map<std::tuple<std::string, int64_t, std::string>, size_t> index;
+  // As trace_placement.cc keys them: a run's chunks are one process.
+  std::vector<const TraceData*> files;
+  for (const TraceData& t : traces) files.push_back(&t);
+  const analysis::Ranks runs = analysis::RanksOf(files);
+  std::map<std::tuple<std::string, int64_t, std::string, uint32_t>, size_t> index;
   std::vector<std::set<uint32_t>> devices;
   std::vector<std::set<uint64_t>> threads;
-  for (const TraceData& t : traces) {
+  for (size_t f = 0; f < traces.size(); ++f) {
+    const TraceData& t = traces[f];
     const proto::Header& h = t.header;
-    auto [it, fresh] = index.try_emplace({h.host(), h.pid(), h.rank()}, out.size());
+    auto [it, fresh] = index.try_emplace({h.host(), h.pid(), h.rank(), runs.of_file[f]}, out.size());
     if (fresh) {
       MergedProcessInfo p;
       p.host = h.host();

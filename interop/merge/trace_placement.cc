@@ -20,7 +20,11 @@ constexpr uint64_t kFirstSyntheticThread = uint64_t{1} << 40;
 
 // (host, pid, rank): ranks are distinct processes even where hosts are not
 // recorded (imports) and pids repeat across machines.
-using ProcessKey = std::tuple<std::string, int64_t, std::string>;
+// (host, pid, rank, run): the run (analysis/rank_imbalance.h RanksOf()) too,
+// so that two inputs claiming the same pid on the same host, with no run
+// id to say they are chunks of one process (two imports), stay two
+// processes: folded into one, their threads' ranges overlapped.
+using ProcessKey = std::tuple<std::string, int64_t, std::string, uint32_t>;
 
 // Hands out ids that keep their value when free.
 template <typename Id>
@@ -175,7 +179,7 @@ StatusOr<PlacedTraces> PlaceTraces(TraceSet traces) {
   for (size_t f = 0; f < traces.size(); ++f) {
     const uint64_t range_base = range_bases[runs.of_file[f]];
     TraceData t = *traces[f];
-    const ProcessKey process{t.header.host(), t.header.pid(), t.header.rank()};
+    const ProcessKey process{t.header.host(), t.header.pid(), t.header.rank(), runs.of_file[f]};
 
     // Devices: the same process in two files (a rotated trace) keeps its
     // mapping; another process gets its own ids unless a UUID says otherwise.

@@ -13,6 +13,7 @@
 
 #include "analysis/device_timeline.h"
 #include "analysis/kernel_stats.h"
+#include "analysis/nvtx_stats.h"
 #include "analysis/region.h"
 #include "analysis/report_engine.h"
 #include "collector/output_path.h"
@@ -236,6 +237,33 @@ TEST_F(MergeTest, ARegionOfAMergedTraceCountsEachRunsOwnLaunches) {
   auto engine = analysis::EngineOver(TraceSet(one), {.kernels = true}, {},
                                      std::make_shared<const analysis::Window>(*window));
   EXPECT_EQ(engine->Kernels({}).kernel_count, 2u);
+}
+
+// Two inputs with the same host and pid and no run id to make them chunks
+// of one process (two imports, say) are two processes: folded into one,
+// thread 7's ranges of both were open at once and each launch counted for
+// both steps (8 steps of one op each showed 16 GPU ops).
+TEST_F(MergeTest, TheSamePidTwiceWithoutARunIsTwoProcesses) {
+  std::vector<TraceData> traces = Load({WriteSteps(dir_ + "/a.trace", 100),
+                                        WriteSteps(dir_ + "/b.trace", 100)});
+  ASSERT_EQ(traces.size(), 2u);
+  std::vector<const TraceData*> set = {&traces[0], &traces[1]};
+  auto placed = PlaceTraces(set);
+  ASSERT_TRUE(placed.ok()) << placed.status().message();
+  EXPECT_NE(placed->traces[0].records.api_calls[0].thread_id,
+            placed->traces[1].records.api_calls[0].thread_id);
+  MergedTrace merged = MergePlacedTraces(*placed);
+  EXPECT_EQ(merged.header.processes.size(), 2u);
+  std::string bytes;
+  StringSink sink(&bytes);
+  ASSERT_TRUE(EncodeMergedTrace(merged, &sink).ok());
+  auto m = LoadTraceFromBytes(bytes, "merged.trace");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  const TraceData* one[] = {&*m};
+  const analysis::NvtxReport n = analysis::ComputeNvtxStats(TraceSet(one));
+  ASSERT_EQ(n.ranges.size(), 1u);
+  EXPECT_EQ(n.ranges[0].count, 8u);
+  EXPECT_EQ(n.ranges[0].gpu_ops, 8u);
 }
 
 TEST_F(MergeTest, SameUuidIsOneDevice) {
