@@ -174,6 +174,23 @@ TEST(TablePrint, RepeatsTheLabelColumnInEveryPart) {
   for (const std::string& line : lines) EXPECT_LE(TextWidth(line), 60u) << line;
 }
 
+TEST(TablePrint, ClosesUpRatherThanLeaveAColumnAlone) {
+  // Idle by cause: ten number columns, 81 wide with two spaces between. At
+  // 80 it was split, its last column alone beside the device; with one
+  // space (72) it fits in one part. At 70 nothing fits: parts, two spaces.
+  Table t({"Device", "Idle", "Unknown", "Sync", "Pageable", "API", "Host busy", "Launch", "Event",
+           "Queued"});
+  t.SetRightAligned(std::vector<bool>(10, true));
+  t.AddRow({"0", "57.96 ms", "0.0%", "0.2%", "0.0%", "0.0%", "93.5%", "5.8%", "0.0%", "0.4%"});
+  const std::vector<std::string> one = Lines(t, 80);
+  ASSERT_EQ(one.size(), 3u);
+  EXPECT_EQ(one[0], "Device     Idle Unknown Sync Pageable  API Host busy Launch Event Queued");
+  EXPECT_EQ(one[2], "     0 57.96 ms    0.0% 0.2%     0.0% 0.0%     93.5%   5.8%  0.0%   0.4%");
+  const std::vector<std::string> parts = Lines(t, 70);
+  EXPECT_GT(parts.size(), 3u);
+  EXPECT_NE(parts[0].find("Device      Idle"), std::string::npos) << parts[0];
+}
+
 TEST(TablePrint, AKeyColumnIsAsWideInEveryPart) {
   // A kernel name past what a part can show, in a table split in three: the
   // name is cut the same way in each part (each part's spare room went to
