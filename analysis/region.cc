@@ -198,14 +198,13 @@ Status WindowResolver::EndRanges() {
     window_.files[f].cpu = Merge(std::move(cpu));
   }
   calls_.resize(found_.size());
+  banded_calls_.resize(found_.size());
   for (size_t f = 0; f < found_.size(); ++f) {
-    // Bands times spans bound the memory: a header claiming more runs than
-    // that leaves the file one band (a merge of so many runs has no use
-    // for a region's launch ranges per run).
-    const size_t spans = window_.files[f].cpu.size();
-    if (!bands_[f].empty() && spans > 0 && bands_[f].size() > kMaxBandSlots / spans) bands_[f].clear();
-    calls_[f].assign(spans * std::max<size_t>(1, bands_[f].size()),
-                     Window::File::Launches{UINT64_MAX, 0, 0});
+    // A file with bands keeps only the (span, run) pairs its launches hit
+    // (banded_calls_): as many as it has launches at most, whatever its
+    // header claims.
+    if (bands_[f].empty())
+      calls_[f].assign(window_.files[f].cpu.size(), Window::File::Launches{UINT64_MAX, 0, 0});
   }
   gpu_end_.resize(found_.size());
   for (size_t f = 0; f < found_.size(); ++f) gpu_end_[f].assign(window_.files[f].cpu.size(), 0);

@@ -190,7 +190,6 @@ class WindowResolver {
   // its runs' ids interleave in time, so each run's launches are kept
   // apart. Before EndRanges(); none (or one) for a recorded trace.
   void SetBands(size_t file, std::vector<uint64_t> bases);
-  static constexpr size_t kMaxBandSlots = size_t{1} << 22;  // bands x spans, per file
   // Chooses the instances; an error when none is left (says why).
   Status EndRanges();
   // Pass 1 also keeps every CPU range's times and (name, domain), so that
@@ -280,9 +279,10 @@ class WindowResolver {
   std::vector<std::vector<KeyNames>> kept_names_;    // per file
   Window window_;
   std::vector<std::vector<uint64_t>> gpu_end_;  // per file, per cpu span
-  // Per file, per cpu span (and per band, span-major, where bands_ has two
-  // or more).
+  // Per file, per cpu span; a file with bands: per (span, band) hit, keyed
+  // span * bands + band.
   std::vector<std::vector<Window::File::Launches>> calls_;
+  std::vector<std::unordered_map<uint64_t, Window::File::Launches>> banded_calls_;
   std::vector<std::vector<uint64_t>> bands_;  // per file: SetBands()
   // Pass 2 of a file with bands: each launch kept with its run's.
   template <typename At>

@@ -72,7 +72,9 @@ void WindowResolver::BandedLaunchesOf(size_t file, const TraceData& trace, size_
     const size_t band =
         static_cast<size_t>(std::lower_bound(bases.begin(), bases.end(), a.correlation_id) -
                             bases.begin()) - 1;
-    Window::File::Launches& l = calls_[file][static_cast<size_t>(k) * bands + band];
+    const uint64_t key = static_cast<uint64_t>(k) * bands + band;  // k < spans: no overflow
+    Window::File::Launches& l =
+        banded_calls_[file].try_emplace(key, Window::File::Launches{UINT64_MAX, 0, 0}).first->second;
     l.first = std::min(l.first, a.correlation_id);
     l.last = std::max(l.last, a.correlation_id);
   }
@@ -146,10 +148,12 @@ void WindowResolver::EndCalls() {
     std::vector<Window::File::Launches>& out = window_.files[f].launches;
     window_.files[f].ResetLaunchHint();
     out.clear();
-    const size_t bands = std::max<size_t>(1, bands_[f].size());
     for (size_t k = 0; k < calls_[f].size(); ++k)
       if (calls_[f][k].first <= calls_[f][k].last)
-        out.push_back({calls_[f][k].first, calls_[f][k].last, static_cast<uint32_t>(k / bands)});
+        out.push_back({calls_[f][k].first, calls_[f][k].last, static_cast<uint32_t>(k)});
+    const size_t bands = std::max<size_t>(1, bands_[f].size());
+    for (const auto& [key, l] : banded_calls_[f])
+      out.push_back({l.first, l.last, static_cast<uint32_t>(key / bands)});
     std::sort(out.begin(), out.end(),
               [](const Window::File::Launches& a, const Window::File::Launches& b) {
                 return a.first < b.first;

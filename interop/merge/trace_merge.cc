@@ -65,21 +65,20 @@ void AddStatistics(const StatsInfo& s, StatsInfo* sum) {
   sum->peak_memory_bytes = std::max(sum->peak_memory_bytes, s.peak_memory_bytes);
 }
 
-// Each input's process, once per (host, pid, rank) (the chunks of one run
-// are one process), with the ids its devices and host threads have once placed.
-std::vector<MergedProcessInfo> Processes(const std::vector<TraceData>& traces) {
+// Each input's process, once per PlaceTraces() process (trace_placement.h
+// ProcessGroups()), with the ids its devices and host threads have once placed.
+std::vector<MergedProcessInfo> Processes(const std::vector<TraceData>& traces,
+                                         const std::vector<uint32_t>& process_of_file) {
   std::vector<MergedProcessInfo> out;
-  // As trace_placement.cc keys them: a run's chunks are one process.
-  std::vector<const TraceData*> files;
-  for (const TraceData& t : traces) files.push_back(&t);
-  const analysis::Ranks runs = analysis::RanksOf(files);
+  // As PlaceTraces() keyed them (trace_placement.h ProcessGroups()).
   std::map<std::tuple<std::string, int64_t, std::string, uint32_t>, size_t> index;
   std::vector<std::set<uint32_t>> devices;
   std::vector<std::set<uint64_t>> threads;
   for (size_t f = 0; f < traces.size(); ++f) {
     const TraceData& t = traces[f];
     const proto::Header& h = t.header;
-    auto [it, fresh] = index.try_emplace({h.host(), h.pid(), h.rank(), runs.of_file[f]}, out.size());
+    const uint32_t group = f < process_of_file.size() ? process_of_file[f] : 0;
+    auto [it, fresh] = index.try_emplace({h.host(), h.pid(), h.rank(), group}, out.size());
     if (fresh) {
       MergedProcessInfo p;
       p.host = h.host();
@@ -113,7 +112,8 @@ std::vector<MergedProcessInfo> Processes(const std::vector<TraceData>& traces) {
   return out;
 }
 
-HeaderInfo MergedHeader(const std::vector<TraceData>& traces) {
+HeaderInfo MergedHeader(const std::vector<TraceData>& traces,
+                        const std::vector<uint32_t>& process_of_file) {
   HeaderInfo h;
   h.producer = "cutrace-merge 0.1.0";
   h.source_format = "merge";
@@ -149,7 +149,7 @@ HeaderInfo MergedHeader(const std::vector<TraceData>& traces) {
     h.cuda_runtime_version = f.cuda_runtime_version();
     h.cupti_api_version = f.cupti_api_version();
   }
-  h.processes = Processes(traces);
+  h.processes = Processes(traces, process_of_file);
   return h;
 }
 
@@ -163,7 +163,7 @@ void SortByStart(std::vector<R>* v) {
 
 MergedTrace MergePlacedTraces(const PlacedTraces& placed) {
   MergedTrace m;
-  m.header = MergedHeader(placed.traces);
+  m.header = MergedHeader(placed.traces, placed.process_of_file);
   // One band is no band: a single run's ids grow with time as recorded.
   if (placed.correlation_bases.size() > 1) m.header.correlation_bases = placed.correlation_bases;
   std::set<uint32_t> described;

@@ -11,7 +11,8 @@
 // identity anchor at the earliest input's start (so a merged trace can be
 // merged again); host, pid and rank are the inputs' own where they all agree,
 // else the distinct values joined by "," (pid 0). Header.processes lists each
-// input's process (one per host, pid and rank: chunks of one run are one)
+// input's process (trace_placement.h ProcessGroups(): chunks of one run,
+// or one pid's traces one after another, are one)
 // with the merged ids of its devices and host threads, so exports show each
 // rank as its own process. (A merged trace given to merge again counts as
 // one process.)

@@ -20,10 +20,7 @@ constexpr uint64_t kFirstSyntheticThread = uint64_t{1} << 40;
 
 // (host, pid, rank): ranks are distinct processes even where hosts are not
 // recorded (imports) and pids repeat across machines.
-// (host, pid, rank, run): the run (analysis/rank_imbalance.h RanksOf()) too,
-// so that two inputs claiming the same pid on the same host, with no run
-// id to say they are chunks of one process (two imports), stay two
-// processes: folded into one, their threads' ranges overlapped.
+// (host, pid, rank, group): see ProcessGroups().
 using ProcessKey = std::tuple<std::string, int64_t, std::string, uint32_t>;
 
 // Hands out ids that keep their value when free.
@@ -138,6 +135,56 @@ StatusOr<int64_t> RealtimeOffset(const TraceData& trace) {
   return offset;
 }
 
+namespace {
+
+// A file's records' extent [first start, last end] on the placed clock.
+std::pair<__int128, __int128> PlacedExtent(const TraceData& t, int64_t offset) {
+  uint64_t first = UINT64_MAX, last = 0;
+  auto see = [&](const auto& records) {
+    for (const auto& r : records) {
+      first = std::min(first, r.start_ns);
+      last = std::max({last, r.start_ns, r.end_ns});  // an inverted record: its start
+    }
+  };
+  const RecordBatch& r = t.records;
+  see(r.kernels), see(r.memcpys), see(r.memsets), see(r.api_calls), see(r.ranges), see(r.syncs);
+  if (first > last) return {0, -1};  // no records: overlaps nothing
+  return {static_cast<__int128>(first) + offset, static_cast<__int128>(last) + offset};
+}
+
+}  // namespace
+
+std::vector<uint32_t> ProcessGroups(TraceSet traces, const std::vector<int64_t>& offsets_ns) {
+  const analysis::Ranks runs = analysis::RanksOf(traces);
+  struct Group {
+    std::tuple<std::string, int64_t, std::string> key;
+    std::set<uint32_t> runs;
+    std::vector<std::pair<__int128, __int128>> extents;
+  };
+  std::vector<Group> groups;
+  std::vector<uint32_t> out;
+  for (size_t f = 0; f < traces.size(); ++f) {
+    const proto::Header& h = traces[f]->header;
+    const std::tuple<std::string, int64_t, std::string> key{h.host(), h.pid(), h.rank()};
+    const auto extent = PlacedExtent(*traces[f], f < offsets_ns.size() ? offsets_ns[f] : 0);
+    const uint32_t run = runs.of_file[f];
+    size_t g = 0;
+    for (; g < groups.size(); ++g) {
+      if (groups[g].key != key) continue;
+      if (groups[g].runs.count(run)) break;
+      const bool overlaps = std::any_of(
+          groups[g].extents.begin(), groups[g].extents.end(),
+          [&](const auto& e) { return extent.first <= e.second && e.first <= extent.second; });
+      if (!overlaps) break;
+    }
+    if (g == groups.size()) groups.push_back({key, {}, {}});
+    groups[g].runs.insert(run);
+    groups[g].extents.push_back(extent);
+    out.push_back(static_cast<uint32_t>(g));
+  }
+  return out;
+}
+
 StatusOr<PlacedTraces> PlaceTraces(TraceSet traces) {
   PlacedTraces out;
   for (const TraceData* t : traces) {
@@ -145,6 +192,7 @@ StatusOr<PlacedTraces> PlaceTraces(TraceSet traces) {
     if (!offset.ok()) return offset.status();
     out.offsets_ns.push_back(*offset);
   }
+  out.process_of_file = ProcessGroups(traces, out.offsets_ns);
 
   IdSpace<uint32_t> device_ids;
   IdSpace<uint64_t> thread_ids;
@@ -179,7 +227,8 @@ StatusOr<PlacedTraces> PlaceTraces(TraceSet traces) {
   for (size_t f = 0; f < traces.size(); ++f) {
     const uint64_t range_base = range_bases[runs.of_file[f]];
     TraceData t = *traces[f];
-    const ProcessKey process{t.header.host(), t.header.pid(), t.header.rank(), runs.of_file[f]};
+    const ProcessKey process{t.header.host(), t.header.pid(), t.header.rank(),
+                             out.process_of_file[f]};
 
     // Devices: the same process in two files (a rotated trace) keeps its
     // mapping; another process gets its own ids unless a UUID says otherwise.

@@ -9,9 +9,10 @@
 // reason naming the file: guessing an offset would draw a wrong picture.
 //
 // Ids, which are per process in the files, become unique across them:
-//   devices      one id per (host, pid, rank, device id), except that devices
+//   devices      one id per (process, device id), except that devices
 //                with the same UUID are one physical GPU and share an id;
-//   threads      one id per (host, pid, rank, thread id);
+//   threads      one id per (process, thread id);
+// where a process is ProcessGroups()'s.
 //   correlation  and NVTX range ids: each run's are shifted past the
 //                largest of the runs before it (0 stays "none"); a run is a
 //                process, its chunks one run (analysis/rank_imbalance.h
@@ -51,9 +52,21 @@ struct PlacedTraces {
   // Where each run's correlation ids begin, ascending (proto Header
   // correlation_bases), an input's own bases (itself merged) shifted in.
   std::vector<uint64_t> correlation_bases;
+  // Each input's process (ProcessGroups()), an index shared by the inputs
+  // that are one process.
+  std::vector<uint32_t> process_of_file;
 };
 
 StatusOr<PlacedTraces> PlaceTraces(TraceSet traces);
+
+// Which inputs are one process: the same (host, pid, rank), and either one
+// run (its chunks) or, with no run id to say so, never overlapping in time
+// once placed (one process's traces one after another, as torch.profiler's
+// cycles). Two that overlap (a trace merged with its own import, one pid on
+// two hosts' imports) are two processes: folded into one, their threads'
+// NVTX ranges overlapped and each launch counted for both. A group index per
+// input, in input order.
+std::vector<uint32_t> ProcessGroups(TraceSet traces, const std::vector<int64_t>& offsets_ns);
 
 // How far apart placed traces lie in time. Each run (the chunks of one run
 // together: the time between continuous-mode windows is no skew) covers

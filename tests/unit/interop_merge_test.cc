@@ -16,6 +16,7 @@
 #include "analysis/nvtx_stats.h"
 #include "analysis/region.h"
 #include "analysis/report_engine.h"
+#include "analysis/stream_summary.h"
 #include "collector/output_path.h"
 #include "collector/trace_loader.h"
 #include "collector/trace_writer.h"
@@ -190,13 +191,13 @@ TEST_F(MergeTest, PlacesRanksByAnchorsAndRemapsIds) {
 
 // Four steps [1000k, 1000k + 800) on thread 7, each launching one kernel
 // (correlation k + 1 at 1000k + 100, running 1000k + 200 to + 300).
-std::string WriteSteps(const std::string& path, int64_t pid) {
+std::string WriteSteps(const std::string& path, int64_t pid, int64_t realtime = kRealtime0) {
   HeaderInfo h;
   h.producer = "analysis_merge_test";
   h.host = "node";
   h.pid = pid;
   h.clock = ClockDomain::kMonotonic;
-  h.start_anchor = {1000, kRealtime0, 1000};
+  h.start_anchor = {1000, realtime, 1000};
   testing::TraceFile file(path, h);
   for (uint64_t k = 1; k <= 4; ++k) {
     file.Range("step", 1000 * k, 1000 * k + 800, /*thread=*/7).range_id = k;
@@ -237,10 +238,21 @@ TEST_F(MergeTest, ARegionOfAMergedTraceCountsEachRunsOwnLaunches) {
   auto engine = analysis::EngineOver(TraceSet(one), {.kernels = true}, {},
                                      std::make_shared<const analysis::Window>(*window));
   EXPECT_EQ(engine->Kernels({}).kernel_count, 2u);
+  // The streamed reports' window and engine (the CLI's) say the same.
+  auto streamed = analysis::StreamedTrace::FromBytes(bytes, "merged.trace");
+  ASSERT_TRUE(streamed.ok()) << streamed.status().message();
+  analysis::StreamedTrace* streams[] = {streamed->get()};
+  auto w2 = analysis::ResolveStreamedWindow(streams, spec);
+  ASSERT_TRUE(w2.ok()) << w2.status().message();
+  auto e2 = analysis::StreamTraces(streams, {.kernels = true}, {}, nullptr,
+                                   std::make_shared<const analysis::Window>(*w2));
+  ASSERT_TRUE(e2.ok()) << e2.status().message();
+  EXPECT_EQ((*e2)->Kernels({}).kernel_count, 2u);
 }
 
-// Two inputs with the same host and pid and no run id to make them chunks
-// of one process (two imports, say) are two processes: folded into one,
+// Two inputs with the same host and pid, no run id to make them chunks of
+// one process, overlapping in time (the same trace imported twice) are two
+// processes: folded into one,
 // thread 7's ranges of both were open at once and each launch counted for
 // both steps (8 steps of one op each showed 16 GPU ops).
 TEST_F(MergeTest, TheSamePidTwiceWithoutARunIsTwoProcesses) {
@@ -264,6 +276,19 @@ TEST_F(MergeTest, TheSamePidTwiceWithoutARunIsTwoProcesses) {
   ASSERT_EQ(n.ranges.size(), 1u);
   EXPECT_EQ(n.ranges[0].count, 8u);
   EXPECT_EQ(n.ranges[0].gpu_ops, 8u);
+
+  // One after the other (torch.profiler's cycles of one process, imported
+  // one by one): one process, its thread and GPU kept.
+  std::vector<TraceData> cycles = Load({WriteSteps(dir_ + "/c1.trace", 100),
+                                        WriteSteps(dir_ + "/c2.trace", 100, kRealtime0 + 10000)});
+  ASSERT_EQ(cycles.size(), 2u);
+  std::vector<const TraceData*> both = {&cycles[0], &cycles[1]};
+  auto again = PlaceTraces(both);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(again->process_of_file, (std::vector<uint32_t>{0, 0}));
+  EXPECT_EQ(again->traces[1].records.api_calls[0].thread_id, 7u);
+  EXPECT_EQ(again->traces[1].records.kernels[0].device_id, 0u);
+  EXPECT_EQ(MergePlacedTraces(*again).header.processes.size(), 1u);
 }
 
 TEST_F(MergeTest, SameUuidIsOneDevice) {
