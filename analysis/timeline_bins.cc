@@ -66,13 +66,12 @@ TimelineBins ComputeTimelineBins(TraceSet traces, size_t bins, const Window* win
     // Only the window: its parts cut every interval, and the bins span it.
     std::vector<Interval> parts;
     for (const TimeSpan& p : window->parts) parts.push_back({p.start, p.end});
-    for (auto it = devices.begin(); it != devices.end();) {
-      Ops& ops = it->second;
+    // A device with no work inside stays: idle through the window, as the
+    // device sweep (timeline_window.cc) reports it.
+    for (auto& [id, ops] : devices) {
       ops.kernels = Intersect(Merge(std::move(ops.kernels)), parts);
       ops.copies = Intersect(Merge(std::move(ops.copies)), parts);
       ops.comm = Intersect(Merge(std::move(ops.comm)), parts);
-      it = ops.kernels.empty() && ops.copies.empty() && ops.comm.empty() ? devices.erase(it)
-                                                                          : std::next(it);
     }
     first = window->start_ns();
     last = window->end_ns();

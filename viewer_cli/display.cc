@@ -131,7 +131,10 @@ std::vector<std::string> WrapText(std::string_view text, size_t columns) {
     while (!bare.empty() && (bare.back() == ',' || bare.back() == ';' || bare.back() == ')'))
       bare.remove_suffix(1);
     const bool unit = std::find(std::begin(kUnits), std::end(kUnits), bare) != std::end(kUnits);
-    const bool after_label = !words.empty() && words.back().back() == ':';
+    // A label joins a value short enough that the pair never needs cutting
+    // (a long path goes whole to the next line instead).
+    const bool after_label = !words.empty() && words.back().back() == ':' &&
+                             TextWidth(words.back()) + 1 + TextWidth(word) <= columns / 2;
     if ((unit || after_label) && !words.empty())
       words.back() += " " + std::string(word);
     else

@@ -185,6 +185,25 @@ TEST(TimelineBinsTest, FractionsPerBin) {
   EXPECT_EQ(d1.idle, (std::vector<double>{1.0, 1.0, 0.0, 0.0}));
 }
 
+// A window [120, 180) that device 0 (work until 100) does not reach: it is
+// idle through it, as the device sweep says, not left out; device 1 busy.
+TEST(TimelineBinsTest, ADeviceIdleThroughTheWindowStays) {
+  TraceBuilder t;
+  t.Kernel("k", 0, 50);
+  t.Copy(CopyKind::kHtoD, 25, 100, 8);
+  t.Kernel("k", 100, 200, /*device=*/1);
+  const TraceData* one[] = {t.get()};
+  Window w;
+  w.active = true;
+  w.parts = {{120, 180}};
+  TimelineBins b = ComputeTimelineBins(TraceSet(one), 2, &w);
+  ASSERT_EQ(b.devices.size(), 2u);
+  EXPECT_EQ(b.devices[0].device, 0u);
+  EXPECT_EQ(b.devices[0].busy_ns, 0u);
+  EXPECT_EQ(b.devices[0].idle, (std::vector<double>{1.0, 1.0}));
+  EXPECT_EQ(b.devices[1].compute, (std::vector<double>{1.0, 1.0}));
+}
+
 TEST(TimelineBinsTest, UnevenBinsAndAShorterLastBin) {
   // [0,200) in 3 bins: bin_ns = ceil(200/3) = 67; bins [0,67) [67,134) [134,200).
   // Kernel [100,200): 34 of 67 in bin 1, all 66 of bin 2.

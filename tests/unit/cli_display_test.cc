@@ -92,9 +92,13 @@ TEST(WrapText, BreaksAtSpacesAndIndents) {
   EXPECT_EQ(WrapText("short", 9), std::vector<std::string>{"short"});
   // A unit stays with its number.
   EXPECT_EQ(WrapText("avg 13.00 us", 10), (std::vector<std::string>{"avg", "  13.00 us"}));
-  // A label stays with what follows it (was "host: vm pid:" / "1250").
-  EXPECT_EQ(WrapText("host: vm pid: 1250", 14),
-            (std::vector<std::string>{"host: vm", "  pid: 1250"}));
+  // A label stays with what follows it (it was "... host: vm pid:" / "  1250").
+  const std::string x(16, 'x');
+  EXPECT_EQ(WrapText(x + " host: vm pid: 1250", 30),
+            (std::vector<std::string>{x + " host: vm", "  pid: 1250"}));
+  // ... but not with a value so long that the pair would be cut.
+  EXPECT_EQ(WrapText("program: /a/very/long/path/to/bin", 20),
+            (std::vector<std::string>{"program:", "  /a/very/long/path/", "  to/bin"}));
   // A word longer than a line is cut.
   EXPECT_EQ(WrapText("abcdefghijkl", 5), (std::vector<std::string>{"abcde", "  fgh", "  ijk", "  l"}));
 }
