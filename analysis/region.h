@@ -110,6 +110,10 @@ struct Window {
   uint64_t instances = 0;  // of the range, in every file
   uint64_t chosen = 0;     // after --skip-first and --from/--to
   std::vector<TimeSpan> parts;  // sorted, disjoint, non-empty
+  // A file merged by a cutrace that did not record where each process's
+  // correlation ids begin (Header.correlation_bases): its processes'
+  // launches may be counted in each other's spans. Merging again fixes it.
+  bool unbanded_merge = false;
   struct File {
     std::vector<TimeSpan> cpu;       // chosen instances (or [from, to]), merged, sorted
     // The correlation ids of the launches inside each cpu span (first and
@@ -190,6 +194,8 @@ class WindowResolver {
   // its runs' ids interleave in time, so each run's launches are kept
   // apart. Before EndRanges(); none (or one) for a recorded trace.
   void SetBands(size_t file, std::vector<uint64_t> bases);
+  // SetBands() from a file's header; notes an older merge (unbanded_merge).
+  void SetBandsOf(size_t file, const proto::Header& header);
   // Chooses the instances; an error when none is left (says why).
   Status EndRanges();
   // Pass 1 also keeps every CPU range's times and (name, domain), so that

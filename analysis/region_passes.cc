@@ -53,6 +53,12 @@ void WindowResolver::SetBands(size_t file, std::vector<uint64_t> bases) {
   if (bases.size() > 1) bands_[file] = std::move(bases);
 }
 
+void WindowResolver::SetBandsOf(size_t file, const proto::Header& header) {
+  const auto& bases = header.correlation_bases();
+  if (bases.empty() && header.processes_size() > 1) window_.unbanded_merge = true;
+  SetBands(file, {bases.begin(), bases.end()});
+}
+
 template <typename At>
 void WindowResolver::BandedLaunchesOf(size_t file, const TraceData& trace, size_t n, At at) {
   Window::File& f = window_.files[file];
@@ -205,10 +211,7 @@ void WindowResolver::OpsAt(size_t file, size_t n, At at) {
 
 StatusOr<Window> ResolveWindow(TraceSet traces, const RegionSpec& spec) {
   WindowResolver r(spec, traces.size());
-  for (size_t f = 0; f < traces.size(); ++f) {
-    const auto& bases = traces[f]->header.correlation_bases();
-    r.SetBands(f, {bases.begin(), bases.end()});
-  }
+  for (size_t f = 0; f < traces.size(); ++f) r.SetBandsOf(f, traces[f]->header);
   for (size_t f = 0; f < traces.size(); ++f) {
     const RecordBatch& b = traces[f]->records;
     for (const RangeRecord& x : b.ranges) r.Range(f, *traces[f], x);

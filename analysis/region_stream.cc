@@ -114,10 +114,7 @@ StatusOr<Window> ResolveStreamedWindow(std::span<StreamedTrace* const> traces,
                                        const RegionSpec& spec, StatusOr<Window>* steady,
                                        const WindowResolver* first) {
   WindowResolver r(spec, traces.size());
-  for (size_t f = 0; f < traces.size(); ++f) {
-    const auto& bases = traces[f]->info().header.correlation_bases();
-    r.SetBands(f, {bases.begin(), bases.end()});
-  }
+  for (size_t f = 0; f < traces.size(); ++f) r.SetBandsOf(f, traces[f]->info().header);
   if (steady && !spec.active()) r.KeepRanges();
   if (first == nullptr || !r.ReplayRanges(*first)) {
     for (size_t f = 0; f < traces.size(); ++f) {

@@ -85,6 +85,15 @@ void AddWindow(const analysis::Window& window, Format format, Rendered* r) {
     r->json["window"] = WindowJson(window);
   else if (format == Format::kTable)
     r->lines.insert(r->lines.begin(), WindowLine(window));
+  if (window.active && window.unbanded_merge) {
+    const char* note =
+        "merged by an older cutrace, which did not record where each process's correlation ids "
+        "begin: the window may count other processes' launches; merge the inputs again";
+    if (format == Format::kJson)
+      r->json["window"]["warning"] = note;
+    else if (format == Format::kTable)
+      r->lines.insert(r->lines.begin() + 1, std::string("warning: ") + note);
+  }
 }
 
 std::string SteadyLine(const analysis::RangeCandidate& c, const analysis::Window& w) {

@@ -248,6 +248,19 @@ TEST_F(MergeTest, ARegionOfAMergedTraceCountsEachRunsOwnLaunches) {
                                    std::make_shared<const analysis::Window>(*w2));
   ASSERT_TRUE(e2.ok()) << e2.status().message();
   EXPECT_EQ((*e2)->Kernels({}).kernel_count, 2u);
+  EXPECT_FALSE(w2->unbanded_merge);
+  // A merge written before the bases: the window says it may be wrong.
+  MergedTrace older = MergePlacedTraces(*placed);
+  older.header.correlation_bases.clear();
+  std::string old_bytes;
+  StringSink old_sink(&old_bytes);
+  ASSERT_TRUE(EncodeMergedTrace(older, &old_sink).ok());
+  auto o = LoadTraceFromBytes(old_bytes, "older.trace");
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  const TraceData* old_one[] = {&*o};
+  auto old_window = analysis::ResolveWindow(TraceSet(old_one), spec);
+  ASSERT_TRUE(old_window.ok()) << old_window.status().message();
+  EXPECT_TRUE(old_window->unbanded_merge);
 }
 
 // Two inputs with the same host and pid, no run id to make them chunks of
