@@ -189,6 +189,13 @@ TEST_F(MergeTest, PlacesRanksByAnchorsAndRemapsIds) {
   EXPECT_EQ(again->offsets_ns[0], 0);
 }
 
+// `merged` written, its bytes kept in *bytes, and read back.
+StatusOr<TraceData> WrittenAndRead(const MergedTrace& merged, std::string* bytes) {
+  StringSink sink(bytes);
+  if (Status s = EncodeMergedTrace(merged, &sink); !s.ok()) return s;
+  return LoadTraceFromBytes(*bytes, "merged.trace");
+}
+
 // Four steps [1000k, 1000k + 800) on thread 7, each launching one kernel
 // (correlation k + 1 at 1000k + 100, running 1000k + 200 to + 300).
 std::string WriteSteps(const std::string& path, int64_t pid, int64_t realtime = kRealtime0) {
@@ -222,9 +229,7 @@ TEST_F(MergeTest, ARegionOfAMergedTraceCountsEachRunsOwnLaunches) {
   ASSERT_TRUE(placed.ok()) << placed.status().message();
   EXPECT_EQ(placed->correlation_bases, (std::vector<uint64_t>{0, 4}));
   std::string bytes;
-  StringSink sink(&bytes);
-  ASSERT_TRUE(EncodeMergedTrace(MergePlacedTraces(*placed), &sink).ok());
-  auto m = LoadTraceFromBytes(bytes, "merged.trace");
+  auto m = WrittenAndRead(MergePlacedTraces(*placed), &bytes);
   ASSERT_TRUE(m.ok()) << m.status().message();
   ASSERT_EQ(m->header.correlation_bases_size(), 2);
   EXPECT_EQ(m->header.correlation_bases(1), 4u);
@@ -253,9 +258,7 @@ TEST_F(MergeTest, ARegionOfAMergedTraceCountsEachRunsOwnLaunches) {
   MergedTrace older = MergePlacedTraces(*placed);
   older.header.correlation_bases.clear();
   std::string old_bytes;
-  StringSink old_sink(&old_bytes);
-  ASSERT_TRUE(EncodeMergedTrace(older, &old_sink).ok());
-  auto o = LoadTraceFromBytes(old_bytes, "older.trace");
+  auto o = WrittenAndRead(older, &old_bytes);
   ASSERT_TRUE(o.ok()) << o.status().message();
   const TraceData* old_one[] = {&*o};
   auto old_window = analysis::ResolveWindow(TraceSet(old_one), spec);
@@ -280,9 +283,7 @@ TEST_F(MergeTest, TheSamePidTwiceWithoutARunIsTwoProcesses) {
   MergedTrace merged = MergePlacedTraces(*placed);
   EXPECT_EQ(merged.header.processes.size(), 2u);
   std::string bytes;
-  StringSink sink(&bytes);
-  ASSERT_TRUE(EncodeMergedTrace(merged, &sink).ok());
-  auto m = LoadTraceFromBytes(bytes, "merged.trace");
+  auto m = WrittenAndRead(merged, &bytes);
   ASSERT_TRUE(m.ok()) << m.status().message();
   const TraceData* one[] = {&*m};
   const analysis::NvtxReport n = analysis::ComputeNvtxStats(TraceSet(one));
