@@ -183,7 +183,9 @@ bool ParseDuration(const std::string& text, uint64_t* ns) {
   char* end = nullptr;
   double value = std::strtod(text.c_str(), &end);
   if (end == text.c_str() || !std::isfinite(value) || value < 0) return false;
+  // "+132.084 ms", as tables print offsets, reads as 132.084ms.
   std::string unit(end);
+  unit.erase(0, unit.find_first_not_of(' '));
   double scale;
   if (unit.empty() || unit == "ns")
     scale = 1;

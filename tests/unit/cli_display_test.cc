@@ -66,6 +66,22 @@ TEST(FormatOffset, ToTheMicrosecondCutDown) {
   EXPECT_EQ(FormatOffset(t0 + 3'600'000'123'456, t0), "+3600.000123 s");
 }
 
+TEST(ParseDuration, TakesTheOffsetsTablesPrint) {
+  uint64_t ns = 0;
+  ASSERT_TRUE(ParseDuration("132.074ms", &ns));
+  EXPECT_EQ(ns, 132074000u);
+  // As the gaps table prints a start: "+132.074 ms".
+  ASSERT_TRUE(ParseDuration("+132.074 ms", &ns));
+  EXPECT_EQ(ns, 132074000u);
+  ASSERT_TRUE(ParseDuration("+812.250 us", &ns));
+  EXPECT_EQ(ns, 812250u);
+  ASSERT_TRUE(ParseDuration("500", &ns));
+  EXPECT_EQ(ns, 500u);
+  EXPECT_FALSE(ParseDuration(" ms", &ns));
+  EXPECT_FALSE(ParseDuration("-1ms", &ns));
+  EXPECT_FALSE(ParseDuration("1 parsec", &ns));
+}
+
 TEST(FormatWallClock, UtcToTheMillisecond) {
   EXPECT_EQ(FormatWallClock(1'700'000'000'000'000'000), "22:13:20.000");
   EXPECT_EQ(FormatWallClock(1'700'000'000'123'999'999), "22:13:20.123");  // cut, not rounded
