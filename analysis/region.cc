@@ -70,7 +70,8 @@ WindowResolver::WindowResolver(const RegionSpec& spec, size_t files)
       match_(files),
       launch_name_(files),
       census_key_(files),
-      bands_(files) {
+      bands_(files),
+      band_launched_(files) {
   window_.spec = spec;
   window_.active = spec.active();
 }

@@ -124,6 +124,15 @@ struct Window {
     };
     std::vector<Launches> launches;
     bool any_launch = false;  // the file has launch calls at all
+    // A merged file's runs with no launch call at all (an import without
+    // API events), as their correlation ids (lo, hi]: their operations
+    // count by where they run, as a file's without launches do.
+    std::vector<std::pair<uint64_t, uint64_t>> unlaunched;
+    bool Unlaunched(uint64_t c) const {
+      for (const auto& [lo, hi] : unlaunched)
+        if (c > lo && c <= hi) return true;
+      return false;
+    }
     // Where the last lookup landed (records come nearly in time order).
     mutable size_t cpu_hint = 0, launch_hint = 0;
     // The ids whose answer SpanOfLaunch() last looked up: every c in
@@ -176,7 +185,8 @@ struct Window {
     if (file >= files.size()) return false;
     const File& f = files[file];
     if (correlation == 0 || !f.any_launch) return Contains(start);
-    return f.SpanOfLaunch(correlation) >= 0;
+    if (f.SpanOfLaunch(correlation) >= 0) return true;
+    return !f.unlaunched.empty() && f.Unlaunched(correlation) && Contains(start);
   }
 };
 
@@ -290,6 +300,7 @@ class WindowResolver {
   std::vector<std::vector<Window::File::Launches>> calls_;
   std::vector<std::unordered_map<uint64_t, Window::File::Launches>> banded_calls_;
   std::vector<std::vector<uint64_t>> bands_;  // per file: SetBands()
+  std::vector<std::vector<bool>> band_launched_;  // per file, per band: a launch call seen
   // Pass 2 of a file with bands: each launch kept with its run's.
   template <typename At>
   void BandedLaunchesOf(size_t file, const TraceData& trace, size_t n, At at);

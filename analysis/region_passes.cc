@@ -72,12 +72,15 @@ void WindowResolver::BandedLaunchesOf(size_t file, const TraceData& trace, size_
     if (known == 0) known = ClassifyLaunch(file, trace, a.name_id);
     if (known != 2) continue;
     f.any_launch = true;
-    const long k = FindSpan(f.cpu, a.start_ns, &f.cpu_hint);
-    if (k < 0) continue;
     // The run whose ids hold it: the last base below it.
     const size_t band =
         static_cast<size_t>(std::lower_bound(bases.begin(), bases.end(), a.correlation_id) -
                             bases.begin()) - 1;
+    std::vector<bool>& launched = band_launched_[file];
+    if (launched.size() < bands) launched.resize(bands, false);
+    launched[band] = true;
+    const long k = FindSpan(f.cpu, a.start_ns, &f.cpu_hint);
+    if (k < 0) continue;
     const uint64_t key = static_cast<uint64_t>(k) * bands + band;  // k < spans: no overflow
     Window::File::Launches& l =
         banded_calls_[file].try_emplace(key, Window::File::Launches{UINT64_MAX, 0, 0}).first->second;
@@ -160,6 +163,14 @@ void WindowResolver::EndCalls() {
     const size_t bands = std::max<size_t>(1, bands_[f].size());
     for (const auto& [key, l] : banded_calls_[f])
       out.push_back({l.first, l.last, static_cast<uint32_t>(key / bands)});
+    // The runs with no launch call at all, when others have some.
+    std::vector<std::pair<uint64_t, uint64_t>>& unlaunched = window_.files[f].unlaunched;
+    unlaunched.clear();
+    const std::vector<bool>& launched = band_launched_[f];
+    if (bands_[f].size() > 1 && !launched.empty())
+      for (size_t b = 0; b < bands_[f].size(); ++b)
+        if (b >= launched.size() || !launched[b])
+          unlaunched.push_back({bands_[f][b], b + 1 < bands_[f].size() ? bands_[f][b + 1] : UINT64_MAX});
     std::sort(out.begin(), out.end(),
               [](const Window::File::Launches& a, const Window::File::Launches& b) {
                 return a.first < b.first;
@@ -203,8 +214,10 @@ void WindowResolver::OpsAt(size_t file, size_t n, At at) {
   uint64_t* const gpu_end = gpu_end_[file].data();
   for (size_t i = 0; i < n; ++i) {
     const Timed o = at(i);
-    const long k = o.correlation_id == 0 || !f.any_launch ? FindSpan(f.cpu, o.start_ns, &f.cpu_hint)
-                                                           : f.SpanOfLaunch(o.correlation_id);
+    long k = o.correlation_id == 0 || !f.any_launch ? FindSpan(f.cpu, o.start_ns, &f.cpu_hint)
+                                                     : f.SpanOfLaunch(o.correlation_id);
+    if (k < 0 && o.correlation_id != 0 && !f.unlaunched.empty() && f.Unlaunched(o.correlation_id))
+      k = FindSpan(f.cpu, o.start_ns, &f.cpu_hint);
     if (k >= 0) gpu_end[k] = std::max(gpu_end[k], SafeEnd(o.start_ns, o.end_ns));
   }
 }

@@ -198,7 +198,8 @@ StatusOr<TraceData> WrittenAndRead(const MergedTrace& merged, std::string* bytes
 
 // Four steps [1000k, 1000k + 800) on thread 7, each launching one kernel
 // (correlation k + 1 at 1000k + 100, running 1000k + 200 to + 300).
-std::string WriteSteps(const std::string& path, int64_t pid, int64_t realtime = kRealtime0) {
+std::string WriteSteps(const std::string& path, int64_t pid, int64_t realtime = kRealtime0,
+                       bool api = true) {
   HeaderInfo h;
   h.producer = "analysis_merge_test";
   h.host = "node";
@@ -208,7 +209,7 @@ std::string WriteSteps(const std::string& path, int64_t pid, int64_t realtime = 
   testing::TraceFile file(path, h);
   for (uint64_t k = 1; k <= 4; ++k) {
     file.Range("step", 1000 * k, 1000 * k + 800, /*thread=*/7).range_id = k;
-    file.Api("cudaLaunchKernel", 1000 * k + 100, 1000 * k + 110, /*thread=*/7, k);
+    if (api) file.Api("cudaLaunchKernel", 1000 * k + 100, 1000 * k + 110, /*thread=*/7, k);
     file.Kernel("_Z4stepv", 1000 * k + 200, 1000 * k + 300, k);
   }
   file.Batch();
@@ -254,6 +255,26 @@ TEST_F(MergeTest, ARegionOfAMergedTraceCountsEachRunsOwnLaunches) {
   ASSERT_TRUE(e2.ok()) << e2.status().message();
   EXPECT_EQ((*e2)->Kernels({}).kernel_count, 2u);
   EXPECT_FALSE(w2->unbanded_merge);
+
+  // A run without launch calls (an import without API events) beside one
+  // with: its kernels count by where they run (it lost them: 1 for 2).
+  std::vector<TraceData> mixed = Load({WriteSteps(dir_ + "/d.trace", 100),
+                                       WriteSteps(dir_ + "/e.trace", 200, kRealtime0, false)});
+  ASSERT_EQ(mixed.size(), 2u);
+  std::vector<const TraceData*> mixed_set = {&mixed[0], &mixed[1]};
+  auto mixed_placed = PlaceTraces(mixed_set);
+  ASSERT_TRUE(mixed_placed.ok()) << mixed_placed.status().message();
+  std::string mixed_bytes;
+  auto mm = WrittenAndRead(MergePlacedTraces(*mixed_placed), &mixed_bytes);
+  ASSERT_TRUE(mm.ok()) << mm.status().message();
+  const TraceData* mixed_one[] = {&*mm};
+  auto mixed_window = analysis::ResolveWindow(TraceSet(mixed_one), spec);
+  ASSERT_TRUE(mixed_window.ok()) << mixed_window.status().message();
+  EXPECT_EQ(analysis::EngineOver(TraceSet(mixed_one), {.kernels = true}, {},
+                                 std::make_shared<const analysis::Window>(*mixed_window))
+                ->Kernels({})
+                .kernel_count,
+            2u);
   // A merge written before the bases: the window says it may be wrong.
   MergedTrace older = MergePlacedTraces(*placed);
   older.header.correlation_bases.clear();
