@@ -27,23 +27,6 @@ std::string Us(double ns) {
   return fmt::format("{:.{}f} us", us, us < 10 ? 3 : us < 100 ? 2 : us < 1000 ? 1 : 0);
 }
 
-// Idle time the host is to blame for (gap_causes.h): it was busy, in a CUDA
-// call, waiting in one, or launching. Queued and event-wait idle had the
-// next operation already launched: a dependency, not the host.
-bool HostCause(GapCause c) {
-  switch (c) {
-    case GapCause::kHostSync:
-    case GapCause::kPageableCopy:
-    case GapCause::kApiOverhead:
-    case GapCause::kHostBusy:
-    case GapCause::kLaunchLatency: return true;
-    case GapCause::kUnknown:
-    case GapCause::kEventWait:
-    case GapCause::kQueued: return false;
-  }
-  return false;
-}
-
 struct Timeline {
   uint64_t count = 0;
   uint64_t total_ns = 0;
@@ -148,7 +131,7 @@ std::map<std::string, Timeline> CollectTimeline(
       Timeline& tl = out[t.strings.Display(t.records.kernels[g.before.index].name_id)];
       SatAccumulate(&tl.idle_after_ns, g.duration_ns());
       for (size_t c = 0; c < kGapCauses; ++c)
-        if (HostCause(static_cast<GapCause>(c))) SatAccumulate(&tl.host_idle_after_ns, g.causes[c]);
+        if (HostWasLate(static_cast<GapCause>(c))) SatAccumulate(&tl.host_idle_after_ns, g.causes[c]);
       ++tl.gaps_after;
       ++tl.causes[GapCauseName(g.cause)];
     }

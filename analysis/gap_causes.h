@@ -47,6 +47,14 @@ inline constexpr size_t kGapCauses = 8;
 // "launch_latency", "event_wait", "queued".
 const char* GapCauseName(GapCause cause);
 
+// The causes of the first case above: the host was late (L >= g0). Queued
+// and event-wait idle had the next operation already launched; unknown
+// says nothing.
+inline bool HostWasLate(GapCause c) {
+  return c == GapCause::kHostSync || c == GapCause::kPageableCopy || c == GapCause::kApiOverhead ||
+         c == GapCause::kHostBusy || c == GapCause::kLaunchLatency;
+}
+
 // What API calls are, for gap causes and NVTX projection. kLaunch and
 // kSyncCopy both put work on the GPU; a kSyncCopy (cudaMemcpy, cuMemsetD8,
 // ... without "Async") also waits for it. Exposed for tests.

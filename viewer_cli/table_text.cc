@@ -11,8 +11,8 @@
 namespace cutrace::cli {
 namespace {
 
-// A text column is never cut narrower than this (or its header); a name or
-// label column keeps more, the table being split into parts sooner than the
+// A text column is never cut narrower than this (or its header); a key
+// column (labels, else names) keeps more, the table being split into parts sooner than the
 // names cut past reading.
 constexpr size_t kMinTextColumn = 12;
 constexpr size_t kMinNameColumn = 32;
