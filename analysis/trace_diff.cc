@@ -39,22 +39,36 @@ bool DiffHasComm(const DiffReport& report) {
   return false;
 }
 
+namespace {
+
+// ns / per, to the nearest nanosecond (halves up: 2 * rest >= per).
+uint64_t Per(uint64_t ns, uint64_t per) {
+  if (per <= 1) return ns;
+  const uint64_t rest = ns % per;
+  return ns / per + (rest >= per - per / 2 ? 1 : 0);
+}
+
+}  // namespace
+
 DiffReport DiffReports(const KernelReport& ka, const KernelReport& kb, const TimelineReport& ta,
-                       const TimelineReport& tb, double threshold) {
+                       const TimelineReport& tb, double threshold, uint64_t per_a,
+                       uint64_t per_b) {
   DiffReport report;
-  report.total_ns_a = ka.total_ns;
-  report.total_ns_b = kb.total_ns;
+  report.per_a = std::max<uint64_t>(per_a, 1);
+  report.per_b = std::max<uint64_t>(per_b, 1);
+  report.total_ns_a = Per(ka.total_ns, report.per_a);
+  report.total_ns_b = Per(kb.total_ns, report.per_b);
   std::map<std::string, KernelDiff> by_name;
   for (const KernelStats& k : ka.kernels) {
     KernelDiff& d = by_name[k.name];
     d.count_a = k.count;
-    d.total_ns_a = k.total_ns;
+    d.total_ns_a = Per(k.total_ns, report.per_a);
     d.timed_by_counters |= k.timed_by_counters;
   }
   for (const KernelStats& k : kb.kernels) {
     KernelDiff& d = by_name[k.name];
     d.count_b = k.count;
-    d.total_ns_b = k.total_ns;
+    d.total_ns_b = Per(k.total_ns, report.per_b);
     d.timed_by_counters |= k.timed_by_counters;
   }
   for (auto& [name, d] : by_name) {
@@ -87,7 +101,8 @@ DiffReport DiffReports(const KernelReport& ka, const KernelReport& kb, const Tim
   for (const bool side_a : {true, false})
     for (const DeviceOverlap& o : (side_a ? ta : tb).devices) {
       DeviceDiff& d = devices[o.device];
-      for (const DeviceDiffField& f : kDeviceDiffFields) d.*(side_a ? f.a : f.b) = o.*f.from;
+      for (const DeviceDiffField& f : kDeviceDiffFields)
+        d.*(side_a ? f.a : f.b) = Per(o.*f.from, side_a ? report.per_a : report.per_b);
     }
   for (auto& [id, d] : devices) {
     d.device = id;

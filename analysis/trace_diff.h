@@ -8,8 +8,9 @@
 // delta_ns = total_b - total_a; ratio = total_b / total_a (0 when the kernel
 // is added: A has no time to compare with). Sorted by |delta_ns| descending,
 // ties by name.
-// Devices (by id, over each side's files): busy, idle, overlap and
-// communication (comm, and the exposed part: comm_only) of each side, with
+// Devices (by id, over each side's files): span (first start to last end:
+// busy + idle), busy, idle, overlap and communication (comm, and the
+// exposed part: comm_only) of each side, with
 // the definitions of analysis/device_timeline.h; a device present on one
 // side only has zeros on the other.
 //
@@ -47,6 +48,7 @@ struct KernelDiff {
 
 struct DeviceDiff {
   uint32_t device = 0;
+  uint64_t span_ns_a = 0, span_ns_b = 0;
   uint64_t busy_ns_a = 0, busy_ns_b = 0;
   uint64_t idle_ns_a = 0, idle_ns_b = 0;
   uint64_t overlap_ns_a = 0, overlap_ns_b = 0;
@@ -66,6 +68,8 @@ struct DeviceDiffField {
   uint64_t DeviceDiff::*b;
 };
 inline constexpr DeviceDiffField kDeviceDiffFields[] = {
+    {"span_ns", "Span", false, &DeviceOverlap::span_ns, &DeviceDiff::span_ns_a,
+     &DeviceDiff::span_ns_b},
     {"busy_ns", "Busy", false, &DeviceOverlap::busy_ns, &DeviceDiff::busy_ns_a,
      &DeviceDiff::busy_ns_b},
     {"idle_ns", "Idle", false, &DeviceOverlap::idle_ns, &DeviceDiff::idle_ns_a,
@@ -83,6 +87,12 @@ struct DiffReport {
   std::vector<DeviceDiff> devices;  // by device id
   uint64_t total_ns_a = 0;          // all kernel time of each side
   uint64_t total_ns_b = 0;
+  // Each side's times divided by this (its instances of a range, when the
+  // two sides chose different numbers of them): 1 compares totals. Counts
+  // stay whole; a reader divides them (Count()).
+  uint64_t per_a = 1, per_b = 1;
+  double CountA(const KernelDiff& k) const { return static_cast<double>(k.count_a) / static_cast<double>(per_a); }
+  double CountB(const KernelDiff& k) const { return static_cast<double>(k.count_b) / static_cast<double>(per_b); }
 };
 
 // `threshold` is a fraction (0.05 for 5%).
@@ -90,9 +100,12 @@ DiffReport DiffTraces(TraceSet a, TraceSet b, double threshold);
 // Some device of either side ran communication kernels.
 bool DiffHasComm(const DiffReport& report);
 // The same from each side's kernel report (every kernel: top 0) and device
-// timeline, computed by one engine pass per side (a streamed diff).
+// timeline, computed by one engine pass per side (a streamed diff). With
+// per_a/per_b above 1, every time of that side is divided by it (rounded to
+// the nanosecond) before anything is compared: per instance of a range.
 DiffReport DiffReports(const KernelReport& ka, const KernelReport& kb, const TimelineReport& ta,
-                       const TimelineReport& tb, double threshold);
+                       const TimelineReport& tb, double threshold, uint64_t per_a = 1,
+                       uint64_t per_b = 1);
 // What each side's engine must compute for DiffReports().
 ReportParts DiffParts();
 GapOptions DiffGaps();

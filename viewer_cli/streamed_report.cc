@@ -2,6 +2,7 @@
 #include "viewer_cli/streamed_report.h"
 
 #include <algorithm>
+#include <set>
 
 #include <fmt/core.h>
 
@@ -25,6 +26,13 @@ bool OpenStreams(const std::vector<std::string>& paths, Streams* out) {
     out->push_back(std::move(opened).value());
   }
   return true;
+}
+
+void WarnIfCutShort(const TraceData& info) {
+  if (info.read.truncated || info.clean_shutdown()) return;  // OpenStreams() said it
+  PrintError(fmt::format("{}: warning: no end-of-trace marker: the program did not exit cleanly "
+                         "(or the file was cut between packets); reporting what it holds",
+                         info.path));
 }
 
 std::vector<analysis::StreamedTrace*> StreamsOf(analysis::TraceSet traces, const Streams& streams) {
@@ -89,6 +97,7 @@ int RunStreamedReport(const std::vector<std::string>& paths, Format format,
   std::shared_ptr<const analysis::Window> whole;
   if (region.active() && (whole = StreamedWindow(all, region)) == nullptr) return 1;
   int status = 0;
+  std::set<const TraceData*> warned;
   PrintReport(infos, format,
               [&](analysis::TraceSet traces, Format f) {
                 std::vector<analysis::StreamedTrace*> subset = StreamsOf(traces, streams);
@@ -109,6 +118,11 @@ int RunStreamedReport(const std::vector<std::string>& paths, Format format,
                   status = 1;
                   return Rendered();
                 }
+                // Summary lists it among its warnings; the other reports
+                // here, once the pass has read the end (or not).
+                if (!parts.counts)
+                  for (const TraceData* t : traces)
+                    if (warned.insert(t).second) WarnIfCutShort(*t);
                 Rendered r = render(**engine, traces, subset, f);
                 AddWindow(*window, f, &r);
                 // Summary says it beside its kernel table; the other

@@ -30,6 +30,10 @@ using Streams = std::vector<std::unique_ptr<analysis::StreamedTrace>>;
 bool OpenStreams(const std::vector<std::string>& paths, Streams* out);
 
 // The files of `traces` (infos of `streams`) as the streams they belong to.
+// One warning line when a streamed trace, read through, has no end-of-trace
+// marker and was not truncated (a truncated one was reported on opening).
+void WarnIfCutShort(const TraceData& info);
+
 std::vector<analysis::StreamedTrace*> StreamsOf(analysis::TraceSet traces, const Streams& streams);
 
 // Renders from a finished engine; `traces` holds each file's header,
