@@ -370,7 +370,7 @@ void AddOptions(CLI::App* cmd, Options* options) {
           ->type_name("SHARE");
   AddRegionOptions(cmd, &options->region);
   AddCommOption(cmd, &options->comm);
-  cmd->add_option("--fail-above", options->fail_above,
+  CLI::Option* fail_above = cmd->add_option("--fail-above", options->fail_above,
                   "Exit 3 when the total kernel time, a device's busy time or span, or a "
                   "kernel's total grew by more than this share (5% or 0.05), or a trace is "
                   "incomplete")
@@ -379,7 +379,8 @@ void AddOptions(CLI::App* cmd, Options* options) {
                   "With --fail-above: a kernel fails the gate only when it also grew by this "
                   "share of A's kernel time (an added kernel: its time)")
       ->type_name("SHARE")
-      ->default_str("1%");
+      ->default_str("1%")
+      ->needs(fail_above);
 }
 
 const CommandRegistration kRegistration("diff", 100, AddOptions, Run);
