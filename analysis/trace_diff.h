@@ -89,10 +89,14 @@ struct DiffReport {
   uint64_t total_ns_b = 0;
   // Each side's times divided by this (its instances of a range, when the
   // two sides chose different numbers of them): 1 compares totals. Counts
-  // stay whole; a reader divides them (Count()).
+  // stay whole; CountA()/CountB() divide them.
   uint64_t per_a = 1, per_b = 1;
-  double CountA(const KernelDiff& k) const { return static_cast<double>(k.count_a) / static_cast<double>(per_a); }
-  double CountB(const KernelDiff& k) const { return static_cast<double>(k.count_b) / static_cast<double>(per_b); }
+  double CountA(const KernelDiff& k) const {
+    return static_cast<double>(k.count_a) / static_cast<double>(per_a);
+  }
+  double CountB(const KernelDiff& k) const {
+    return static_cast<double>(k.count_b) / static_cast<double>(per_b);
+  }
 };
 
 // `threshold` is a fraction (0.05 for 5%).

@@ -98,7 +98,8 @@ Verdict Judge(const analysis::DiffReport& d, double limit, double floor,
     v.failed.push_back("total kernel time " + pct(d.total_ns_a, d.total_ns_b));
   for (const analysis::DeviceDiff& x : d.devices) {
     if (grew(x.busy_ns_a, x.busy_ns_b))
-      v.failed.push_back(fmt::format("device {} busy time {}", x.device, pct(x.busy_ns_a, x.busy_ns_b)));
+      v.failed.push_back(
+          fmt::format("device {} busy time {}", x.device, pct(x.busy_ns_a, x.busy_ns_b)));
     if (grew(x.span_ns_a, x.span_ns_b))
       v.failed.push_back(fmt::format("device {} span (busy + idle) {}", x.device,
                                      pct(x.span_ns_a, x.span_ns_b)));
@@ -213,8 +214,8 @@ std::vector<std::string> Notes(const Options& o, const analysis::DiffReport& d,
   for (int i = 0; i < 2; ++i)
     processes[i] = std::max<size_t>(1, static_cast<size_t>(infos[i]->header.processes_size()));
   if (processes[0] != processes[1])
-    notes.push_back(fmt::format("A holds {} process{}, B {}: totals add over processes", processes[0],
-                                processes[0] == 1 ? "" : "es", processes[1]));
+    notes.push_back(fmt::format("A holds {} process{}, B {}: totals add over processes",
+                                processes[0], processes[0] == 1 ? "" : "es", processes[1]));
   std::map<uint32_t, std::string> names_a;
   for (const DeviceInfo& dev : infos[0]->devices) names_a[dev.id] = dev.name;
   for (const DeviceInfo& dev : infos[1]->devices) {
@@ -300,7 +301,8 @@ int Run(const Options& o) {
     std::fflush(stdout);
     for (const std::string& line : verdict.unfit) PrintError("gate fails: " + line);
     if (!verdict.failed.empty())
-      PrintError(fmt::format("{} slower by more than {} from A to B:", verdict.failed.size(), o.fail_above));
+      PrintError(fmt::format("{} slower by more than {} from A to B:", verdict.failed.size(),
+                             o.fail_above));
     for (const std::string& line : verdict.failed)
       std::fprintf(stderr, "  %s\n", EscapeForTerminal(line).c_str());
     return 3;

@@ -47,7 +47,7 @@ StatusOr<interop::ExportCounts> ExportToFile(interop::TraceSet traces, const Opt
     if (Status s = out.Finish(); !s.ok()) return s;
     return counts;
   }
-  auto file = interop::FileSink::Create(o.output.path);
+  auto file = interop::FileSink::Create(o.output.path, o.output.force);
   if (!file.ok()) return file.status();
   StatusOr<interop::ExportCounts> counts = to(file->get());
   if (!counts.ok()) return counts;

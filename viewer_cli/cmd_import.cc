@@ -133,7 +133,9 @@ int RunOne(const Options& o, const interop::ChromeImportOptions& import_options)
     std::string bytes;
     interop::EncodeImportedTrace(*trace, o.input, &bytes);
     if (!WriteStdout(bytes)) return 1;
-  } else if (Status s = interop::WriteImportedTrace(*trace, o.input, o.output.path); !s.ok()) {
+  } else if (Status s = interop::WriteImportedTrace(*trace, o.input, o.output.path,
+                                                    o.output.force);
+             !s.ok()) {
     PrintError(s.message());
     return 1;
   }
@@ -154,7 +156,7 @@ Status WriteMerged(const interop::MergedTrace& merged, const OutputOption& outpu
     Status s = interop::EncodeMergedTrace(merged, &out);
     return s.ok() ? out.Finish() : s;
   }
-  auto file = interop::FileSink::Create(output.path);
+  auto file = interop::FileSink::Create(output.path, output.force);
   if (!file.ok()) return file.status();
   Status s = interop::EncodeMergedTrace(merged, file->get());
   return s.ok() ? (*file)->Commit() : s;

@@ -53,7 +53,7 @@ int Run(const Options& o) {
     s = interop::EncodeMergedTrace(merged, &out);
     if (s.ok()) s = out.Finish();
   } else {
-    auto file = interop::FileSink::Create(o.output.path);
+    auto file = interop::FileSink::Create(o.output.path, o.output.force);
     if (!file.ok()) {
       PrintError(file.status().message());
       return 1;

@@ -33,12 +33,7 @@ bool PrepareOutput(const OutputOption& output) {
                "add --force");
     return false;
   }
-  // unlink() removes a symlink itself, never what it points to; the file
-  // is then created anew with O_EXCL, so nothing is written through a link.
-  if (::unlink(output.path.c_str()) != 0 && errno != ENOENT) {
-    PrintError("cannot replace " + output.path + ": " + std::strerror(errno));
-    return false;
-  }
+  // --force: the file is replaced when the new one is whole (FileSink).
   return true;
 }
 

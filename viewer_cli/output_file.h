@@ -2,9 +2,12 @@
 //
 //   -o -      the bytes go to stdout (the command's own report lines then go
 //             to stderr, so a pipe gets only the data);
-//   -o PATH   a new file (mode 0600, O_EXCL|O_NOFOLLOW: collector/private_file.h);
-//             an existing file or symlink is refused, unless --force, which
-//             removes it first (never a directory, never through a link).
+//   -o PATH   a new file (mode 0600), written under a temporary name beside
+//             PATH and renamed to it once whole (interop/export/export_sink.h
+//             FileSink): an existing file or symlink is refused, unless
+//             --force, which replaces it then, never earlier (a failed
+//             command, or an output that is also an input, loses nothing),
+//             never a directory, never through a link.
 //
 // Checked before any input is read, so a mistake costs nothing. Main thread.
 #pragma once
@@ -29,8 +32,8 @@ struct OutputOption {
 // Adds the required `-o,--output PATH` (help: `what`) and `--force`.
 void AddOutputOptions(CLI::App* cmd, OutputOption* output, const std::string& what);
 
-// Before the work: refuses an existing PATH without --force, removes it
-// with --force. False after printing the one-line error.
+// Before the work: refuses a directory, and an existing PATH without
+// --force. False after printing the one-line error.
 bool PrepareOutput(const OutputOption& output);
 
 // Writes `bytes` to stdout whole. False after printing the error.

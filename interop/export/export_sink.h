@@ -51,29 +51,46 @@ class StringSink : public ByteSink {
   std::string* out_;
 };
 
-// A file created by CreatePrivateFile (collector/private_file.h: mode 0600,
-// O_EXCL|O_NOFOLLOW): an existing file
-// or a symlink at the path is refused, never replaced. Errors (one line):
+// A file written under a temporary name beside PATH (".NAME.cutrace-XXXXXX",
+// created 0600 with O_EXCL) and given PATH only by Commit(): a reader never
+// finds a half-written file at PATH, and a failed or interrupted command
+// (SIGINT, SIGTERM, SIGHUP remove the temporary file) leaves what was at
+// PATH as it was: with `replace` (--force) the old file, even when it is
+// also an input, is replaced only once the new one is whole. Without
+// `replace`, Commit() never overwrites (an existing file or symlink at PATH
+// is refused then, even one that appeared meanwhile); with it, rename()
+// replaces a symlink itself, never what it points to. Errors (one line):
 //   "PATH exists: cutrace never overwrites; remove it or choose another -o",
 //   "PATH is a symlink: cutrace never writes through one",
 //   "cannot create PATH: REASON", "cannot write PATH: REASON".
 class FileSink : public ByteSink {
  public:
-  static StatusOr<std::unique_ptr<FileSink>> Create(const std::string& path);
+  static StatusOr<std::unique_ptr<FileSink>> Create(const std::string& path, bool replace = false);
   ~FileSink() override;  // closes; a file not Commit()ted is removed
   FileSink(const FileSink&) = delete;
   FileSink& operator=(const FileSink&) = delete;
 
   Status Write(std::string_view bytes) override;
-  // Closes the file and keeps it. Without a successful Commit() the file is
+  // Closes the file and gives it PATH. Without a successful Commit() it is
   // removed on destruction: a half-written export would pass for a whole one.
   Status Commit();
+  // The temporary file's descriptor, for a writer of its own (TraceWriter::
+  // Adopt()), which then owns it and must close it before Commit().
+  int ReleaseDescriptor() {
+    const int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
   const std::string& path() const { return path_; }
 
  private:
-  FileSink(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  FileSink(std::string path, std::string temp, int fd, bool replace, int slot)
+      : path_(std::move(path)), temp_(std::move(temp)), fd_(fd), replace_(replace), slot_(slot) {}
   std::string path_;
+  std::string temp_;  // where the bytes are until Commit()
   int fd_ = -1;
+  bool replace_ = false;
+  int slot_ = -1;  // in the signal handler's list of files to remove
   bool committed_ = false;
   Status status_;
 };

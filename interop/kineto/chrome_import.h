@@ -128,8 +128,10 @@ StatusOr<ImportedTrace> ImportChromeJsonFile(const std::string& path,
 void EncodeImportedTrace(const ImportedTrace& trace, const std::string& source_path,
                          std::string* out);
 
-// Writes the same to a new file (never overwrites: the writer uses O_EXCL).
+// Writes the same to out_path, through a temporary file renamed to it once
+// whole (interop/export/export_sink.h FileSink): never over an existing
+// file unless `replace` (--force), and then only once the new one is whole.
 Status WriteImportedTrace(const ImportedTrace& trace, const std::string& source_path,
-                          const std::string& out_path);
+                          const std::string& out_path, bool replace = false);
 
 }  // namespace cutrace::interop

@@ -10,6 +10,7 @@
 
 #include "collector/trace_reader.h"
 #include "collector/trace_writer.h"
+#include "interop/export/export_sink.h"
 #include "interop/kineto/chrome_import.h"
 
 namespace cutrace::interop {
@@ -219,18 +220,18 @@ void EncodeImportedTrace(const ImportedTrace& trace, const std::string& source_p
 }
 
 Status WriteImportedTrace(const ImportedTrace& trace, const std::string& source_path,
-                          const std::string& out_path) {
-  auto writer = TraceWriter::Create(out_path);
-  if (!writer.ok()) return writer.status();
-  WriterSink sink{writer->get()};
+                          const std::string& out_path, bool replace) {
+  // Written beside out_path and renamed to it once whole (FileSink): a
+  // half-written import is worse than none, the user would take it for the
+  // whole trace, and --force must not lose the old file to a failure.
+  auto file = FileSink::Create(out_path, replace);
+  if (!file.ok()) return file.status();
+  std::unique_ptr<TraceWriter> writer = TraceWriter::Adopt((*file)->ReleaseDescriptor(), out_path);
+  WriterSink sink{writer.get()};
   Status s = EmitAll(trace, source_path, sink);
-  if (s.ok()) s = (*writer)->Close();
-  if (!s.ok()) {
-    // A half-written import is worse than none: the user would take it for
-    // the whole trace. The file is ours (the writer created it with O_EXCL).
-    (void)(*writer)->Close();
-    unlink(out_path.c_str());
-  }
+  Status closed = writer->Close();
+  if (s.ok()) s = closed;
+  if (s.ok()) s = (*file)->Commit();
   return s;
 }
 

@@ -115,6 +115,33 @@ TEST_F(CliInteropTest, ChromeExportReimportsToTheSameReportsAndNeverOverwrites) 
         << report;
 }
 
+// --force replaces the old file only once the new one is whole: a failed
+// command keeps it, and an output that is also an input is read first (a
+// signal mid-write: interop_export_sink_test.cc).
+TEST_F(CliInteropTest, ForceReplacesOnlyOnceTheNewFileIsWhole) {
+  std::string trace = WriteTrace("a.trace");
+  std::string kept = dir_ + "/kept.json";
+  std::ofstream(kept) << "keep";
+  for (const std::vector<std::string>& failing :
+       {std::vector<std::string>{"export", dir_ + "/nosuch.trace", "-o", kept, "--force"},
+        {"import", dir_ + "/nosuch.json", "-o", kept, "--force"},
+        {"merge", dir_ + "/nosuch.trace", trace, "-o", kept, "--force"}}) {
+    EXPECT_EQ(Run(failing).exit_code, 1) << failing[0];
+    EXPECT_EQ(Slurp(kept), "keep") << failing[0];
+  }
+  // The input as its own output: merged with another, then exported over itself.
+  std::string own = dir_ + "/own.trace";
+  ASSERT_EQ(Run({"merge", trace, WriteTrace("b.trace", 2), "-o", own}).exit_code, 0);
+  Result r = Run({"merge", own, WriteTrace("c.trace", 3), "-o", own, "--force"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto merged = LoadTrace(own);
+  ASSERT_TRUE(merged.ok()) << merged.status().message();
+  EXPECT_EQ(merged->records.kernels.size(), 6u);  // 2 from each of a, b and c
+  r = Run({"export", own, "-o", own, "--force"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(Slurp(own))["schemaVersion"], 1);
+}
+
 TEST_F(CliInteropTest, PerfettoAndCsvExports) {
   std::string trace = WriteTrace("a.trace");
   ASSERT_EQ(Run({"export", trace, "--format", "perfetto", "-o", dir_ + "/a.pftrace"}).exit_code, 0);
