@@ -128,6 +128,13 @@ void AddOptions(CLI::App* cmd, Options* options) {
       ->default_str("chrome");
   AddOutputOptions(cmd, &options->output, "The file to create (a directory for csv)");
   AddRegionOptions(cmd, &options->region);
+  // What a region keeps differs from the reports' count: the timeline shows
+  // what ran in it too.
+  cmd->footer(
+      "With a region, the export keeps GPU work launched inside it or running in it, whole "
+      "(unclipped), and the API calls, NVTX ranges and syncs that start inside it. The reports "
+      "count only the work launched inside it (`cutrace kernels --range ...`), so an export can "
+      "hold more kernels than they list.");
 }
 
 const CommandRegistration kRegistration("export", 85, AddOptions, Run);

@@ -270,10 +270,12 @@ Status ChromeExporter::Events(size_t file) {
   for (const RangeRecord& g : r.ranges) {
     if (g.kind == RangeKind::kGpu) {
       uint32_t stream = static_cast<uint32_t>(g.thread_id);
+      // Placed by pid and tid alone, as Kineto writes them: tools such as
+      // Holistic Trace Analysis take any event with a "stream" argument for
+      // GPU work (its kernel breakdown counted the steps' annotations as
+      // compute, 32 times the kernels' time).
       Open("gpu_user_annotation", t.strings.Display(g.name_id), g.device_id,
            StreamNumber(stream), g.start_ns, g.end_ns);
-      fmt::format_to(std::back_inserter(b()), R"("device":{},"stream":{})", g.device_id,
-                     StreamNumber(stream));
     } else {
       Open("user_annotation", t.strings.Display(g.name_id), Pid(file, g.thread_id),
            static_cast<int64_t>(g.thread_id), g.start_ns, g.end_ns);

@@ -203,6 +203,12 @@ TEST(ChromeExportTest, OutputFollowsTheChromeTraceRulesAndKinetoShape) {
     if (e["cat"] == "cuda_runtime") {
       EXPECT_EQ(e["pid"], 4242);
     }
+    // Placed by pid/tid, no "stream" argument: HTA counts any event with
+    // one as GPU work.
+    if (e["cat"] == "gpu_user_annotation") {
+      EXPECT_FALSE(e["args"].contains("stream")) << e;
+      EXPECT_FALSE(e["args"].contains("device")) << e;
+    }
   }
   EXPECT_EQ(categories["kernel"], 4);
   EXPECT_EQ(categories["gpu_memcpy"], 1);
