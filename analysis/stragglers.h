@@ -2,10 +2,17 @@
 // (an NVTX range such as torch.profiler's ProfilerStep#N), per step the
 // slowest rank, its excess over the median, and what the excess is.
 //
-// A rank is a process (rank_imbalance.h RanksOf(): a run's chunks are one).
-// Its steps are the instances of the range (a glob, as --range takes) at
-// depth 0, in start order; step k is each rank's k-th, over the steps every
-// rank has. A step's window on a rank is the region's (region.h): [CPU
+// A rank is a process (rank_imbalance.h RanksOf(): a run's chunks are one;
+// each process of a merged file is one: its threads' ranges and calls, and
+// the GPU work they launched, or, launched by no call of the file, that ran
+// on its devices). Ranks are in the order of the ranks their headers give
+// when every one gives one, else as given. A rank's steps are the instances
+// of the range (a glob, as --range takes) at the least depth any has (0
+// unless an enclosing range holds them all), in start order. When every
+// step of every rank is named "...#N" with distinct N (torch.profiler's
+// ProfilerStep#N), step N of one rank is step N of the others, over the
+// numbers every rank has; otherwise step k is each rank's k-th, over the
+// steps every rank has. A step's window on a rank is the region's (region.h): [CPU
 // start, max(CPU end, end of the last GPU operation launched inside it on
 // any thread of the process)], operations joined to their launch call by
 // correlation id. Within it, over the rank's devices added up:
@@ -48,11 +55,12 @@ inline constexpr uint64_t kWaitFloorPct = 5;
 struct StepOnRank {
   uint64_t start_ns = 0, end_ns = 0;  // the window, on the rank's clock
   uint64_t compute_ns = 0, comm_ns = 0, idle_ns = 0;
+  long number = -1;  // N of a range named "...#N" (ProfilerStep#N), else -1
   uint64_t duration_ns() const { return end_ns - start_ns; }
 };
 
 struct StepStraggler {
-  size_t step = 0;     // 0-based: the step-th instance on every rank
+  size_t step = 0;     // the step's number N (by_number), else the step-th instance of each rank
   size_t slowest = 0;  // rank index
   uint64_t duration_ns = 0;  // the slowest rank's
   uint64_t median_ns = 0;
@@ -68,7 +76,9 @@ struct StepStraggler {
 
 struct StragglerReport {
   std::string range;                // the glob used
-  std::vector<std::string> ranks;   // labels (RanksOf())
+  std::vector<std::string> ranks;   // labels (RanksOf(); "PATH: rank R" for a merged file's)
+  std::vector<long> rank_ids;       // per rank: the rank its header gives, -1 when none
+  bool by_number = false;           // steps matched by their "#N", not by position
   std::vector<size_t> steps_of;     // instances per rank
   std::vector<StepStraggler> steps; // the steps every rank has
   std::vector<size_t> waited_for;   // per rank: the steps it was waited for in

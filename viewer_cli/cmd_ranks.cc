@@ -33,7 +33,11 @@ std::string Signed(int64_t ns, const Cells& c) {
 nlohmann::json Json(const analysis::StragglerReport& r) {
   nlohmann::json ranks = nlohmann::json::array(), steps = nlohmann::json::array();
   for (size_t i = 0; i < r.ranks.size(); ++i)
-    ranks.push_back({{"rank", i}, {"label", r.ranks[i]}, {"steps", r.steps_of[i]}});
+    ranks.push_back({{"rank", i},
+                     {"rank_id", r.rank_ids[i] < 0 ? nlohmann::json(nullptr)
+                                                   : nlohmann::json(r.rank_ids[i])},
+                     {"label", r.ranks[i]},
+                     {"steps", r.steps_of[i]}});
   for (const analysis::StepStraggler& s : r.steps) {
     nlohmann::json per_rank = nlohmann::json::array();
     for (const analysis::StepOnRank& x : s.ranks)
@@ -61,7 +65,10 @@ nlohmann::json Json(const analysis::StragglerReport& r) {
     ranks[i]["waited_for_steps"] = r.waited_for[i];
     ranks[i]["median_wait_ns"] = r.median_wait_ns[i];
   }
-  return {{"range", r.range}, {"ranks", ranks}, {"steps", steps}};
+  return {{"range", r.range},
+          {"steps_matched_by", r.by_number ? "number" : "position"},
+          {"ranks", ranks},
+          {"steps", steps}};
 }
 
 // Who the others waited for, over the steps: the rank (or ranks, tied)
@@ -100,8 +107,9 @@ int Run(const Options& o) {
   Cells c(o.format);
   if (o.format == Format::kTable) {
     PrintLine(stdout, fmt::format("stragglers over {} ranks, NVTX range '{}': {} steps every rank "
-                                  "has; excess = the slowest rank's step over the median",
-                                  r.ranks.size(), r.range, r.steps.size()));
+                                  "has ({}); excess = the slowest rank's step over the median",
+                                  r.ranks.size(), r.range, r.steps.size(),
+                                  r.by_number ? "matched by their #N" : "the k-th of each rank"));
     for (size_t i = 0; i < r.ranks.size(); ++i)
       PrintLine(stdout, fmt::format("  rank {}: {} ({} steps)", i, r.ranks[i], r.steps_of[i]));
     PrintLine(stdout, WaitedForLine(r));
@@ -141,7 +149,7 @@ void AddOptions(CLI::App* cmd, Options* options) {
   cmd->add_option("files", options->files, "Trace files, one or more per rank")->required();
   AddFormatOption(cmd, &options->format);
   cmd->add_option("--range", options->range,
-                  "The step range (a name or glob; its depth-0 instances are the steps)")
+                  "The step range (a name or glob; its outermost instances are the steps)")
       ->type_name("NAME")
       ->default_str("ProfilerStep*");
   AddCommOption(cmd, &options->comm);

@@ -162,5 +162,82 @@ TEST(Stragglers, StepsEveryRankHasAndErrors) {
   EXPECT_NE(none.status().message().find("no NVTX range matches 'nosuch'"), std::string::npos);
 }
 
+// Two ranks merged into one file (threads 1 and 2, devices 0 and 1, ids
+// apart), rank 1's steps 500 ns after rank 0's: the same figures as the two
+// files apart. Rank 1's step 1 computes 500, not 300.
+TEST(Stragglers, EachProcessOfAMergedFileIsARank) {
+  TraceBuilder apart0("r0.trace"), apart1("r1.trace"), merged("all.trace");
+  auto step = [](TraceBuilder& t, uint64_t k, uint64_t gemm, uint64_t thread, uint32_t device,
+                 uint64_t shift, uint64_t ids) {
+    const uint64_t t0 = 1000 * k + shift;
+    t.Range("ProfilerStep#" + std::to_string(k), t0, t0 + 400, thread, 0);
+    t.Api("cudaLaunchKernel", t0 + 10, t0 + 15, thread, ids + 100 * k + 1);
+    t.Api("ncclAllReduce", t0 + 20, t0 + 25, thread, ids + 100 * k + 2);
+    t.Kernel("gemm", t0 + 50, t0 + 50 + gemm, device, 7, ids + 100 * k + 1);
+    t.Kernel(kNccl, t0 + 50 + gemm, t0 + 150 + gemm, device, 20, ids + 100 * k + 2);
+  };
+  for (uint64_t k = 0; k < 3; ++k) {
+    const uint64_t gemm1 = k == 1 ? 500 : 300;
+    step(apart0, k, 300, 1, 0, 0, 0);
+    step(apart1, k, gemm1, 1, 0, 500, 0);
+    step(merged, k, 300, 1, 0, 0, 0);
+    step(merged, k, gemm1, 2, 1, 500, 1000);
+  }
+  proto::Header& h = merged.data().header;
+  for (int r : {1, 0}) {  // listed out of order: the report puts rank 0 first
+    proto::MergedProcess* p = h.add_processes();
+    p->set_rank(std::to_string(r));
+    p->add_thread_ids(static_cast<uint64_t>(r + 1));
+    p->add_device_ids(static_cast<uint32_t>(r));
+  }
+  const TraceData* one[] = {merged.get()};
+  StatusOr<StragglerReport> got = FindStragglers(TraceSet(one), "ProfilerStep*");
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  const TraceData* two[] = {apart0.get(), apart1.get()};
+  StatusOr<StragglerReport> want = FindStragglers(TraceSet(two), "ProfilerStep*");
+  ASSERT_TRUE(want.ok());
+  EXPECT_EQ(got->ranks, (std::vector<std::string>{"all.trace: rank 0", "all.trace: rank 1"}));
+  EXPECT_EQ(got->rank_ids, (std::vector<long>{0, 1}));
+  ASSERT_EQ(got->steps.size(), 3u);
+  for (size_t k = 0; k < 3; ++k)
+    for (size_t r = 0; r < 2; ++r) {
+      const StepOnRank &g = got->steps[k].ranks[r], &w = want->steps[k].ranks[r];
+      EXPECT_EQ(g.duration_ns(), w.duration_ns()) << k << r;
+      EXPECT_EQ(g.compute_ns, w.compute_ns) << k << r;
+      EXPECT_EQ(g.comm_ns, w.comm_ns) << k << r;
+      EXPECT_EQ(g.idle_ns, w.idle_ns) << k << r;
+    }
+  EXPECT_EQ(got->steps[1].slowest, 1u);
+  EXPECT_EQ(got->steps[1].ranks[1].compute_ns, 500u);
+  EXPECT_EQ(got->steps[1].ranks[0].compute_ns, 300u);
+  EXPECT_EQ(got->steps[1].ranks[0].idle_ns, 50u);  // rank 1's work is not rank 0's
+}
+
+// Files given as rank1 before rank0 (a glob's order): ranks by the headers'.
+// Rank 1 lacks ProfilerStep#0: step N is matched with step N, not the k-th
+// with the k-th. Steps inside an enclosing range are still the steps.
+TEST(Stragglers, RanksInTheirOrderStepsByNumberAndInsideAnEnclosingRange) {
+  TraceBuilder r0("a.trace"), r1("b.trace");
+  r0.data().header.set_rank("0");
+  r1.data().header.set_rank("1");
+  for (uint64_t k = 0; k < 3; ++k) Step(r0, k, 300, 100);
+  for (uint64_t k = 1; k < 3; ++k) Step(r1, k, k == 2 ? 600 : 300, 100);
+  r1.Range("train", 0, 5000, 1, 0);
+  for (RangeRecord& r : r1.data().records.ranges)
+    if (r.name_id != r1.Name("train")) r.depth = 1;
+  const TraceData* set[] = {r1.get(), r0.get()};
+  StatusOr<StragglerReport> report = FindStragglers(TraceSet(set), "ProfilerStep*");
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_EQ(report->ranks, (std::vector<std::string>{"a.trace", "b.trace"}));
+  EXPECT_EQ(report->steps_of, (std::vector<size_t>{3, 2}));
+  EXPECT_TRUE(report->by_number);
+  ASSERT_EQ(report->steps.size(), 2u);
+  EXPECT_EQ(report->steps[0].step, 1u);
+  EXPECT_EQ(report->steps[0].excess_ns, 0u);
+  EXPECT_EQ(report->steps[1].step, 2u);
+  EXPECT_EQ(report->steps[1].slowest, 1u);  // b.trace, rank 1: gemm 600
+  EXPECT_EQ(report->steps[1].compute_excess_ns, 150);  // 600 - median (300 + 600) / 2
+}
+
 }  // namespace
 }  // namespace cutrace::analysis
