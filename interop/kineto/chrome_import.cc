@@ -23,22 +23,7 @@ constexpr size_t kMaxProcessNames = 4096;
 // above Kineto's tids (positive int32) and, as 32-bit streams, above 2^31.
 constexpr uint64_t kStringIdBase = uint64_t{3} << 31;
 
-enum class Cat : uint8_t {
-  kOther, kKernel, kMemcpy, kMemset, kRuntime, kDriver, kSync, kCpuRange, kGpuRange, kCpuOp
-};
-
-Cat Classify(std::string_view c) {
-  if (c == "kernel" || c == "Kernel") return Cat::kKernel;
-  if (c == "gpu_memcpy" || c == "Memcpy") return Cat::kMemcpy;
-  if (c == "gpu_memset" || c == "Memset") return Cat::kMemset;
-  if (c == "cuda_runtime" || c == "Runtime") return Cat::kRuntime;
-  if (c == "cuda_driver" || c == "Driver") return Cat::kDriver;
-  if (c == "cuda_sync") return Cat::kSync;
-  if (c == "user_annotation") return Cat::kCpuRange;
-  if (c == "gpu_user_annotation") return Cat::kGpuRange;
-  if (c == "cpu_op" || c == "Operator") return Cat::kCpuOp;
-  return Cat::kOther;
-}
+using Cat = KinetoCategory;
 
 // For messages: control characters replaced, cut on a UTF-8 boundary.
 std::string Printable(std::string_view s, size_t limit) {
@@ -92,6 +77,10 @@ class Importer {
   std::vector<uint64_t> range_group_;  // per range: pid (CPU) or device (GPU), for depths
   std::map<int64_t, std::string> process_names_;  // "process_name" metadata, by pid
   bool host_pid_known_ = false;
+  // ProfilerStep#N written as operators (older PyTorch): their ranges'
+  // indices; dropped when annotations of the steps came too.
+  std::vector<size_t> operator_steps_;
+  bool annotated_steps_ = false;
 };
 
 void Importer::CheckTime(const ChromeTime& t, const char* field, bool required,
@@ -153,8 +142,20 @@ Status Importer::OnEvent(ChromeEvent& e) {
     ++counts().skipped_phase;
     return Status::Ok();
   }
-  Cat cat = Classify(e.cat);
-  if (cat == Cat::kCpuOp && !options_.cpu_ops_as_ranges) cat = Cat::kOther;
+  Cat cat = ClassifyCategory(e.cat);
+  // The steps: user annotations since PyTorch 1.9 or so; before, the
+  // profiler wrote ProfilerStep#N as an operator ("Operator"/"cpu_op").
+  // Taken as ranges, unless the file has the annotations too (Finish()).
+  const bool step = e.name.rfind("ProfilerStep#", 0) == 0;
+  if (step && cat == Cat::kCpuRange) annotated_steps_ = true;
+  if (cat == Cat::kCpuOp && !options_.cpu_ops_as_ranges) {
+    if (step) {
+      cat = Cat::kCpuRange;
+      operator_steps_.push_back(out_->records.ranges.size());
+    } else {
+      cat = Cat::kOther;
+    }
+  }
   bool imported = cat != Cat::kOther;
   std::string problem;
   // Every complete event's dur is checked (a negative one means the file is
@@ -308,6 +309,23 @@ void Importer::ComputeDepths() {
 }
 
 void Importer::Finish(const ChromeTraceMetadata& meta) {
+  if (annotated_steps_ && !operator_steps_.empty()) {
+    // The steps twice: keep the annotations, as without --cpu-ops.
+    std::vector<RangeRecord>& ranges = out_->records.ranges;
+    std::vector<bool> drop(ranges.size(), false);
+    for (size_t i : operator_steps_) drop[i] = true;
+    size_t w = 0;
+    for (size_t i = 0; i < ranges.size(); ++i) {
+      if (drop[i]) continue;
+      ranges[w] = ranges[i];
+      range_group_[w] = range_group_[i];
+      ++w;
+    }
+    ranges.resize(w);
+    range_group_.resize(w);
+    counts().cpu_ranges -= operator_steps_.size();
+    counts().skipped_category += operator_steps_.size();
+  }
   ComputeDepths();
   auto by_start = [](const auto& x, const auto& y) { return x.start_ns < y.start_ns; };
   RecordBatch& rec = out_->records;

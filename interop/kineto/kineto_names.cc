@@ -7,6 +7,20 @@
 
 namespace cutrace::interop {
 
+KinetoCategory ClassifyCategory(std::string_view c) {
+  using Cat = KinetoCategory;
+  if (c == "kernel" || c == "Kernel") return Cat::kKernel;
+  if (c == "gpu_memcpy" || c == "Memcpy") return Cat::kMemcpy;
+  if (c == "gpu_memset" || c == "Memset") return Cat::kMemset;
+  if (c == "cuda_runtime" || c == "Runtime") return Cat::kRuntime;
+  if (c == "cuda_driver" || c == "Driver") return Cat::kDriver;
+  if (c == "cuda_sync") return Cat::kSync;
+  if (c == "user_annotation") return Cat::kCpuRange;
+  if (c == "gpu_user_annotation") return Cat::kGpuRange;
+  if (c == "cpu_op" || c == "Operator") return Cat::kCpuOp;
+  return Cat::kOther;
+}
+
 // Kineto spells CUPTI's enums as memcpyKindString()/memoryKindString() do.
 CopyKind ParseCopyKind(std::string_view s) {
   static constexpr std::pair<std::string_view, CopyKind> kKinds[] = {

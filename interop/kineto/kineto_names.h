@@ -13,6 +13,14 @@
 
 namespace cutrace::interop {
 
+// What an event's "cat" says it is: torch.profiler's categories ("kernel",
+// "gpu_memcpy", "cuda_runtime", "user_annotation", "cpu_op", ...) and the
+// older profiler's ("Kernel", "Memcpy", "Runtime", "Operator", ...).
+enum class KinetoCategory : uint8_t {
+  kOther, kKernel, kMemcpy, kMemset, kRuntime, kDriver, kSync, kCpuRange, kGpuRange, kCpuOp
+};
+KinetoCategory ClassifyCategory(std::string_view cat);
+
 CopyKind ParseCopyKind(std::string_view s);      // "HtoD" -> kHtoD; else kUnknown
 MemoryKind ParseMemoryKind(std::string_view s);  // "Pageable" -> kPageable; else kUnknown
 

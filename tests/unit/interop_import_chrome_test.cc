@@ -199,6 +199,32 @@ TEST(ChromeImport, CpuOpsBecomeRangesOnlyWhenAsked) {
   EXPECT_EQ(found, 1);
 }
 
+// Older PyTorch (1.8) wrote ProfilerStep#N as an operator ("Operator"),
+// not a user annotation: taken as the steps' ranges, without --cpu-ops;
+// where the annotations are there too, they alone.
+TEST(ChromeImport, StepsWrittenAsOperatorsAreRanges) {
+  const std::string operators = R"({"traceEvents":[
+    {"ph":"X","cat":"Operator","name":"ProfilerStep#1","pid":7,"tid":7,"ts":10,"dur":5},
+    {"ph":"X","cat":"Operator","name":"aten::mm","pid":7,"tid":7,"ts":11,"dur":1},
+    {"ph":"X","cat":"Operator","name":"ProfilerStep#2","pid":7,"tid":7,"ts":20,"dur":5}]})";
+  auto imported = ImportChromeJson(operators, {});
+  ASSERT_TRUE(imported.ok()) << imported.status().message();
+  ASSERT_EQ(imported->records.ranges.size(), 2u);
+  EXPECT_EQ(imported->strings->Lookup(imported->records.ranges[0].name_id), "ProfilerStep#1");
+  EXPECT_EQ(imported->records.ranges[1].start_ns, 20000u);
+  EXPECT_EQ(imported->records.ranges[1].domain_id, 0u);  // as an annotation's
+  EXPECT_EQ(imported->counts.cpu_ranges, 2u);
+  EXPECT_EQ(imported->counts.skipped_category, 1u);  // aten::mm
+  const std::string both = R"({"traceEvents":[
+    {"ph":"X","cat":"cpu_op","name":"ProfilerStep#1","pid":7,"tid":7,"ts":10,"dur":5},
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":7,"tid":7,"ts":10,"dur":6}]})";
+  imported = ImportChromeJson(both, {});
+  ASSERT_TRUE(imported.ok()) << imported.status().message();
+  ASSERT_EQ(imported->records.ranges.size(), 1u);
+  EXPECT_EQ(imported->records.ranges[0].end_ns, 16000u);
+  EXPECT_EQ(imported->counts.cpu_ranges, 1u);
+}
+
 TEST(ChromeImport, BareArrayWithoutArgsUsesPidAndTid) {
   auto imported = ImportChromeJson(R"json([
     {"ph":"X","cat":"kernel","name":"k","pid":1,"tid":22,"ts":5,"dur":1.5},
