@@ -71,7 +71,10 @@ WindowResolver::WindowResolver(const RegionSpec& spec, size_t files)
       launch_name_(files),
       census_key_(files),
       bands_(files),
-      band_launched_(files) {
+      band_launched_(files),
+      split_(files, false),
+      group_of_thread_(files),
+      group_first_(files) {
   window_.spec = spec;
   window_.active = spec.active();
 }
@@ -94,7 +97,9 @@ void WindowResolver::Range(size_t file, const TraceData& trace, const RangeRecor
   const uint64_t end = SafeEnd(r.start_ns, r.end_ns);
   SeeEnd(end);
   if (!CpuRange(r)) return;
-  if (!spec_.range.empty() && Matches(file, trace, r)) found_[file].push_back({r.start_ns, end});
+  const uint32_t group = split(file) ? Group(file, r.thread_id) : 0;
+  if (!spec_.range.empty() && Matches(file, trace, r))
+    found_[file].push_back({r.start_ns, end, group});
   // The census of names for the steady state. Each (name, domain) of the
   // file finds its Census once; later ranges reach it by that key alone
   // (a string hash per range cost more than the rest of this pass).
@@ -124,7 +129,7 @@ void WindowResolver::Range(size_t file, const TraceData& trace, const RangeRecor
       kept_names_.clear();
     } else {
       if (kept_.size() <= file) kept_.resize(file + 1);
-      kept_[file].push_back({r.start_ns, end, it->second.key});
+      kept_[file].push_back({r.start_ns, end, it->second.key, group});
     }
   }
   Census& c = *it->second.census;
@@ -145,7 +150,7 @@ bool WindowResolver::ReplayRanges(const WindowResolver& first) {
     std::vector<uint8_t> matches(names.size());
     for (size_t k = 0; k < names.size(); ++k) matches[k] = MatchesNames(names[k]);
     for (const Kept& r : first.kept_[f])
-      if (matches[r.key]) found_[f].push_back({r.start, r.end});
+      if (matches[r.key]) found_[f].push_back({r.start, r.end, r.group});
   }
   return true;
 }
@@ -185,18 +190,35 @@ Status WindowResolver::EndRanges() {
   for (size_t f = 0; f < found_.size(); ++f) {
     std::vector<TimeSpan> cpu;
     if (spec_.range.empty()) {
-      cpu.push_back({from, to});  // clipped to the trace in Finish()
-    } else {
-      std::vector<Instance>& all = found_[f];
-      std::sort(all.begin(), all.end(), [](const Instance& a, const Instance& b) {
-        return a.start != b.start ? a.start < b.start : a.end < b.end;
-      });
-      window_.instances += all.size();
-      for (size_t i = spec_.skip_first; i < all.size(); ++i)
-        if (all[i].start >= from && all[i].start < to) cpu.push_back({all[i].start, all[i].end});
-      window_.chosen += cpu.size();
+      window_.files[f].cpu = {{from, to}};  // clipped to the trace in Finish()
+      continue;
     }
-    window_.files[f].cpu = Merge(std::move(cpu));
+    // Each group's instances (a split file's processes; else the file's),
+    // its first --skip-first skipped; a group's spans after the group's
+    // before.
+    std::vector<Instance>& all = found_[f];
+    std::sort(all.begin(), all.end(), [](const Instance& a, const Instance& b) {
+      if (a.group != b.group) return a.group < b.group;
+      return a.start != b.start ? a.start < b.start : a.end < b.end;
+    });
+    window_.instances += all.size();
+    std::vector<TimeSpan>& spans = window_.files[f].cpu;
+    spans.clear();
+    const uint32_t groups = split(f) ? Group(f, UINT64_MAX) + 1 : 1;
+    if (groups > 1) window_.split_processes = true;
+    group_first_[f].assign(groups + 1, 0);
+    size_t i = 0;
+    for (uint32_t g = 0; g < groups; ++g) {
+      group_first_[f][g] = spans.size();
+      cpu.clear();
+      size_t seen = 0;
+      for (; i < all.size() && all[i].group == g; ++i)
+        if (seen++ >= spec_.skip_first && all[i].start >= from && all[i].start < to)
+          cpu.push_back({all[i].start, all[i].end});
+      window_.chosen += cpu.size();
+      for (const TimeSpan& s : Merge(std::move(cpu))) spans.push_back(s);
+    }
+    group_first_[f][groups] = spans.size();
   }
   calls_.resize(found_.size());
   banded_calls_.resize(found_.size());

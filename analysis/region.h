@@ -114,6 +114,10 @@ struct Window {
   // correlation ids begin (Header.correlation_bases): its processes'
   // launches may be counted in each other's spans. Merging again fixes it.
   bool unbanded_merge = false;
+  // A merged file of several processes whose instances were kept per
+  // process (WindowResolver::SetBandsOf()): device times are still clipped
+  // to the union of all processes' instances.
+  bool split_processes = false;
   struct File {
     std::vector<TimeSpan> cpu;       // chosen instances (or [from, to]), merged, sorted
     // The correlation ids of the launches inside each cpu span (first and
@@ -205,7 +209,13 @@ class WindowResolver {
   // apart. Before EndRanges(); none (or one) for a recorded trace.
   void SetBands(size_t file, std::vector<uint64_t> bases);
   // SetBands() from a file's header; notes an older merge (unbanded_merge).
+  // A merged file of several processes with bands is split: each process's
+  // instances (by their thread, Header.processes) are its own, --skip-first
+  // applies to each, and a launch counts only in its own process's instances
+  // (found by its thread: pass 2 then reads the calls' records, not their
+  // columns: split()).
   void SetBandsOf(size_t file, const proto::Header& header);
+  bool split(size_t file) const { return file < split_.size() && split_[file]; }
   // Chooses the instances; an error when none is left (says why).
   Status EndRanges();
   // Pass 1 also keeps every CPU range's times and (name, domain), so that
@@ -242,12 +252,13 @@ class WindowResolver {
  private:
   struct Instance {
     uint64_t start, end;
+    uint32_t group = 0;  // a split file's process (Group()); else 0
   };
   // A CPU range kept for ReplayRanges(): its times and its (name, domain)
-  // as an index into the file's kept_names_.
+  // as an index into the file's kept_names_, and its group.
   struct Kept {
     uint64_t start, end;
-    uint32_t key;
+    uint32_t key, group;
   };
   struct KeyNames {
     std::string name, domain;
@@ -261,7 +272,14 @@ class WindowResolver {
   struct Timed {
     uint64_t start_ns, end_ns, correlation_id;
     uint32_t name_id;
+    uint64_t thread = 0;  // calls from records; read only for a split file
   };
+  // A split file's process of a thread: its index in Header.processes, or
+  // the number of processes for a thread none lists.
+  uint32_t Group(size_t file, uint64_t thread) const;
+  // The span of a split file holding t in group g's spans (all groups when
+  // g is past them), or -1; the same as FindSpan() for another file.
+  long SpanAt(size_t file, uint64_t t, uint32_t g);
   template <typename At>
   void LaunchesOf(size_t file, const TraceData& trace, size_t n, At at);
   template <typename R>
@@ -301,6 +319,12 @@ class WindowResolver {
   std::vector<std::unordered_map<uint64_t, Window::File::Launches>> banded_calls_;
   std::vector<std::vector<uint64_t>> bands_;  // per file: SetBands()
   std::vector<std::vector<bool>> band_launched_;  // per file, per band: a launch call seen
+  // Split files (SetBandsOf()): the thread -> process map, and where each
+  // group's spans begin in Window::File::cpu (group g: [first[g],
+  // first[g + 1])), each group's sorted and disjoint.
+  std::vector<bool> split_;
+  std::vector<std::unordered_map<uint64_t, uint32_t>> group_of_thread_;
+  std::vector<std::vector<size_t>> group_first_;
   // Pass 2 of a file with bands: each launch kept with its run's.
   template <typename At>
   void BandedLaunchesOf(size_t file, const TraceData& trace, size_t n, At at);

@@ -33,7 +33,7 @@ TimeSpan GapAround(const std::vector<TimeSpan>& spans, uint64_t t) {
 void WindowResolver::Apis(size_t file, const TraceData& trace, std::span<const ApiRecord> calls) {
   LaunchesOf(file, trace, calls.size(), [calls](size_t i) {
     const ApiRecord& a = calls[i];
-    return Timed{a.start_ns, a.end_ns, a.correlation_id, a.name_id};
+    return Timed{a.start_ns, a.end_ns, a.correlation_id, a.name_id, a.thread_id};
   });
 }
 
@@ -57,6 +57,37 @@ void WindowResolver::SetBandsOf(size_t file, const proto::Header& header) {
   const auto& bases = header.correlation_bases();
   if (bases.empty() && header.processes_size() > 1) window_.unbanded_merge = true;
   SetBands(file, {bases.begin(), bases.end()});
+  if (file >= split_.size() || bases.empty() || header.processes_size() < 2) return;
+  split_[file] = true;
+  std::unordered_map<uint64_t, uint32_t>& groups = group_of_thread_[file];
+  for (int p = 0; p < header.processes_size(); ++p)
+    for (uint64_t thread : header.processes(p).thread_ids()) groups.emplace(thread, p);
+  // Past the processes: the group of threads none lists (Group()).
+  groups.emplace(UINT64_MAX, static_cast<uint32_t>(header.processes_size()));
+}
+
+uint32_t WindowResolver::Group(size_t file, uint64_t thread) const {
+  const std::unordered_map<uint64_t, uint32_t>& groups = group_of_thread_[file];
+  auto it = groups.find(thread);
+  return it != groups.end() ? it->second : groups.at(UINT64_MAX);
+}
+
+long WindowResolver::SpanAt(size_t file, uint64_t t, uint32_t g) {
+  Window::File& f = window_.files[file];
+  const std::vector<size_t>& first = group_first_[file];
+  if (!split(file) || first.empty()) return FindSpan(f.cpu, t, &f.cpu_hint);
+  // Each group's spans are sorted and disjoint; a thread no process lists
+  // (g past them) may be in any group's.
+  const size_t groups = first.size() - 1;
+  for (size_t k = g < groups ? g : 0; k < (g < groups ? g + 1 : groups); ++k) {
+    auto begin = f.cpu.begin() + static_cast<long>(first[k]);
+    auto end = f.cpu.begin() + static_cast<long>(first[k + 1]);
+    auto it = std::upper_bound(begin, end, t,
+                               [](uint64_t v, const TimeSpan& s) { return v < s.start; });
+    if (it != begin && t <= std::prev(it)->end)
+      return static_cast<long>(std::prev(it) - f.cpu.begin());
+  }
+  return -1;
 }
 
 template <typename At>
@@ -79,7 +110,9 @@ void WindowResolver::BandedLaunchesOf(size_t file, const TraceData& trace, size_
     std::vector<bool>& launched = band_launched_[file];
     if (launched.size() < bands) launched.resize(bands, false);
     launched[band] = true;
-    const long k = FindSpan(f.cpu, a.start_ns, &f.cpu_hint);
+    // A split file's launch counts in its own process's instances only.
+    const long k = split(file) ? SpanAt(file, a.start_ns, Group(file, a.thread))
+                               : FindSpan(f.cpu, a.start_ns, &f.cpu_hint);
     if (k < 0) continue;
     const uint64_t key = static_cast<uint64_t>(k) * bands + band;  // k < spans: no overflow
     Window::File::Launches& l =
@@ -214,10 +247,12 @@ void WindowResolver::OpsAt(size_t file, size_t n, At at) {
   uint64_t* const gpu_end = gpu_end_[file].data();
   for (size_t i = 0; i < n; ++i) {
     const Timed o = at(i);
-    long k = o.correlation_id == 0 || !f.any_launch ? FindSpan(f.cpu, o.start_ns, &f.cpu_hint)
+    // Operations launched by no call: by where they run (in a split file,
+    // in any process's instance).
+    long k = o.correlation_id == 0 || !f.any_launch ? SpanAt(file, o.start_ns, UINT32_MAX)
                                                      : f.SpanOfLaunch(o.correlation_id);
     if (k < 0 && o.correlation_id != 0 && !f.unlaunched.empty() && f.Unlaunched(o.correlation_id))
-      k = FindSpan(f.cpu, o.start_ns, &f.cpu_hint);
+      k = SpanAt(file, o.start_ns, UINT32_MAX);
     if (k >= 0) gpu_end[k] = std::max(gpu_end[k], SafeEnd(o.start_ns, o.end_ns));
   }
 }

@@ -90,7 +90,9 @@ Status RunPass(const StreamedTrace& t, size_t file, WindowResolver* r, Pass pass
   }
   // Passes 2 and 3 read the calls' and operations' times, correlation ids
   // and (calls) names only, as columns.
-  p.set_fields(pass == Pass::kRanges ? WireFields::kReports : WireFields::kTimes);
+  // A split merged file's calls as records: their threads say whose they are.
+  const bool records = pass == Pass::kRanges || (pass == Pass::kCalls && r->split(file));
+  p.set_fields(records ? WireFields::kReports : WireFields::kTimes);
   p.set_kinds(kinds);
   ResolverSink sink(r, file, &names, starts);
   sink.calls_ = pass == Pass::kCalls;

@@ -218,9 +218,10 @@ std::string WriteSteps(const std::string& path, int64_t pid, int64_t realtime = 
 
 // Two processes' steps at the same times, merged: their correlation ids
 // interleave in time (rank 1's are 5 to 8). A region over the last step of
-// each (--skip-first 6 of the merged file's 8 instances) holds two
-// launches. A span kept as one correlation range [4, 8] held rank 1's
-// earlier launches 5 to 7 too: 5 kernels, the bug the bands fix.
+// each (--skip-first 3 of each process's 4 instances: it counts per
+// process) holds two launches. A span kept as one correlation range [4, 8]
+// held rank 1's earlier launches 5 to 7 too: 5 kernels, the bug the bands
+// fix.
 TEST_F(MergeTest, ARegionOfAMergedTraceCountsEachRunsOwnLaunches) {
   std::vector<TraceData> traces = Load({WriteSteps(dir_ + "/a.trace", 100),
                                         WriteSteps(dir_ + "/b.trace", 200)});
@@ -236,7 +237,7 @@ TEST_F(MergeTest, ARegionOfAMergedTraceCountsEachRunsOwnLaunches) {
   EXPECT_EQ(m->header.correlation_bases(1), 4u);
   analysis::RegionSpec spec;
   analysis::SetRange("step", &spec);
-  spec.skip_first = 6;
+  spec.skip_first = 3;
   const TraceData* one[] = {&*m};
   auto window = analysis::ResolveWindow(TraceSet(one), spec);
   ASSERT_TRUE(window.ok()) << window.status().message();
@@ -285,6 +286,46 @@ TEST_F(MergeTest, ARegionOfAMergedTraceCountsEachRunsOwnLaunches) {
   auto old_window = analysis::ResolveWindow(TraceSet(old_one), spec);
   ASSERT_TRUE(old_window.ok()) << old_window.status().message();
   EXPECT_TRUE(old_window->unbanded_merge);
+}
+
+// Two processes whose steps do not line up: b's run 900 ns after a's, so
+// b's step 3 launch (at 4000) falls in a's step 4 [4000, 4800). The last
+// step of each (--skip-first 3, per process) holds a's and b's step-4
+// launches only: 2 kernels. Kept as one list of the file's instances, b's
+// step-3 launch counted in a's step (3), and --skip-first 3 over the file's
+// 8 instances chose 5 of them.
+TEST_F(MergeTest, ARegionOfAMergedTraceKeepsEachProcessToItsOwnSteps) {
+  std::vector<TraceData> traces = Load({WriteSteps(dir_ + "/a.trace", 100),
+                                        WriteSteps(dir_ + "/b.trace", 200, kRealtime0 + 900)});
+  ASSERT_EQ(traces.size(), 2u);
+  std::vector<const TraceData*> set = {&traces[0], &traces[1]};
+  auto placed = PlaceTraces(set);
+  ASSERT_TRUE(placed.ok()) << placed.status().message();
+  std::string bytes;
+  auto m = WrittenAndRead(MergePlacedTraces(*placed), &bytes);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  analysis::RegionSpec spec;
+  analysis::SetRange("step", &spec);
+  spec.skip_first = 3;
+  const TraceData* one[] = {&*m};
+  auto window = analysis::ResolveWindow(TraceSet(one), spec);
+  ASSERT_TRUE(window.ok()) << window.status().message();
+  EXPECT_EQ(window->chosen, 2u);
+  EXPECT_EQ(window->instances, 8u);
+  EXPECT_TRUE(window->split_processes);
+  auto engine = analysis::EngineOver(TraceSet(one), {.kernels = true}, {},
+                                     std::make_shared<const analysis::Window>(*window));
+  EXPECT_EQ(engine->Kernels({}).kernel_count, 2u);
+  auto streamed = analysis::StreamedTrace::FromBytes(bytes, "merged.trace");
+  ASSERT_TRUE(streamed.ok()) << streamed.status().message();
+  analysis::StreamedTrace* streams[] = {streamed->get()};
+  auto w2 = analysis::ResolveStreamedWindow(streams, spec);
+  ASSERT_TRUE(w2.ok()) << w2.status().message();
+  EXPECT_EQ(w2->chosen, 2u);
+  auto e2 = analysis::StreamTraces(streams, {.kernels = true}, {}, nullptr,
+                                   std::make_shared<const analysis::Window>(*w2));
+  ASSERT_TRUE(e2.ok()) << e2.status().message();
+  EXPECT_EQ((*e2)->Kernels({}).kernel_count, 2u);
 }
 
 // Two inputs with the same host and pid, no run id to make them chunks of
