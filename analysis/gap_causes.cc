@@ -1,6 +1,7 @@
 // Gap causes: see gap_causes.h.
 #include "analysis/gap_causes.h"
 
+#include <string>
 #include <string_view>
 
 namespace cutrace::analysis {
@@ -23,6 +24,9 @@ ApiRole ClassifyApiName(std::string_view name) {
   // Names carry suffixes (_v2, _ptsz, _ptds) and come from CUPTI or from
   // imported Kineto traces, so match on the stable part of the name.
   auto starts = [&](std::string_view prefix) { return name.substr(0, prefix.size()) == prefix; };
+  // HIP's calls as torch.profiler records them on ROCm (hipLaunchKernel,
+  // hipMemcpyWithStream, hipDeviceSynchronize): the CUDA call's role.
+  if (starts("hip")) return ClassifyApiName("cuda" + std::string(name.substr(3)));
   auto has = [&](std::string_view part) { return name.find(part) != std::string_view::npos; };
   if (starts("cudaDeviceSynchronize") || starts("cudaStreamSynchronize") ||
       starts("cudaThreadSynchronize") || starts("cuCtxSynchronize") ||

@@ -178,6 +178,13 @@ TEST(GapsTest, ApiNamesAreClassified) {
   expect_role(ApiRole::kEventWait, {"cudaEventSynchronize", "cuStreamWaitEvent"});
   expect_role(ApiRole::kLaunch, {"cudaLaunchKernel", "cuLaunchKernel", "cudaGraphLaunch",
                                  "cudaMemcpyAsync", "cuMemsetD32Async"});
+  // HIP's, as torch.profiler on ROCm records them: all idle was "unknown".
+  expect_role(ApiRole::kLaunch, {"hipLaunchKernel", "hipExtLaunchKernel", "hipMemcpyAsync",
+                                 "hipGraphLaunch"});
+  expect_role(ApiRole::kHostSync, {"hipDeviceSynchronize", "hipStreamSynchronize"});
+  expect_role(ApiRole::kEventWait, {"hipEventSynchronize", "hipStreamWaitEvent"});
+  expect_role(ApiRole::kSyncCopy, {"hipMemcpyWithStream", "hipMemcpy"});
+  expect_role(ApiRole::kOther, {"hipGetDevice", "hip"});
   // Copies and memsets without "Async" launch work and wait for it.
   expect_role(ApiRole::kSyncCopy, {"cudaMemcpy", "cuMemcpyHtoD_v2", "cudaMemset"});
   expect_role(ApiRole::kOther, {"cudaMalloc", "cudaEventRecord"});
