@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -46,7 +47,7 @@ int64_t StreamNumber(uint32_t stream) {
 struct GpuOp {
   uint64_t start = 0;
   uint32_t device = 0;
-  uint32_t stream = 0;
+  int64_t tid = 0;  // its row (ChromeExporter::StreamTid())
 };
 
 class ChromeExporter {
@@ -71,6 +72,13 @@ class ChromeExporter {
   Status Flows(size_t file);
 
   int64_t Pid(size_t file, uint64_t tid) const { return pids_[processes_.Of(file, tid)]; }
+  // The row (tid) of a GPU operation on its device: its stream, or, where
+  // several processes ran work on the device, its process's lane with it
+  // (HostProcesses::Lane()): stream ids are each process's own.
+  int64_t StreamTid(size_t file, uint32_t device, uint32_t stream, uint64_t correlation) const {
+    const uint32_t lane = processes_.Lane(file, device, correlation);
+    return lane == 0 ? StreamNumber(stream) : (int64_t{lane} << 32) | stream;
+  }
 
   TraceSet traces_;
   BufferedSink out_;
@@ -150,7 +158,7 @@ void ChromeExporter::Preamble() {
 
 void ChromeExporter::Metadata() {
   std::set<uint32_t> devices, sync_devices;
-  std::set<std::pair<uint32_t, uint32_t>> streams;  // (device, stream)
+  std::set<std::tuple<uint32_t, int64_t, uint32_t>> streams;  // (device, tid, stream)
   std::map<uint32_t, std::string> device_rank;
   // Host processes, sorted by rank (else in order), above the GPUs.
   for (size_t i = 0; i < processes_.all().size(); ++i) {
@@ -162,25 +170,28 @@ void ChromeExporter::Metadata() {
     const TraceData& t = *traces_[f];
     std::set<uint64_t> threads;
     for (const ApiRecord& a : t.records.api_calls) threads.insert(a.thread_id);
+    auto row = [&](uint32_t device, uint32_t stream, uint64_t correlation) {
+      streams.insert({device, StreamTid(f, device, stream, correlation), stream});
+    };
     for (const RangeRecord& r : t.records.ranges)
       if (r.kind == RangeKind::kGpu)
-        streams.insert({r.device_id, static_cast<uint32_t>(r.thread_id)});
+        row(r.device_id, static_cast<uint32_t>(r.thread_id), 0);
       else
         threads.insert(r.thread_id);
     for (uint64_t tid : threads)
       Meta("thread_name", Pid(f, tid), static_cast<int64_t>(tid), "name",
            fmt::format("thread {}", tid));
-    for (const KernelRecord& k : t.records.kernels) streams.insert({k.device_id, k.stream_id});
-    for (const MemcpyRecord& m : t.records.memcpys) streams.insert({m.device_id, m.stream_id});
-    for (const MemsetRecord& m : t.records.memsets) streams.insert({m.device_id, m.stream_id});
+    for (const KernelRecord& k : t.records.kernels) row(k.device_id, k.stream_id, k.correlation_id);
+    for (const MemcpyRecord& m : t.records.memcpys) row(m.device_id, m.stream_id, m.correlation_id);
+    for (const MemsetRecord& m : t.records.memsets) row(m.device_id, m.stream_id, m.correlation_id);
     for (const SyncRecord& s : t.records.syncs) sync_devices.insert(s.device_id);
     for (const DeviceInfo& d : t.devices) devices.insert(d.id);
     // With several processes, each GPU says whose it is.
     if (processes_.all().size() > 1)
       for (const auto& key : streams)
-        device_rank.emplace(key.first, processes_.DeviceRank(f, key.first));
+        device_rank.emplace(std::get<0>(key), processes_.DeviceRank(f, std::get<0>(key)));
   }
-  for (const auto& key : streams) devices.insert(key.first);
+  for (const auto& key : streams) devices.insert(std::get<0>(key));
   devices.insert(sync_devices.begin(), sync_devices.end());
   std::map<uint32_t, std::string> names;
   for (const TraceData* t : traces_)
@@ -194,9 +205,13 @@ void ChromeExporter::Metadata() {
     Meta("process_sort_index", d, 0, "sort_index", std::to_string(kFirstSyntheticPid + d), true);
     if (sync_devices.count(d)) Meta("thread_name", d, kSyncTid, "name", "synchronization");
   }
-  for (const auto& key : streams)
-    Meta("thread_name", key.first, StreamNumber(key.second), "name",
-         fmt::format("stream {}", StreamNumber(key.second)));
+  for (const auto& [device, tid, stream] : streams) {
+    // A device several processes ran work on: each row says whose.
+    const uint32_t lane = tid > 0 ? static_cast<uint32_t>(tid >> 32) : 0;
+    const std::string whose = lane > 0 ? " (" + processes_.LaneName(lane) + ")" : "";
+    Meta("thread_name", device, tid, "name",
+         fmt::format("stream {}{}", StreamNumber(stream), whose));
+  }
 }
 
 Status ChromeExporter::Events(size_t file) {
@@ -212,8 +227,8 @@ Status ChromeExporter::Events(size_t file) {
       fmt::format_to(std::back_inserter(b()), R"(,"graph id":{},"graph node id":{})", graph, node);
   };
   for (const KernelRecord& k : r.kernels) {
-    Open("kernel", t.strings.Display(k.name_id), k.device_id, StreamNumber(k.stream_id),
-         k.start_ns, k.end_ns);
+    Open("kernel", t.strings.Display(k.name_id), k.device_id,
+         StreamTid(file, k.device_id, k.stream_id, k.correlation_id), k.start_ns, k.end_ns);
     gpu_args(k.device_id, k.stream_id, k.context_id, k.correlation_id);
     fmt::format_to(std::back_inserter(b()),
                    R"(,"registers per thread":{},"shared memory":{},"grid":[{},{},{}],)"
@@ -226,8 +241,8 @@ Status ChromeExporter::Events(size_t file) {
     ++counts_.kernels;
   }
   for (const MemcpyRecord& m : r.memcpys) {
-    Open("gpu_memcpy", MemcpyName(m), m.device_id, StreamNumber(m.stream_id), m.start_ns,
-         m.end_ns);
+    Open("gpu_memcpy", MemcpyName(m), m.device_id,
+         StreamTid(file, m.device_id, m.stream_id, m.correlation_id), m.start_ns, m.end_ns);
     gpu_args(m.device_id, m.stream_id, m.context_id, m.correlation_id);
     uint64_t ns = m.end_ns > m.start_ns ? m.end_ns - m.start_ns : 0;
     fmt::format_to(std::back_inserter(b()), R"j(,"bytes":{},"memory bandwidth (GB/s)":{:.6g})j",
@@ -240,8 +255,8 @@ Status ChromeExporter::Events(size_t file) {
     ++counts_.memcpys;
   }
   for (const MemsetRecord& m : r.memsets) {
-    Open("gpu_memset", MemsetName(m.memory_kind), m.device_id, StreamNumber(m.stream_id),
-         m.start_ns, m.end_ns);
+    Open("gpu_memset", MemsetName(m.memory_kind), m.device_id,
+         StreamTid(file, m.device_id, m.stream_id, m.correlation_id), m.start_ns, m.end_ns);
     gpu_args(m.device_id, m.stream_id, m.context_id, m.correlation_id);
     fmt::format_to(std::back_inserter(b()), R"(,"bytes":{},"value":{})", m.bytes, m.value);
     graph_args(m.graph_id, m.graph_node_id);
@@ -275,7 +290,7 @@ Status ChromeExporter::Events(size_t file) {
       // GPU work (its kernel breakdown counted the steps' annotations as
       // compute, 32 times the kernels' time).
       Open("gpu_user_annotation", t.strings.Display(g.name_id), g.device_id,
-           StreamNumber(stream), g.start_ns, g.end_ns);
+           StreamTid(file, g.device_id, stream, 0), g.start_ns, g.end_ns);
     } else {
       Open("user_annotation", t.strings.Display(g.name_id), Pid(file, g.thread_id),
            static_cast<int64_t>(g.thread_id), g.start_ns, g.end_ns);
@@ -297,8 +312,9 @@ Status ChromeExporter::Flows(size_t file) {
   std::unordered_map<uint64_t, GpuOp> work;
   auto note = [&](uint64_t correlation, uint64_t start, uint32_t device, uint32_t stream) {
     if (correlation == 0) return;
-    auto [it, added] = work.try_emplace(correlation, GpuOp{start, device, stream});
-    if (!added && start < it->second.start) it->second = {start, device, stream};
+    const GpuOp op{start, device, StreamTid(file, device, stream, correlation)};
+    auto [it, added] = work.try_emplace(correlation, op);
+    if (!added && start < it->second.start) it->second = op;
   };
   for (const KernelRecord& k : r.kernels) note(k.correlation_id, k.start_ns, k.device_id, k.stream_id);
   for (const MemcpyRecord& m : r.memcpys) note(m.correlation_id, m.start_ns, m.device_id, m.stream_id);
@@ -319,7 +335,7 @@ Status ChromeExporter::Flows(size_t file) {
     fmt::format_to(std::back_inserter(o),
                    "}},\n{{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":{},"
                    "\"pid\":{},\"tid\":{},\"ts\":",
-                   a.correlation_id, op.device, StreamNumber(op.stream));
+                   a.correlation_id, op.device, op.tid);
     AppendMicros(o, Rel(op.start));
     o += "}";
     ++counts_.flows;

@@ -54,6 +54,24 @@ HostProcesses::HostProcesses(analysis::TraceSet traces) {
       processes_.push_back(ProcessOf(f, m));
     }
   }
+  // Which processes ran work on each device.
+  launch_process_.resize(traces.size());
+  std::map<uint32_t, std::set<size_t>> owners;
+  for (size_t f = 0; f < traces.size(); ++f) {
+    const RecordBatch& r = traces[f]->records;
+    if (traces[f]->header.processes_size() >= 2)
+      for (const ApiRecord& a : r.api_calls)
+        if (a.correlation_id) launch_process_[f].emplace(a.correlation_id, Of(f, a.thread_id));
+    auto see = [&](const auto& ops) {
+      for (const auto& o : ops)
+        owners[o.device_id].insert(OpProcess(f, o.device_id, o.correlation_id));
+    };
+    see(r.kernels);
+    see(r.memcpys);
+    see(r.memsets);
+  }
+  for (const auto& [device, who] : owners)
+    if (who.size() > 1) shared_devices_.insert(device);
   for (size_t i = 0; i < processes_.size(); ++i) {
     int64_t rank = 0;
     processes_[i].sort_index = RankNumber(processes_[i].rank, &rank) ? rank
@@ -64,6 +82,25 @@ HostProcesses::HostProcesses(analysis::TraceSet traces) {
 size_t HostProcesses::Of(size_t file, uint64_t tid) const {
   auto it = by_thread_.find({file, tid});
   return it != by_thread_.end() ? it->second : first_of_file_[file];
+}
+
+size_t HostProcesses::OpProcess(size_t file, uint32_t device, uint64_t correlation) const {
+  const std::unordered_map<uint64_t, size_t>& launches = launch_process_[file];
+  if (!launches.empty() && correlation != 0)
+    if (auto it = launches.find(correlation); it != launches.end()) return it->second;
+  auto it = by_device_.find({file, device});
+  return it != by_device_.end() ? it->second : first_of_file_[file];
+}
+
+uint32_t HostProcesses::Lane(size_t file, uint32_t device, uint64_t correlation) const {
+  if (!shared_devices_.count(device)) return 0;
+  return static_cast<uint32_t>(OpProcess(file, device, correlation) + 1);
+}
+
+std::string HostProcesses::LaneName(uint32_t lane) const {
+  if (lane == 0 || lane > processes_.size()) return "";
+  const HostProcess& p = processes_[lane - 1];
+  return p.rank.empty() ? fmt::format("pid {}", p.pid) : "rank " + p.rank;
 }
 
 const std::string& HostProcesses::DeviceRank(size_t file, uint32_t device) const {

@@ -8,7 +8,9 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -35,12 +37,25 @@ class HostProcesses {
   size_t Of(size_t file, uint64_t tid) const;
   // The rank of the process owning device `device` of `file` ("" if none).
   const std::string& DeviceRank(size_t file, uint32_t device) const;
+  // Where a GPU operation of `file` on `device` goes among the device's
+  // rows: 0 where one process alone ran work on the device, else 1 + the
+  // index in all() of the operation's process (its launch call's thread's,
+  // or the device's owner without one), so that two processes on one GPU
+  // (the same UUID: one device id) keep their streams apart. Stream ids are
+  // each process's own.
+  uint32_t Lane(size_t file, uint32_t device, uint64_t correlation) const;
+  // "rank R" or "pid P": which process a lane is, for row names.
+  std::string LaneName(uint32_t lane) const;
 
  private:
   std::vector<HostProcess> processes_;
   std::vector<size_t> first_of_file_;
   std::map<std::pair<size_t, uint64_t>, size_t> by_thread_;
   std::map<std::pair<size_t, uint32_t>, size_t> by_device_;
+  size_t OpProcess(size_t file, uint32_t device, uint64_t correlation) const;
+  // Merged files: the process of each launch, by correlation id.
+  std::vector<std::unordered_map<uint64_t, size_t>> launch_process_;
+  std::set<uint32_t> shared_devices_;  // devices that several processes ran work on
 };
 
 }  // namespace cutrace::interop

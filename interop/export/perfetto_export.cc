@@ -71,6 +71,12 @@ class PerfettoExporter {
   uint64_t ChildTrack(std::map<std::pair<uint32_t, uint64_t>, uint64_t>& tracks, uint32_t device,
                       uint64_t key, std::string name);
   uint64_t ThreadTrack(size_t file, uint64_t tid);
+  // A GPU operation's stream track key: its stream, and where several
+  // processes ran work on the device, its process's lane (HostProcesses::
+  // Lane()) above it: stream ids are each process's own.
+  uint64_t StreamKey(size_t file, uint32_t device, uint32_t stream, uint64_t correlation) const {
+    return (uint64_t{processes_.Lane(file, device, correlation)} << 32) | stream;
+  }
   void PlanTracks();
   void PlanPoints();
   void PlanFlows(size_t file);
@@ -232,8 +238,11 @@ void PerfettoExporter::PlanPoints() {
     auto on_streams = [&](Kind kind, const auto& records) {
       for (uint32_t i = 0; i < records.size(); ++i) {
         add(f, kind, i, records[i].start_ns, records[i].end_ns);
-        ChildTrack(stream_tracks_, records[i].device_id, records[i].stream_id,
-                   StreamName("stream", records[i].stream_id));
+        const uint64_t key =
+            StreamKey(f, records[i].device_id, records[i].stream_id, records[i].correlation_id);
+        std::string name = StreamName("stream", records[i].stream_id);
+        if (key >> 32) name += " (" + processes_.LaneName(static_cast<uint32_t>(key >> 32)) + ")";
+        ChildTrack(stream_tracks_, records[i].device_id, key, std::move(name));
       }
     };
     on_streams(Kind::kKernel, r.kernels);
@@ -325,7 +334,8 @@ uint64_t PerfettoExporter::Track(const Point& p, std::string* name, const char**
       args->push_back(
           UintArg("shared memory", uint64_t{k.static_shared_bytes} + k.dynamic_shared_bytes));
       if (k.graph_id) args->push_back(UintArg("graph id", k.graph_id));
-      return stream_tracks_.at({k.device_id, k.stream_id});
+      return stream_tracks_.at(
+          {k.device_id, StreamKey(p.file, k.device_id, k.stream_id, k.correlation_id)});
     }
     case Kind::kMemcpy: {
       const MemcpyRecord& m = r.memcpys[p.index];
@@ -333,7 +343,8 @@ uint64_t PerfettoExporter::Track(const Point& p, std::string* name, const char**
       *category = "gpu_memcpy";
       gpu(m.device_id, m.stream_id, m.correlation_id);
       args->push_back(UintArg("bytes", m.bytes));
-      return stream_tracks_.at({m.device_id, m.stream_id});
+      return stream_tracks_.at(
+          {m.device_id, StreamKey(p.file, m.device_id, m.stream_id, m.correlation_id)});
     }
     case Kind::kMemset: {
       const MemsetRecord& m = r.memsets[p.index];
@@ -341,7 +352,8 @@ uint64_t PerfettoExporter::Track(const Point& p, std::string* name, const char**
       *category = "gpu_memset";
       gpu(m.device_id, m.stream_id, m.correlation_id);
       args->push_back(UintArg("bytes", m.bytes));
-      return stream_tracks_.at({m.device_id, m.stream_id});
+      return stream_tracks_.at(
+          {m.device_id, StreamKey(p.file, m.device_id, m.stream_id, m.correlation_id)});
     }
     case Kind::kSync: {
       const SyncRecord& s = r.syncs[p.index];

@@ -308,6 +308,43 @@ TEST(ChromeExportTest, ImporterKeepsForeignTimesAsWritten) {
   EXPECT_FALSE(absurd.ok());
 }
 
+// Two processes of a merged trace on one GPU (one device id: the same
+// UUID), each with its stream 7: each process's kernels on a row of its own,
+// named with its pid, the flows ending on those rows. Folded into one
+// "stream 7" row, the two processes' overlapping kernels drew as nested.
+TEST(ChromeExportTest, ProcessesSharingAGpuKeepTheirStreamsApart) {
+  TraceBuilder t("merged.trace");
+  for (uint64_t p : {1, 2}) {
+    proto::MergedProcess* m = t.data().header.add_processes();
+    m->set_pid(static_cast<int64_t>(800 + p));
+    m->add_thread_ids(p);
+    m->add_device_ids(0);
+    t.Api("cudaLaunchKernel", 100 * p, 100 * p + 5, p, p);
+    t.Kernel(p == 1 ? "a" : "b", 300, 400 + 50 * p, 0, 7, p);
+  }
+  const json j = json::parse(ExportAny(*t.get()));
+  std::map<std::string, int64_t> tid_of;
+  std::map<int64_t, std::string> row_name;
+  std::map<uint64_t, int64_t> flow_end_tid;
+  for (const json& e : j["traceEvents"]) {
+    if (e["ph"] == "X" && e["cat"] == "kernel") tid_of[e["name"]] = e["tid"];
+    if (e["ph"] == "M" && e["name"] == "thread_name" && e["pid"] == 0)
+      row_name[e["tid"]] = e["args"]["name"];
+    if (e["ph"] == "f") flow_end_tid[e["id"]] = e["tid"];
+  }
+  ASSERT_EQ(tid_of.size(), 2u);
+  EXPECT_NE(tid_of["a"], tid_of["b"]);
+  EXPECT_EQ(row_name[tid_of["a"]], "stream 7 (pid 801)");
+  EXPECT_EQ(row_name[tid_of["b"]], "stream 7 (pid 802)");
+  EXPECT_EQ(flow_end_tid[1], tid_of["a"]);
+  EXPECT_EQ(flow_end_tid[2], tid_of["b"]);
+  // One process on the GPU: the row is the stream, as Kineto's.
+  TraceBuilder one = MakeTrace();
+  const json k = json::parse(ExportAny(*one.get()));
+  for (const json& e : k["traceEvents"])
+    if (e["ph"] == "X" && e["cat"] == "kernel") EXPECT_EQ(e["tid"], e["args"]["stream"]);
+}
+
 TEST(CsvExportTest, OneTablePerKindWithHeadersAndQuotedNames) {
   TraceBuilder t = MakeTrace();
   std::array<std::string, kCsvTables> text;

@@ -401,6 +401,35 @@ TEST(PerfettoExportTest, MergedRanksStayTwoProcesses) {
   EXPECT_EQ(sort_by_name.count("rank 1 GPU 1"), 1u);
 }
 
+// Two processes of a merged trace on one GPU (one device id), each with its
+// stream 7 and overlapping kernels: a track per process's stream, each with
+// its own kernel at its own times. On one track, a slice end closed the
+// other process's kernel (durations 563,919 and 263,919 for 413,919).
+TEST(PerfettoExportTest, ProcessesSharingAGpuKeepTheirStreamsApart) {
+  TraceBuilder t("merged.trace");
+  for (uint64_t p : {1, 2}) {
+    proto::MergedProcess* m = t.data().header.add_processes();
+    m->set_pid(static_cast<int64_t>(800 + p));
+    m->add_thread_ids(p);
+    m->add_device_ids(0);
+    t.Api("cudaLaunchKernel", 100 * p, 100 * p + 5, p, p);
+    t.Kernel(p == 1 ? "a" : "b", 300 + 100 * p, 1000 + 100 * p, 0, 7, p);  // overlapping
+  }
+  const TraceData* one[] = {t.get()};
+  std::string out;
+  StringSink sink(&out);
+  ASSERT_TRUE(ExportPerfettoTrace(TraceSet(one), &sink).ok());
+  Decoded d = Decode(out);
+  const uint64_t a = FindTrack(d, "stream 7 (pid 801)"), b = FindTrack(d, "stream 7 (pid 802)");
+  ASSERT_NE(a, b);
+  ASSERT_EQ(d.slices[a].size(), 1u);
+  ASSERT_EQ(d.slices[b].size(), 1u);
+  EXPECT_EQ(d.slices[a][0].name, "a");
+  EXPECT_EQ(d.slices[a][0].end - d.slices[a][0].start, 700u);
+  EXPECT_EQ(d.slices[b][0].name, "b");
+  EXPECT_EQ(d.slices[b][0].end - d.slices[b][0].start, 700u);
+}
+
 // A 38-hour skew is refused; ranges 10 s apart only warned about.
 TEST(PerfettoExportTest, MergeRefusesTracesHoursApart) {
   TraceBuilder a("a.trace"), b("b.trace");
