@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "interop/export/host_processes.h"
+#include "interop/export/rows.h"
 #include "interop/kineto/kineto_names.h"
 
 namespace cutrace::interop {
@@ -76,9 +77,13 @@ class ChromeExporter {
   // several processes ran work on the device, its process's lane with it
   // (HostProcesses::Lane()): stream ids are each process's own.
   int64_t StreamTid(size_t file, uint32_t device, uint32_t stream, uint64_t correlation) const {
-    const uint32_t lane = processes_.Lane(file, device, correlation);
-    return lane == 0 ? StreamNumber(stream) : (int64_t{lane} << 32) | stream;
+    const uint64_t key = processes_.StreamKey(file, device, stream, correlation);
+    return key >> 32 == 0 ? StreamNumber(stream) : static_cast<int64_t>(key);
   }
+
+  // The rows of syncs (per device) and NVTX start/end ranges (per process),
+  // which may overlap (rows.h).
+  OverlapRows rows_;
 
   TraceSet traces_;
   BufferedSink out_;
@@ -203,8 +208,13 @@ void ChromeExporter::Metadata() {
     Meta("process_name", d, 0, "name", name);
     // GPUs below the host processes, in device order, as Kineto sorts them.
     Meta("process_sort_index", d, 0, "sort_index", std::to_string(kFirstSyntheticPid + d), true);
-    if (sync_devices.count(d)) Meta("thread_name", d, kSyncTid, "name", "synchronization");
+    for (uint32_t row = 0; row < rows_.syncs[d]; ++row)
+      Meta("thread_name", d, kSyncTid - row, "name", RowName("synchronization", row));
   }
+  for (const auto& [process, rows] : rows_.start_ends)
+    for (uint32_t row = 0; row < rows; ++row)
+      Meta("thread_name", pids_[process], kStartEndTid - row, "name",
+           RowName("NVTX start/end", row));
   for (const auto& [device, tid, stream] : streams) {
     // A device several processes ran work on: each row says whose.
     const uint32_t lane = tid > 0 ? static_cast<uint32_t>(tid >> 32) : 0;
@@ -263,8 +273,10 @@ Status ChromeExporter::Events(size_t file) {
     if (Status s = Close(); !s.ok()) return s;
     ++counts_.memsets;
   }
-  for (const SyncRecord& s : r.syncs) {
-    Open("cuda_sync", SyncName(s.kind), s.device_id, kSyncTid, s.start_ns, s.end_ns);
+  for (size_t i = 0; i < r.syncs.size(); ++i) {
+    const SyncRecord& s = r.syncs[i];
+    Open("cuda_sync", SyncName(s.kind), s.device_id, kSyncTid - rows_.sync_row[file][i], s.start_ns,
+         s.end_ns);
     gpu_args(s.device_id, s.stream_id, s.context_id, s.correlation_id);
     if (s.event_id) fmt::format_to(std::back_inserter(b()), R"(,"wait_on_cuda_event_id":{})",
                                    s.event_id);
@@ -282,8 +294,18 @@ Status ChromeExporter::Events(size_t file) {
     if (Status s = Close(); !s.ok()) return s;
     ++counts_.api_calls;
   }
-  for (const RangeRecord& g : r.ranges) {
-    if (g.kind == RangeKind::kGpu) {
+  for (size_t i = 0; i < r.ranges.size(); ++i) {
+    const RangeRecord& g = r.ranges[i];
+    if (g.kind == RangeKind::kStartEnd) {
+      // Not a stack: rows of their own, where none overlaps another.
+      Open("user_annotation", t.strings.Display(g.name_id), Pid(file, g.thread_id),
+           kStartEndTid - rows_.start_end_row[file][i], g.start_ns, g.end_ns);
+      fmt::format_to(std::back_inserter(b()), R"("thread":{})", g.thread_id);
+      if (g.domain_id) {
+        b() += R"(,"domain":)";
+        AppendString(b(), analysis::DomainName(t, g.domain_id));
+      }
+    } else if (g.kind == RangeKind::kGpu) {
       uint32_t stream = static_cast<uint32_t>(g.thread_id);
       // Placed by pid and tid alone, as Kineto writes them: tools such as
       // Holistic Trace Analysis take any event with a "stream" argument for
@@ -376,6 +398,7 @@ Status ChromeExporter::Run() {
     pids_.push_back(pid);
   }
 
+  rows_ = PlanOverlapRows(traces_, processes_);
   Preamble();
   Metadata();
   for (size_t f = 0; f < traces_.size(); ++f) {

@@ -8,8 +8,8 @@
 //       "registers per thread", "shared memory" (static + dynamic), graph ids;
 //       copies and memsets "bytes"; names as Kineto spells them
 //       ("Memcpy HtoD (Pageable -> Device)", "Memset (Device)", "Stream Sync").
-//       Syncs have no stream of their own to sit on, so they share one row per
-//       device, tid kSyncTid.
+//       Syncs have no stream of their own to sit on, so they share rows per
+//       device, tid kSyncTid (and below it where they overlap).
 //   cat "cuda_runtime", "cuda_driver", "user_annotation"
 //       on pid = the traced process, tid = the thread; API calls carry
 //       correlation and cbid, NVTX ranges their domain (when not the default).
@@ -41,7 +41,11 @@ namespace cutrace::interop {
 
 using analysis::TraceSet;
 
+// Syncs: rows kSyncTid, kSyncTid - 1, ... of their device where they
+// overlap (rows.h); NVTX start/end ranges: rows kStartEndTid, - 1, ... of
+// their process (not a stack: one may end inside another), arg "thread".
 inline constexpr int64_t kSyncTid = 2147483647;
+inline constexpr int64_t kStartEndTid = kSyncTid - 1024;
 inline constexpr int64_t kFirstSyntheticPid = int64_t{1} << 30;
 
 StatusOr<ExportCounts> ExportChromeTrace(TraceSet traces, ByteSink* sink);

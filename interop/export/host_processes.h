@@ -44,6 +44,10 @@ class HostProcesses {
   // (the same UUID: one device id) keep their streams apart. Stream ids are
   // each process's own.
   uint32_t Lane(size_t file, uint32_t device, uint64_t correlation) const;
+  // A GPU operation's row key on its device: (Lane() << 32) | stream.
+  uint64_t StreamKey(size_t file, uint32_t device, uint32_t stream, uint64_t correlation) const {
+    return (uint64_t{Lane(file, device, correlation)} << 32) | stream;
+  }
   // "rank R" or "pid P": which process a lane is, for row names.
   std::string LaneName(uint32_t lane) const;
 

@@ -10,6 +10,7 @@
 #include "interop/export/host_processes.h"
 #include "interop/export/perfetto_fields.h"
 #include "interop/export/perfetto_packets.h"
+#include "interop/export/rows.h"
 #include "interop/kineto/kineto_names.h"
 
 namespace cutrace::interop {
@@ -71,12 +72,6 @@ class PerfettoExporter {
   uint64_t ChildTrack(std::map<std::pair<uint32_t, uint64_t>, uint64_t>& tracks, uint32_t device,
                       uint64_t key, std::string name);
   uint64_t ThreadTrack(size_t file, uint64_t tid);
-  // A GPU operation's stream track key: its stream, and where several
-  // processes ran work on the device, its process's lane (HostProcesses::
-  // Lane()) above it: stream ids are each process's own.
-  uint64_t StreamKey(size_t file, uint32_t device, uint32_t stream, uint64_t correlation) const {
-    return (uint64_t{processes_.Lane(file, device, correlation)} << 32) | stream;
-  }
   void PlanTracks();
   void PlanPoints();
   void PlanFlows(size_t file);
@@ -94,7 +89,10 @@ class PerfettoExporter {
   HostProcesses processes_;
   std::vector<int64_t> pids_;            // per host process
   std::vector<uint64_t> process_tracks_;  // per host process
-  std::vector<uint64_t> start_end_tracks_;  // 0 until a file needs one
+  // NVTX start/end ranges: a track per (process, row), rows where they
+  // overlap (rows.h), as syncs on their device's tracks.
+  std::map<std::pair<size_t, uint32_t>, uint64_t> start_end_tracks_;
+  OverlapRows rows_;
   std::map<std::pair<size_t, uint64_t>, uint64_t> thread_tracks_;
   std::map<uint32_t, uint64_t> device_tracks_;
   std::map<std::pair<uint32_t, uint64_t>, uint64_t> stream_tracks_, annotation_tracks_,
@@ -179,7 +177,7 @@ void PerfettoExporter::PlanTracks() {
     d.cmdline = p.command_line;
     process_tracks_.push_back(NewTrack(std::move(d)));
   }
-  start_end_tracks_.assign(traces_.size(), 0);
+  rows_ = PlanOverlapRows(traces_, processes_);
   // Devices in id order, so the UI lists GPU 0 first.
   std::vector<uint32_t> devices;
   for (const TraceData* t : traces_) {
@@ -237,12 +235,12 @@ void PerfettoExporter::PlanPoints() {
     // Kernels, copies and memsets: on their device's stream tracks.
     auto on_streams = [&](Kind kind, const auto& records) {
       for (uint32_t i = 0; i < records.size(); ++i) {
-        add(f, kind, i, records[i].start_ns, records[i].end_ns);
-        const uint64_t key =
-            StreamKey(f, records[i].device_id, records[i].stream_id, records[i].correlation_id);
-        std::string name = StreamName("stream", records[i].stream_id);
+        const auto& x = records[i];
+        add(f, kind, i, x.start_ns, x.end_ns);
+        const uint64_t key = processes_.StreamKey(f, x.device_id, x.stream_id, x.correlation_id);
+        std::string name = StreamName("stream", x.stream_id);
         if (key >> 32) name += " (" + processes_.LaneName(static_cast<uint32_t>(key >> 32)) + ")";
-        ChildTrack(stream_tracks_, records[i].device_id, key, std::move(name));
+        ChildTrack(stream_tracks_, x.device_id, key, std::move(name));
       }
     };
     on_streams(Kind::kKernel, r.kernels);
@@ -250,7 +248,8 @@ void PerfettoExporter::PlanPoints() {
     on_streams(Kind::kMemset, r.memsets);
     for (uint32_t i = 0; i < r.syncs.size(); ++i) {
       add(f, Kind::kSync, i, r.syncs[i].start_ns, r.syncs[i].end_ns);
-      ChildTrack(sync_tracks_, r.syncs[i].device_id, 0, "synchronization");
+      const uint32_t row = rows_.sync_row[f][i];
+      ChildTrack(sync_tracks_, r.syncs[i].device_id, row, RowName("synchronization", row));
     }
     for (uint32_t i = 0; i < r.api_calls.size(); ++i) {
       add(f, Kind::kApi, i, r.api_calls[i].start_ns, r.api_calls[i].end_ns);
@@ -263,11 +262,13 @@ void PerfettoExporter::PlanPoints() {
         ChildTrack(annotation_tracks_, g.device_id, g.thread_id,
                    StreamName("annotations, stream", g.thread_id));
       } else if (g.kind == RangeKind::kStartEnd) {
-        if (start_end_tracks_[f] == 0) {
+        const size_t process = processes_.Of(f, g.thread_id);
+        const uint32_t row = rows_.start_end_row[f][i];
+        if (!start_end_tracks_.count({process, row})) {
           Descriptor d;
-          d.parent = process_tracks_[processes_.Of(f, g.thread_id)];
-          d.name = "NVTX start/end";
-          start_end_tracks_[f] = NewTrack(std::move(d));
+          d.parent = process_tracks_[process];
+          d.name = RowName("NVTX start/end", row);
+          start_end_tracks_[{process, row}] = NewTrack(std::move(d));
         }
       } else {
         ThreadTrack(f, g.thread_id);
@@ -335,7 +336,7 @@ uint64_t PerfettoExporter::Track(const Point& p, std::string* name, const char**
           UintArg("shared memory", uint64_t{k.static_shared_bytes} + k.dynamic_shared_bytes));
       if (k.graph_id) args->push_back(UintArg("graph id", k.graph_id));
       return stream_tracks_.at(
-          {k.device_id, StreamKey(p.file, k.device_id, k.stream_id, k.correlation_id)});
+          {k.device_id, processes_.StreamKey(p.file, k.device_id, k.stream_id, k.correlation_id)});
     }
     case Kind::kMemcpy: {
       const MemcpyRecord& m = r.memcpys[p.index];
@@ -344,7 +345,7 @@ uint64_t PerfettoExporter::Track(const Point& p, std::string* name, const char**
       gpu(m.device_id, m.stream_id, m.correlation_id);
       args->push_back(UintArg("bytes", m.bytes));
       return stream_tracks_.at(
-          {m.device_id, StreamKey(p.file, m.device_id, m.stream_id, m.correlation_id)});
+          {m.device_id, processes_.StreamKey(p.file, m.device_id, m.stream_id, m.correlation_id)});
     }
     case Kind::kMemset: {
       const MemsetRecord& m = r.memsets[p.index];
@@ -353,14 +354,14 @@ uint64_t PerfettoExporter::Track(const Point& p, std::string* name, const char**
       gpu(m.device_id, m.stream_id, m.correlation_id);
       args->push_back(UintArg("bytes", m.bytes));
       return stream_tracks_.at(
-          {m.device_id, StreamKey(p.file, m.device_id, m.stream_id, m.correlation_id)});
+          {m.device_id, processes_.StreamKey(p.file, m.device_id, m.stream_id, m.correlation_id)});
     }
     case Kind::kSync: {
       const SyncRecord& s = r.syncs[p.index];
       *name = SyncName(s.kind);
       *category = "cuda_sync";
       gpu(s.device_id, s.stream_id, s.correlation_id);
-      return sync_tracks_.at({s.device_id, 0});
+      return sync_tracks_.at({s.device_id, rows_.sync_row[p.file][p.index]});
     }
     case Kind::kApi: {
       const ApiRecord& a = r.api_calls[p.index];
@@ -380,7 +381,9 @@ uint64_t PerfettoExporter::Track(const Point& p, std::string* name, const char**
         return annotation_tracks_.at({g.device_id, g.thread_id});
       }
       *category = "nvtx";
-      if (g.kind == RangeKind::kStartEnd) return start_end_tracks_[p.file];
+      if (g.kind == RangeKind::kStartEnd)
+        return start_end_tracks_.at(
+            {processes_.Of(p.file, g.thread_id), rows_.start_end_row[p.file][p.index]});
       return thread_tracks_.at({p.file, g.thread_id});
     }
     case Kind::kCounter: break;

@@ -345,6 +345,35 @@ TEST(ChromeExportTest, ProcessesSharingAGpuKeepTheirStreamsApart) {
     if (e["ph"] == "X" && e["cat"] == "kernel") EXPECT_EQ(e["tid"], e["args"]["stream"]);
 }
 
+// Overlapping start/end ranges and syncs: no two complete events of one
+// row overlap without nesting (the viewers nest them by time).
+TEST(ChromeExportTest, OverlappingStartEndRangesAndSyncsGoOnRowsOfTheirOwn) {
+  TraceBuilder t;
+  t.Range("compute", 100, 700, 5, 0, {}, RangeKind::kStartEnd);
+  t.Range("download", 400, 900, 5, 0, {}, RangeKind::kStartEnd);
+  t.Sync(SyncKind::kStreamSynchronize, 0, 300, 0);
+  t.Sync(SyncKind::kEventSynchronize, 100, 400, 0);
+  const json j = json::parse(ExportAny(*t.get()));
+  std::map<std::pair<int64_t, int64_t>, std::vector<std::pair<double, double>>> rows;
+  std::map<std::string, int64_t> tid;
+  for (const json& e : j["traceEvents"])
+    if (e["ph"] == "X") {
+      const double ts = e["ts"], dur = e["dur"];
+      rows[{e["pid"], e["tid"]}].push_back({ts, ts + dur});
+      tid[e["name"]] = e["tid"];
+    }
+  for (auto& [row, spans] : rows) {
+    std::sort(spans.begin(), spans.end());
+    for (size_t i = 1; i < spans.size(); ++i)  // after the one before, or inside it
+      EXPECT_TRUE(spans[i].first >= spans[i - 1].second || spans[i].second <= spans[i - 1].second)
+          << "row " << row.first << "/" << row.second;
+  }
+  EXPECT_EQ(tid["compute"], kStartEndTid);
+  EXPECT_EQ(tid["download"], kStartEndTid - 1);
+  EXPECT_EQ(tid["Stream Sync"], kSyncTid);
+  EXPECT_EQ(tid["Event Sync"], kSyncTid - 1);
+}
+
 TEST(CsvExportTest, OneTablePerKindWithHeadersAndQuotedNames) {
   TraceBuilder t = MakeTrace();
   std::array<std::string, kCsvTables> text;

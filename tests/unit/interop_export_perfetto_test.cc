@@ -430,6 +430,41 @@ TEST(PerfettoExportTest, ProcessesSharingAGpuKeepTheirStreamsApart) {
   EXPECT_EQ(d.slices[b][0].end - d.slices[b][0].start, 700u);
 }
 
+// Start/end ranges are not a stack: "compute" [100, 700) and "download"
+// [400, 900) overlap without nesting, as do two syncs [0, 300) and [100, 400)
+// on one device. Each lands on a row of its own (rows.h), so every slice
+// keeps its duration; on one track an end closed the latest slice begun
+// (compute 774,660 for 564,447 on the reviewed trace).
+TEST(PerfettoExportTest, OverlappingStartEndRangesAndSyncsKeepTheirDurations) {
+  TraceBuilder t;
+  t.Range("compute", 100, 700, 5, 0, {}, RangeKind::kStartEnd);
+  t.Range("download", 400, 900, 5, 0, {}, RangeKind::kStartEnd);
+  t.Range("later", 950, 990, 5, 0, {}, RangeKind::kStartEnd);
+  t.Sync(SyncKind::kStreamSynchronize, 0, 300, 0);
+  t.Sync(SyncKind::kEventSynchronize, 100, 400, 0);
+  const TraceData* one[] = {t.get()};
+  std::string out;
+  StringSink sink(&out);
+  ASSERT_TRUE(ExportPerfettoTrace(TraceSet(one), &sink).ok());
+  Decoded d = Decode(out);
+  std::map<std::string, uint64_t> duration;
+  std::map<std::string, std::string> track;
+  for (const auto& [uuid, slices] : d.slices)
+    for (const Slice& s : slices) {
+      duration[s.name] = s.end - s.start;
+      track[s.name] = d.tracks[uuid].name;
+    }
+  EXPECT_EQ(duration["compute"], 600u);
+  EXPECT_EQ(duration["download"], 500u);
+  EXPECT_EQ(duration["Stream Sync"], 300u);
+  EXPECT_EQ(duration["Event Sync"], 300u);
+  EXPECT_EQ(track["compute"], "NVTX start/end");
+  EXPECT_EQ(track["download"], "NVTX start/end 2");
+  EXPECT_EQ(track["later"], "NVTX start/end");  // back on the first row once it is free
+  EXPECT_EQ(track["Stream Sync"], "synchronization");
+  EXPECT_EQ(track["Event Sync"], "synchronization 2");
+}
+
 // A 38-hour skew is refused; ranges 10 s apart only warned about.
 TEST(PerfettoExportTest, MergeRefusesTracesHoursApart) {
   TraceBuilder a("a.trace"), b("b.trace");
