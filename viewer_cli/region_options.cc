@@ -85,25 +85,22 @@ void AddWindow(const analysis::Window& window, Format format, Rendered* r) {
     r->json["window"] = WindowJson(window);
   else if (format == Format::kTable)
     r->lines.insert(r->lines.begin(), WindowLine(window));
-  if (window.active && window.split_processes && !window.spec.range.empty()) {
-    const char* note =
+  // A line under the window's (JSON: window.note / window.warning).
+  auto say = [&](const char* key, const char* text) {
+    if (format == Format::kJson)
+      r->json["window"][key] = text;
+    else if (format == Format::kTable)
+      r->lines.insert(r->lines.begin() + 1, std::string(key) + ": " + text);
+  };
+  if (window.active && window.split_processes && !window.spec.range.empty())
+    say("note",
         "a merged trace of several processes: each process's instances are its own (--skip-first "
         "counts per process) and its launches count only in them; device times are clipped to "
-        "the union of all processes' instances (each rank's own: cutrace ranks)";
-    if (format == Format::kJson)
-      r->json["window"]["note"] = note;
-    else if (format == Format::kTable)
-      r->lines.insert(r->lines.begin() + 1, std::string("note: ") + note);
-  }
-  if (window.active && window.unbanded_merge) {
-    const char* note =
+        "the union of all processes' instances (each rank's own: cutrace ranks)");
+  if (window.active && window.unbanded_merge)
+    say("warning",
         "merged by an older cutrace, which did not record where each process's correlation ids "
-        "begin: the window may count other processes' launches; merge the inputs again";
-    if (format == Format::kJson)
-      r->json["window"]["warning"] = note;
-    else if (format == Format::kTable)
-      r->lines.insert(r->lines.begin() + 1, std::string("warning: ") + note);
-  }
+        "begin: the window may count other processes' launches; merge the inputs again");
 }
 
 std::string SteadyLine(const analysis::RangeCandidate& c, const analysis::Window& w) {

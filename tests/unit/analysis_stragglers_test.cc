@@ -183,13 +183,8 @@ TEST(Stragglers, EachProcessOfAMergedFileIsARank) {
     step(merged, k, 300, 1, 0, 0, 0);
     step(merged, k, gemm1, 2, 1, 500, 1000);
   }
-  proto::Header& h = merged.data().header;
-  for (int r : {1, 0}) {  // listed out of order: the report puts rank 0 first
-    proto::MergedProcess* p = h.add_processes();
-    p->set_rank(std::to_string(r));
-    p->add_thread_ids(static_cast<uint64_t>(r + 1));
-    p->add_device_ids(static_cast<uint32_t>(r));
-  }
+  for (int r : {1, 0})  // listed out of order: the report puts rank 0 first
+    merged.Process(0, std::to_string(r), static_cast<uint64_t>(r + 1), static_cast<uint32_t>(r));
   const TraceData* one[] = {merged.get()};
   StatusOr<StragglerReport> got = FindStragglers(TraceSet(one), "ProfilerStep*");
   ASSERT_TRUE(got.ok()) << got.status().message();

@@ -75,6 +75,16 @@ class TraceBuilder {
         {.start_ns = start, .end_ns = end, .device_id = device, .kind = kind});
   }
 
+  // A process of a merged trace (Header.processes): its pid, rank, host
+  // thread and device.
+  void Process(int64_t pid, const std::string& rank, uint64_t thread, uint32_t device) {
+    proto::MergedProcess* p = data_.header.add_processes();
+    p->set_pid(pid);
+    p->set_rank(rank);
+    p->add_thread_ids(thread);
+    p->add_device_ids(device);
+  }
+
   TraceData& data() { return data_; }
   const TraceData* get() const { return &data_; }
 

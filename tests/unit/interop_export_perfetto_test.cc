@@ -408,10 +408,7 @@ TEST(PerfettoExportTest, MergedRanksStayTwoProcesses) {
 TEST(PerfettoExportTest, ProcessesSharingAGpuKeepTheirStreamsApart) {
   TraceBuilder t("merged.trace");
   for (uint64_t p : {1, 2}) {
-    proto::MergedProcess* m = t.data().header.add_processes();
-    m->set_pid(static_cast<int64_t>(800 + p));
-    m->add_thread_ids(p);
-    m->add_device_ids(0);
+    t.Process(static_cast<int64_t>(800 + p), "", p, 0);
     t.Api("cudaLaunchKernel", 100 * p, 100 * p + 5, p, p);
     t.Kernel(p == 1 ? "a" : "b", 300 + 100 * p, 1000 + 100 * p, 0, 7, p);  // overlapping
   }

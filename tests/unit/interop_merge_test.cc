@@ -216,6 +216,51 @@ std::string WriteSteps(const std::string& path, int64_t pid, int64_t realtime = 
   return file.Finish(EndInfo{{}, "exit"});
 }
 
+// The region "step" past each process's first 3 instances (its last step).
+analysis::RegionSpec LastSteps() {
+  analysis::RegionSpec spec;
+  analysis::SetRange("step", &spec);
+  spec.skip_first = 3;
+  return spec;
+}
+
+// A region over merged trace `m` (written as `bytes`): its window's
+// instances, the chosen ones and whether it split the processes, and the
+// kernels it holds, loaded and streamed (the CLI's window and engine).
+struct RegionCount {
+  uint64_t instances = 0, chosen = 0, loaded = 0, streamed = 0;
+  bool split = false, unbanded = false;
+};
+RegionCount CountRegion(const TraceData& m, const std::string& bytes,
+                        const analysis::RegionSpec& spec) {
+  RegionCount c;
+  const TraceData* one[] = {&m};
+  auto window = analysis::ResolveWindow(TraceSet(one), spec);
+  EXPECT_TRUE(window.ok()) << window.status().message();
+  if (!window.ok()) return c;
+  c.instances = window->instances;
+  c.chosen = window->chosen;
+  c.split = window->split_processes;
+  c.loaded = analysis::EngineOver(TraceSet(one), {.kernels = true}, {},
+                                  std::make_shared<const analysis::Window>(*window))
+                 ->Kernels({})
+                 .kernel_count;
+  auto streamed = analysis::StreamedTrace::FromBytes(bytes, "merged.trace");
+  EXPECT_TRUE(streamed.ok()) << streamed.status().message();
+  if (!streamed.ok()) return c;
+  analysis::StreamedTrace* streams[] = {streamed->get()};
+  auto w2 = analysis::ResolveStreamedWindow(streams, spec);
+  EXPECT_TRUE(w2.ok()) << w2.status().message();
+  if (!w2.ok()) return c;
+  EXPECT_EQ(w2->chosen, c.chosen);
+  c.unbanded = w2->unbanded_merge;
+  auto e2 = analysis::StreamTraces(streams, {.kernels = true}, {}, nullptr,
+                                   std::make_shared<const analysis::Window>(*w2));
+  EXPECT_TRUE(e2.ok()) << e2.status().message();
+  if (e2.ok()) c.streamed = (*e2)->Kernels({}).kernel_count;
+  return c;
+}
+
 // Two processes' steps at the same times, merged: their correlation ids
 // interleave in time (rank 1's are 5 to 8). A region over the last step of
 // each (--skip-first 3 of each process's 4 instances: it counts per
@@ -235,27 +280,12 @@ TEST_F(MergeTest, ARegionOfAMergedTraceCountsEachRunsOwnLaunches) {
   ASSERT_TRUE(m.ok()) << m.status().message();
   ASSERT_EQ(m->header.correlation_bases_size(), 2);
   EXPECT_EQ(m->header.correlation_bases(1), 4u);
-  analysis::RegionSpec spec;
-  analysis::SetRange("step", &spec);
-  spec.skip_first = 3;
-  const TraceData* one[] = {&*m};
-  auto window = analysis::ResolveWindow(TraceSet(one), spec);
-  ASSERT_TRUE(window.ok()) << window.status().message();
-  EXPECT_EQ(window->chosen, 2u);
-  auto engine = analysis::EngineOver(TraceSet(one), {.kernels = true}, {},
-                                     std::make_shared<const analysis::Window>(*window));
-  EXPECT_EQ(engine->Kernels({}).kernel_count, 2u);
-  // The streamed reports' window and engine (the CLI's) say the same.
-  auto streamed = analysis::StreamedTrace::FromBytes(bytes, "merged.trace");
-  ASSERT_TRUE(streamed.ok()) << streamed.status().message();
-  analysis::StreamedTrace* streams[] = {streamed->get()};
-  auto w2 = analysis::ResolveStreamedWindow(streams, spec);
-  ASSERT_TRUE(w2.ok()) << w2.status().message();
-  auto e2 = analysis::StreamTraces(streams, {.kernels = true}, {}, nullptr,
-                                   std::make_shared<const analysis::Window>(*w2));
-  ASSERT_TRUE(e2.ok()) << e2.status().message();
-  EXPECT_EQ((*e2)->Kernels({}).kernel_count, 2u);
-  EXPECT_FALSE(w2->unbanded_merge);
+  const analysis::RegionSpec spec = LastSteps();
+  const RegionCount count = CountRegion(*m, bytes, spec);
+  EXPECT_EQ(count.chosen, 2u);
+  EXPECT_EQ(count.loaded, 2u);
+  EXPECT_EQ(count.streamed, 2u);  // the streamed reports' window and engine (the CLI's)
+  EXPECT_FALSE(count.unbanded);
 
   // A run without launch calls (an import without API events) beside one
   // with: its kernels count by where they run (it lost them: 1 for 2).
@@ -304,28 +334,12 @@ TEST_F(MergeTest, ARegionOfAMergedTraceKeepsEachProcessToItsOwnSteps) {
   std::string bytes;
   auto m = WrittenAndRead(MergePlacedTraces(*placed), &bytes);
   ASSERT_TRUE(m.ok()) << m.status().message();
-  analysis::RegionSpec spec;
-  analysis::SetRange("step", &spec);
-  spec.skip_first = 3;
-  const TraceData* one[] = {&*m};
-  auto window = analysis::ResolveWindow(TraceSet(one), spec);
-  ASSERT_TRUE(window.ok()) << window.status().message();
-  EXPECT_EQ(window->chosen, 2u);
-  EXPECT_EQ(window->instances, 8u);
-  EXPECT_TRUE(window->split_processes);
-  auto engine = analysis::EngineOver(TraceSet(one), {.kernels = true}, {},
-                                     std::make_shared<const analysis::Window>(*window));
-  EXPECT_EQ(engine->Kernels({}).kernel_count, 2u);
-  auto streamed = analysis::StreamedTrace::FromBytes(bytes, "merged.trace");
-  ASSERT_TRUE(streamed.ok()) << streamed.status().message();
-  analysis::StreamedTrace* streams[] = {streamed->get()};
-  auto w2 = analysis::ResolveStreamedWindow(streams, spec);
-  ASSERT_TRUE(w2.ok()) << w2.status().message();
-  EXPECT_EQ(w2->chosen, 2u);
-  auto e2 = analysis::StreamTraces(streams, {.kernels = true}, {}, nullptr,
-                                   std::make_shared<const analysis::Window>(*w2));
-  ASSERT_TRUE(e2.ok()) << e2.status().message();
-  EXPECT_EQ((*e2)->Kernels({}).kernel_count, 2u);
+  const RegionCount count = CountRegion(*m, bytes, LastSteps());
+  EXPECT_EQ(count.instances, 8u);
+  EXPECT_EQ(count.chosen, 2u);
+  EXPECT_TRUE(count.split);
+  EXPECT_EQ(count.loaded, 2u);
+  EXPECT_EQ(count.streamed, 2u);
 }
 
 // Two inputs with the same host and pid, no run id to make them chunks of
