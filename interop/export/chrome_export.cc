@@ -5,6 +5,7 @@
 #include <iterator>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -68,6 +69,10 @@ class ChromeExporter {
   void Meta(const char* what, int64_t pid, int64_t tid, const std::string& key,
             const std::string& value, bool number = false);
   void Preamble();
+  // base_ as a Unix time where every trace's start anchor gives the same
+  // realtime offset (one trace, or traces placed on one timeline), else
+  // base_ itself.
+  uint64_t RealtimeBase() const;
   void Metadata();
   Status Events(size_t file);
   Status Flows(size_t file);
@@ -128,11 +133,29 @@ void ChromeExporter::Meta(const char* what, int64_t pid, int64_t tid, const std:
   o += "}}";
 }
 
+uint64_t ChromeExporter::RealtimeBase() const {
+  std::optional<__int128> offset;
+  for (const TraceData* t : traces_) {
+    if (!t->header.has_start_anchor() || t->header.start_anchor().realtime_ns() <= 0) return base_;
+    const __int128 o = __int128{t->header.start_anchor().realtime_ns()} -
+                       __int128{t->header.start_anchor().trace_ns()};
+    if (offset && *offset != o) return base_;
+    offset = o;
+  }
+  if (!offset) return base_;
+  const __int128 real = __int128{base_} + *offset;
+  return real > 0 && real < __int128{INT64_MAX} ? static_cast<uint64_t>(real) : base_;
+}
+
 void ChromeExporter::Preamble() {
   std::string& o = b();
   o += "{\n\"schemaVersion\": 1,\n\"displayTimeUnit\": \"ms\",\n";
+  // Kineto's base is a Unix time (HTA and the viewers show dates from it):
+  // the traces' clock anchor turns ours into one. cutrace's own key keeps
+  // the trace clock's, which `cutrace import` adds back.
   fmt::format_to(std::back_inserter(o),
-                 "\"baseTimeNanoseconds\": {0},\n\"cutraceBaseTimeNanoseconds\": {0},\n", base_);
+                 "\"baseTimeNanoseconds\": {},\n\"cutraceBaseTimeNanoseconds\": {},\n",
+                 RealtimeBase(), base_);
   // Kineto's device table, which HTA and `cutrace import` read.
   std::set<uint32_t> described;
   std::string props;

@@ -435,6 +435,14 @@ StatusOr<ImportedTrace> ImportChromeJson(const PaddedJson& json,
   importer.Finish(meta);
   if (meta.cutrace_base_ns > 0) {
     if (Status b = importer.AddBase(meta.cutrace_base_ns); !b.ok()) return b;
+    // Our export's baseTimeNanoseconds is the same instant as a Unix time
+    // where the trace had a clock anchor: the anchor again.
+    const uint64_t real = meta.base_time_ns > 0 ? static_cast<uint64_t>(meta.base_time_ns) : 0;
+    if (meta.base_time_ns != meta.cutrace_base_ns && real >= kEpochMinNs && real <= kEpochMaxNs) {
+      trace.anchor.trace_ns = meta.cutrace_base_ns;
+      trace.anchor.realtime_ns = meta.base_time_ns;
+      trace.anchor_source = "baseTimeNanoseconds";
+    }
   } else {
     importer.SetAnchor(meta);
   }

@@ -289,6 +289,28 @@ TEST(ChromeExportTest, RecordedH200TraceRoundTrips) {
   ExpectSameReports(TraceSet(a_set), TraceSet(b_set));
 }
 
+// A trace whose start anchor says trace time 1,000 is realtime
+// 1.7e18 + 5,000: the export's baseTimeNanoseconds is a Unix time, as
+// Kineto's (HTA dated the events from it: 1970 for a monotonic base), and
+// the re-import has the anchor again (it had none: merge refused it).
+TEST(ChromeExportTest, BaseTimeIsUnixTimeAndTheAnchorSurvivesTheRoundTrip) {
+  TraceBuilder t = MakeTrace();
+  proto::ClockAnchor* a = t.data().header.mutable_start_anchor();
+  a->set_trace_ns(1000);
+  a->set_realtime_ns(1'700'000'000'000'005'000);
+  const json j = json::parse(ExportAny(*t.get()));
+  const uint64_t base = j["cutraceBaseTimeNanoseconds"];
+  EXPECT_EQ(j["baseTimeNanoseconds"].get<uint64_t>(), base + 1'700'000'000'000'004'000);
+  TraceData back = Reimport(j.dump());
+  ASSERT_TRUE(back.header.has_start_anchor());
+  EXPECT_EQ(back.header.start_anchor().realtime_ns() - back.header.start_anchor().trace_ns(),
+            1'700'000'000'000'004'000);
+  EXPECT_EQ(back.records.kernels.front().start_ns, t.data().records.kernels.front().start_ns);
+  // No anchor: the base is the trace clock's, as before.
+  const json plain = json::parse(ExportAny(*MakeTrace().get()));
+  EXPECT_EQ(plain["baseTimeNanoseconds"], plain["cutraceBaseTimeNanoseconds"]);
+}
+
 TEST(ChromeExportTest, ImporterKeepsForeignTimesAsWritten) {
   // Kineto's own baseTimeNanoseconds is not applied; only cutrace's marker is.
   auto kineto = ImportChromeJson(
