@@ -55,7 +55,11 @@ class Importer {
   Status OnEvent(ChromeEvent& e);
   void Finish(const ChromeTraceMetadata& meta);
   Status AddBase(int64_t base_ns);
-  void SetAnchor(const ChromeTraceMetadata& meta);
+  // The realtime anchor (chrome_import.h; chrome_time.h says how it is chosen).
+  void SetAnchor(const RealtimeAnchor& a) {
+    out_->anchor = {a.trace_ns, a.realtime_ns};
+    out_->anchor_source = a.source;
+  }
 
  private:
   Status Error(const ChromeEvent& e, const std::string& what) const {
@@ -383,18 +387,14 @@ void Importer::Finish(const ChromeTraceMetadata& meta) {
   out_->cupti_version = static_cast<uint32_t>(version(meta.cupti_version));
 }
 
-// See chrome_import.h and ChooseRealtimeAnchor (chrome_time.h).
-void Importer::SetAnchor(const ChromeTraceMetadata& meta) {
+// The earliest start of any record (0 when none).
+uint64_t FirstStart(const RecordBatch& records) {
   uint64_t first = UINT64_MAX;
-  ForEachKind(
-      [&](auto, const auto& records) {
-        if (!records.empty()) first = std::min<uint64_t>(first, records.front().start_ns);
-      },
-      out_->records);
-  RealtimeAnchor a = ChooseRealtimeAnchor(meta.base_time_ns, first == UINT64_MAX ? 0 : first);
-  out_->anchor.trace_ns = a.trace_ns;
-  out_->anchor.realtime_ns = a.realtime_ns;
-  out_->anchor_source = a.source;
+  auto low = [&](auto, const auto& r) {
+    if (!r.empty()) first = std::min<uint64_t>(first, r.front().start_ns);
+  };
+  ForEachKind(low, records);
+  return first == UINT64_MAX ? 0 : first;
 }
 
 // Moves every record by the exporter's base time (see chrome_import.h).
@@ -435,16 +435,9 @@ StatusOr<ImportedTrace> ImportChromeJson(const PaddedJson& json,
   importer.Finish(meta);
   if (meta.cutrace_base_ns > 0) {
     if (Status b = importer.AddBase(meta.cutrace_base_ns); !b.ok()) return b;
-    // Our export's baseTimeNanoseconds is the same instant as a Unix time
-    // where the trace had a clock anchor: the anchor again.
-    const uint64_t real = meta.base_time_ns > 0 ? static_cast<uint64_t>(meta.base_time_ns) : 0;
-    if (meta.base_time_ns != meta.cutrace_base_ns && real >= kEpochMinNs && real <= kEpochMaxNs) {
-      trace.anchor.trace_ns = meta.cutrace_base_ns;
-      trace.anchor.realtime_ns = meta.base_time_ns;
-      trace.anchor_source = "baseTimeNanoseconds";
-    }
+    importer.SetAnchor(ExportAnchor(meta.base_time_ns, meta.cutrace_base_ns));
   } else {
-    importer.SetAnchor(meta);
+    importer.SetAnchor(ChooseRealtimeAnchor(meta.base_time_ns, FirstStart(trace.records)));
   }
   return trace;
 }

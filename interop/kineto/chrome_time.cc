@@ -88,4 +88,14 @@ RealtimeAnchor ChooseRealtimeAnchor(int64_t base_ns, uint64_t first_ns) {
   return a;
 }
 
+RealtimeAnchor ExportAnchor(int64_t base_ns, int64_t cutrace_base_ns) {
+  RealtimeAnchor a;
+  const uint64_t real = base_ns > 0 ? static_cast<uint64_t>(base_ns) : 0;
+  if (base_ns == cutrace_base_ns || real < kEpochMinNs || real > kEpochMaxNs) return a;
+  a.trace_ns = cutrace_base_ns;
+  a.realtime_ns = base_ns;
+  a.source = "baseTimeNanoseconds";
+  return a;
+}
+
 }  // namespace cutrace::interop

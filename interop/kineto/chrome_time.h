@@ -49,5 +49,9 @@ struct RealtimeAnchor {
 // "baseTimeNanoseconds" `base_ns` (negative when absent) a plausible Unix
 // time, trace time t is realtime base + t; else none.
 RealtimeAnchor ChooseRealtimeAnchor(int64_t base_ns, uint64_t first_ns);
+// The anchor of a `cutrace export`: its "baseTimeNanoseconds" `base_ns`, a
+// plausible Unix time other than its "cutraceBaseTimeNanoseconds"
+// `cutrace_base_ns`, is the same instant as a Unix time; else none.
+RealtimeAnchor ExportAnchor(int64_t base_ns, int64_t cutrace_base_ns);
 
 }  // namespace cutrace::interop
