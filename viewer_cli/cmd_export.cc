@@ -90,12 +90,26 @@ int Run(const Options& o) {
   }
   const interop::ExportCounts& c = *counts;
   if (window->active) PrintLine(o.output.Messages(), WindowLine(*window));
+  // CSV has no flows (the correlation column links the rows).
+  const std::string flows =
+      o.format == ExportFormat::kCsv ? "" : fmt::format("; {} flows", c.flows);
   PrintLine(o.output.Messages(),
             fmt::format("exported {} events ({} kernels, {} memcpys, {} memsets, {} NVTX ranges, "
-                        "{} API calls, {} syncs; {} flows) from {} file{} to {} ({})",
+                        "{} API calls, {} syncs{}) from {} file{} to {} ({})",
                         c.events(), c.kernels, c.memcpys, c.memsets, c.ranges, c.api_calls,
-                        c.syncs, c.flows, loaded.all.size(), loaded.all.size() == 1 ? "" : "s",
+                        c.syncs, flows, loaded.all.size(), loaded.all.size() == 1 ? "" : "s",
                         o.output.ToStdout() ? "stdout" : o.output.path, FormatBytes(c.bytes)));
+  // Chrome JSON has no place for counter values: say so rather than drop them.
+  if (o.format == ExportFormat::kChrome) {
+    uint64_t samples = 0;
+    for (const TraceData* t : traces)
+      for (const proto::CounterBatch& b : t->counters) samples += b.samples_size();
+    if (samples > 0)
+      PrintLine(o.output.Messages(),
+                fmt::format("{} hardware counter values are not in Chrome JSON; --format perfetto "
+                            "draws them as counter tracks, --format csv lists them",
+                            samples));
+  }
   // Launches every one of which was counted have no timestamps (issue 19
   // point 5): CSV lists them, a timeline cannot place them.
   uint64_t untimed = c.counted_launches;

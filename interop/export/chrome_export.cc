@@ -172,7 +172,9 @@ void ChromeExporter::Preamble() {
           d.sm_count, uint64_t{d.max_warps_per_sm} * 32);
     }
   o += "\"deviceProperties\": [" + (props.empty() ? "" : "\n  " + props + "\n") + "],\n";
-  if (traces_.size() == 1 && !traces_[0]->header.rank().empty()) {
+  // One rank's trace (a merged one's header lists several: no one rank).
+  if (traces_.size() == 1 && !traces_[0]->header.rank().empty() &&
+      traces_[0]->header.processes_size() < 2) {
     const std::string& rank = traces_[0]->header.rank();
     bool numeric = rank.size() < 10 && std::all_of(rank.begin(), rank.end(), [](char c) {
                      return c >= '0' && c <= '9';
@@ -187,7 +189,6 @@ void ChromeExporter::Preamble() {
 void ChromeExporter::Metadata() {
   std::set<uint32_t> devices, sync_devices;
   std::set<std::tuple<uint32_t, int64_t, uint32_t>> streams;  // (device, tid, stream)
-  std::map<uint32_t, std::string> device_rank;
   // Host processes, sorted by rank (else in order), above the GPUs.
   for (size_t i = 0; i < processes_.all().size(); ++i) {
     const HostProcess& p = processes_.all()[i];
@@ -214,10 +215,6 @@ void ChromeExporter::Metadata() {
     for (const MemsetRecord& m : t.records.memsets) row(m.device_id, m.stream_id, m.correlation_id);
     for (const SyncRecord& s : t.records.syncs) sync_devices.insert(s.device_id);
     for (const DeviceInfo& d : t.devices) devices.insert(d.id);
-    // With several processes, each GPU says whose it is.
-    if (processes_.all().size() > 1)
-      for (const auto& key : streams)
-        device_rank.emplace(std::get<0>(key), processes_.DeviceRank(f, std::get<0>(key)));
   }
   for (const auto& key : streams) devices.insert(std::get<0>(key));
   devices.insert(sync_devices.begin(), sync_devices.end());
@@ -226,7 +223,9 @@ void ChromeExporter::Metadata() {
     for (const DeviceInfo& d : t->devices) names.emplace(d.id, d.name);
   for (uint32_t d : devices) {
     std::string name = fmt::format("GPU {}", d);
-    if (!device_rank[d].empty()) name = "rank " + device_rank[d] + " " + name;
+    // With several processes, each GPU says whose it is.
+    if (const std::string rank = processes_.GpuRank(d); !rank.empty())
+      name.insert(0, "rank " + rank + " ");
     if (!names[d].empty()) name += ": " + names[d];
     Meta("process_name", d, 0, "name", name);
     // GPUs below the host processes, in device order, as Kineto sorts them.

@@ -71,7 +71,10 @@ HostProcesses::HostProcesses(analysis::TraceSet traces) {
     see(r.memsets);
   }
   for (const auto& [device, who] : owners)
-    if (who.size() > 1) shared_devices_.insert(device);
+    if (who.size() > 1)
+      shared_devices_.insert(device);
+    else
+      owner_[device] = *who.begin();
   for (size_t i = 0; i < processes_.size(); ++i) {
     int64_t rank = 0;
     processes_[i].sort_index = RankNumber(processes_[i].rank, &rank) ? rank
@@ -97,15 +100,15 @@ uint32_t HostProcesses::Lane(size_t file, uint32_t device, uint64_t correlation)
   return static_cast<uint32_t>(OpProcess(file, device, correlation) + 1);
 }
 
+std::string HostProcesses::GpuRank(uint32_t device) const {
+  auto it = owner_.find(device);
+  return processes_.size() > 1 && it != owner_.end() ? processes_[it->second].rank : "";
+}
+
 std::string HostProcesses::LaneName(uint32_t lane) const {
   if (lane == 0 || lane > processes_.size()) return "";
   const HostProcess& p = processes_[lane - 1];
   return p.rank.empty() ? fmt::format("pid {}", p.pid) : "rank " + p.rank;
-}
-
-const std::string& HostProcesses::DeviceRank(size_t file, uint32_t device) const {
-  auto it = by_device_.find({file, device});
-  return processes_[it != by_device_.end() ? it->second : first_of_file_[file]].rank;
 }
 
 }  // namespace cutrace::interop

@@ -35,8 +35,6 @@ class HostProcesses {
   const std::vector<HostProcess>& all() const { return processes_; }
   // Index in all() of the process that owns host thread `tid` of `file`.
   size_t Of(size_t file, uint64_t tid) const;
-  // The rank of the process owning device `device` of `file` ("" if none).
-  const std::string& DeviceRank(size_t file, uint32_t device) const;
   // Where a GPU operation of `file` on `device` goes among the device's
   // rows: 0 where one process alone ran work on the device, else 1 + the
   // index in all() of the operation's process (its launch call's thread's,
@@ -48,6 +46,9 @@ class HostProcesses {
   uint64_t StreamKey(size_t file, uint32_t device, uint32_t stream, uint64_t correlation) const {
     return (uint64_t{Lane(file, device, correlation)} << 32) | stream;
   }
+  // With several processes, the rank of the one process that ran work on
+  // `device` (an id of the exported traces); "" when none or several did.
+  std::string GpuRank(uint32_t device) const;
   // "rank R" or "pid P": which process a lane is, for row names.
   std::string LaneName(uint32_t lane) const;
 
@@ -60,6 +61,7 @@ class HostProcesses {
   // Merged files: the process of each launch, by correlation id.
   std::vector<std::unordered_map<uint64_t, size_t>> launch_process_;
   std::set<uint32_t> shared_devices_;  // devices that several processes ran work on
+  std::map<uint32_t, size_t> owner_;     // the others: the process that did
 };
 
 }  // namespace cutrace::interop

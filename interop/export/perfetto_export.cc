@@ -112,7 +112,8 @@ uint64_t RecordKey(size_t file, Kind kind, uint64_t index) {
 uint64_t PerfettoExporter::DeviceTrack(uint32_t device) {
   auto it = device_tracks_.find(device);
   if (it != device_tracks_.end()) return it->second;
-  std::string name = fmt::format("GPU {}", device);
+  const std::string rank = processes_.GpuRank(device);  // several processes: whose GPU
+  std::string name = fmt::format("{}GPU {}", rank.empty() ? "" : "rank " + rank + " ", device);
   for (const TraceData* t : traces_)
     for (const DeviceInfo& d : t->devices)
       if (d.id == device && !d.name.empty() && name.find(':') == std::string::npos)

@@ -289,6 +289,12 @@ TEST_F(CliMetricsTest, TheRecordedCountersExampleIsDiagnosed) {
   for (const json& row : d["kernels"]) bound[row["name"].get<std::string>().substr(0, 13)] = row["bound"];
   EXPECT_EQ(bound["ct_copy_kerne"], "memory-bound");
   EXPECT_EQ(bound["ct_fma_kernel"], "compute-bound");
+
+  // Chrome JSON has no place for the 5 counter values: the export says so.
+  testing::CliResult e = RunCli({"export", example, "-o", dir_ + "/x.json"});
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  EXPECT_NE(e.out.find("5 hardware counter values are not in Chrome JSON"), std::string::npos)
+      << e.out;
 }
 
 TEST_F(CliMetricsTest, DiagnoseWithoutCountersSaysWhatTheyWouldAdd) {

@@ -378,8 +378,8 @@ TEST(PerfettoExportTest, MergedRanksStayTwoProcesses) {
     launches.push_back(d.slices[thread][0].start);
   }
   EXPECT_EQ(launches[1] - launches[0], 1000u);
-  // And two GPUs, one per rank.
-  EXPECT_NE(FindTrack(d, "GPU 0"), FindTrack(d, "GPU 1"));
+  // And two GPUs, one per rank, each saying whose.
+  EXPECT_NE(FindTrack(d, "rank 0 GPU 0"), FindTrack(d, "rank 1 GPU 1"));
 
   // The Chrome export: two host processes, process_sort_index = rank.
   std::string chrome;
