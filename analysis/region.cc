@@ -74,7 +74,11 @@ WindowResolver::WindowResolver(const RegionSpec& spec, size_t files)
       band_launched_(files),
       split_(files, false),
       group_of_thread_(files),
-      group_first_(files) {
+      unknown_group_(files, 0),
+      group_first_(files),
+      union_(files),
+      union_member_(files),
+      union_hint_(files, 0) {
   window_.spec = spec;
   window_.active = spec.active();
 }
@@ -136,6 +140,7 @@ void WindowResolver::Range(size_t file, const TraceData& trace, const RangeRecor
   if (r.depth != 0 && !c.step) return;
   if (c.per_file.size() <= file) c.per_file.resize(file + 1, 0);
   ++c.per_file[file];
+  if (group != 0 || split(file)) ++c.per_group[{file, group}];
 }
 
 bool WindowResolver::ReplayRanges(const WindowResolver& first) {
@@ -161,7 +166,11 @@ Status WindowResolver::EndRanges() {
   const Census* best = nullptr;
   uint64_t best_n = 0;
   for (const auto& [key, c] : census_) {
-    const uint64_t n = c.per_file.empty() ? 0 : *std::max_element(c.per_file.begin(), c.per_file.end());
+    // The most instances one process has: a split file's per process.
+    uint64_t n = 0;
+    for (size_t f = 0; f < c.per_file.size(); ++f)
+      if (!split(f)) n = std::max(n, c.per_file[f]);
+    for (const auto& [key, count] : c.per_group) n = std::max(n, count);
     if (n < kSteadyMinInstances) continue;
     const bool step = c.name == "ProfilerStep*";
     const bool best_step = best && best->name == "ProfilerStep*";
@@ -204,7 +213,7 @@ Status WindowResolver::EndRanges() {
     window_.instances += all.size();
     std::vector<TimeSpan>& spans = window_.files[f].cpu;
     spans.clear();
-    const uint32_t groups = split(f) ? Group(f, UINT64_MAX) + 1 : 1;
+    const uint32_t groups = split(f) ? unknown_group_[f] + 1 : 1;
     if (groups > 1) window_.split_processes = true;
     group_first_[f].assign(groups + 1, 0);
     size_t i = 0;
@@ -216,9 +225,25 @@ Status WindowResolver::EndRanges() {
         if (seen++ >= spec_.skip_first && all[i].start >= from && all[i].start < to)
           cpu.push_back({all[i].start, all[i].end});
       window_.chosen += cpu.size();
+      if (!cpu.empty()) ++window_.processes;
       for (const TimeSpan& s : Merge(std::move(cpu))) spans.push_back(s);
     }
     group_first_[f][groups] = spans.size();
+    if (groups > 1) {
+      // The union, for operations no call launched (SpanAt()).
+      std::vector<size_t> order(spans.size());
+      for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+      std::sort(order.begin(), order.end(),
+                [&](size_t a, size_t b) { return spans[a].start < spans[b].start; });
+      for (size_t k : order) {
+        if (!union_[f].empty() && spans[k].start <= union_[f].back().end) {
+          union_[f].back().end = std::max(union_[f].back().end, spans[k].end);
+          continue;
+        }
+        union_[f].push_back(spans[k]);
+        union_member_[f].push_back(k);
+      }
+    }
   }
   calls_.resize(found_.size());
   banded_calls_.resize(found_.size());

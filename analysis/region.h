@@ -36,6 +36,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -118,6 +119,9 @@ struct Window {
   // process (WindowResolver::SetBandsOf()): device times are still clipped
   // to the union of all processes' instances.
   bool split_processes = false;
+  // The processes whose instances were chosen, over all files (a file that
+  // is not split counts one): chosen / this is a process's.
+  uint64_t processes = 0;
   struct File {
     std::vector<TimeSpan> cpu;       // chosen instances (or [from, to]), merged, sorted
     // The correlation ids of the launches inside each cpu span (first and
@@ -299,6 +303,9 @@ class WindowResolver {
     std::string name, domain;
     bool step = false;  // "ProfilerStep*": every depth counts
     std::vector<uint64_t> per_file;
+    // A split file's instances per process (its warm-up is skipped per
+    // process): (file, group) -> instances.
+    std::map<std::pair<size_t, uint32_t>, uint64_t> per_group;
   };
   // Node-based: the pointers in census_key_ stay valid as it grows.
   std::unordered_map<std::string, Census> census_;
@@ -324,7 +331,14 @@ class WindowResolver {
   // first[g + 1])), each group's sorted and disjoint.
   std::vector<bool> split_;
   std::vector<std::unordered_map<uint64_t, uint32_t>> group_of_thread_;
+  std::vector<uint32_t> unknown_group_;  // the group of threads no process lists
   std::vector<std::vector<size_t>> group_first_;
+  // A split file's spans merged over its groups, each with one of its
+  // member spans (an operation no call launched extends that one: the
+  // merged parts come out the same), and the lookup's hint.
+  std::vector<std::vector<TimeSpan>> union_;
+  std::vector<std::vector<size_t>> union_member_;
+  std::vector<size_t> union_hint_;
   // Pass 2 of a file with bands: each launch kept with its run's.
   template <typename At>
   void BandedLaunchesOf(size_t file, const TraceData& trace, size_t n, At at);

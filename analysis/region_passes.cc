@@ -57,36 +57,38 @@ void WindowResolver::SetBandsOf(size_t file, const proto::Header& header) {
   const auto& bases = header.correlation_bases();
   if (bases.empty() && header.processes_size() > 1) window_.unbanded_merge = true;
   SetBands(file, {bases.begin(), bases.end()});
-  if (file >= split_.size() || bases.empty() || header.processes_size() < 2) return;
+  // Split only with bands: the launches are then kept per (span, band).
+  if (file >= split_.size() || bands_[file].empty() || header.processes_size() < 2) return;
   split_[file] = true;
   std::unordered_map<uint64_t, uint32_t>& groups = group_of_thread_[file];
   for (int p = 0; p < header.processes_size(); ++p)
     for (uint64_t thread : header.processes(p).thread_ids()) groups.emplace(thread, p);
   // Past the processes: the group of threads none lists (Group()).
-  groups.emplace(UINT64_MAX, static_cast<uint32_t>(header.processes_size()));
+  unknown_group_[file] = static_cast<uint32_t>(header.processes_size());
 }
 
 uint32_t WindowResolver::Group(size_t file, uint64_t thread) const {
   const std::unordered_map<uint64_t, uint32_t>& groups = group_of_thread_[file];
   auto it = groups.find(thread);
-  return it != groups.end() ? it->second : groups.at(UINT64_MAX);
+  return it != groups.end() ? it->second : unknown_group_[file];
 }
 
 long WindowResolver::SpanAt(size_t file, uint64_t t, uint32_t g) {
   Window::File& f = window_.files[file];
   const std::vector<size_t>& first = group_first_[file];
   if (!split(file) || first.empty()) return FindSpan(f.cpu, t, &f.cpu_hint);
-  // Each group's spans are sorted and disjoint; a thread no process lists
-  // (g past them) may be in any group's.
-  const size_t groups = first.size() - 1;
-  for (size_t k = g < groups ? g : 0; k < (g < groups ? g + 1 : groups); ++k) {
-    auto begin = f.cpu.begin() + static_cast<long>(first[k]);
-    auto end = f.cpu.begin() + static_cast<long>(first[k + 1]);
-    auto it = std::upper_bound(begin, end, t,
-                               [](uint64_t v, const TimeSpan& s) { return v < s.start; });
-    if (it != begin && t <= std::prev(it)->end)
-      return static_cast<long>(std::prev(it) - f.cpu.begin());
+  // Each group's spans are sorted and disjoint. Past the groups: any
+  // group's, through their union (one lookup, not one per group).
+  if (g >= first.size() - 1) {
+    const long u = FindSpan(union_[file], t, &union_hint_[file]);
+    return u < 0 ? -1 : static_cast<long>(union_member_[file][static_cast<size_t>(u)]);
   }
+  auto begin = f.cpu.begin() + static_cast<long>(first[g]);
+  auto end = f.cpu.begin() + static_cast<long>(first[g + 1]);
+  auto it = std::upper_bound(begin, end, t,
+                             [](uint64_t v, const TimeSpan& s) { return v < s.start; });
+  if (it != begin && t <= std::prev(it)->end)
+    return static_cast<long>(std::prev(it) - f.cpu.begin());
   return -1;
 }
 

@@ -2,6 +2,7 @@
 #include "analysis/stragglers.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <unordered_map>
 #include <unordered_set>
@@ -44,10 +45,9 @@ int64_t Over(uint64_t x, uint64_t median) {
 }
 
 // One rank: its files (the chunks of one run), or one process of a merged
-// file (only its threads' ranges and calls, and the GPU work they launched).
+// file: its records (SplitByProcess()), named by the file's strings.
 struct RankSource {
-  std::vector<const TraceData*> files;
-  const proto::MergedProcess* process = nullptr;
+  std::vector<std::pair<const TraceData*, const RecordBatch*>> parts;
   std::string label;
   long rank = -1;  // the header's rank, when it is a number
 };
@@ -64,7 +64,47 @@ long StepNumber(const std::string& name) {
   return hash == std::string::npos ? -1 : RankNumber(name.substr(hash + 1));
 }
 
-std::vector<RankSource> SourcesOf(TraceSet traces) {
+// A merged file's records by process, in one pass: its threads' ranges and
+// calls, and the GPU work they launched, or, launched by no call of the
+// file, that ran on a device it alone lists.
+std::vector<RecordBatch> SplitByProcess(const TraceData& t) {
+  const auto& processes = t.header.processes();
+  std::vector<RecordBatch> out(static_cast<size_t>(processes.size()));
+  std::unordered_map<uint64_t, size_t> of_thread;
+  std::unordered_map<uint32_t, long> of_device;  // -1: several list it
+  for (int p = 0; p < processes.size(); ++p) {
+    for (uint64_t thread : processes[p].thread_ids()) of_thread.emplace(thread, p);
+    for (uint32_t device : processes[p].device_ids()) {
+      auto [it, fresh] = of_device.try_emplace(device, p);
+      if (!fresh && it->second != p) it->second = -1;
+    }
+  }
+  std::unordered_map<uint64_t, size_t> of_launch;
+  for (const ApiRecord& a : t.records.api_calls)
+    if (auto it = of_thread.find(a.thread_id); it != of_thread.end()) {
+      out[it->second].api_calls.push_back(a);
+      if (a.correlation_id) of_launch.emplace(a.correlation_id, it->second);
+    }
+  for (const RangeRecord& r : t.records.ranges)
+    if (auto it = of_thread.find(r.thread_id); it != of_thread.end() && r.kind != RangeKind::kGpu)
+      out[it->second].ranges.push_back(r);
+  auto owner = [&](uint64_t corr, uint32_t device) -> long {
+    if (auto it = of_launch.find(corr); corr && it != of_launch.end())
+      return static_cast<long>(it->second);
+    auto it = of_device.find(device);
+    return it == of_device.end() ? -1 : it->second;
+  };
+  for (const KernelRecord& k : t.records.kernels)
+    if (long p = owner(k.correlation_id, k.device_id); p >= 0) out[p].kernels.push_back(k);
+  for (const MemcpyRecord& m : t.records.memcpys)
+    if (long p = owner(m.correlation_id, m.device_id); p >= 0) out[p].memcpys.push_back(m);
+  for (const MemsetRecord& m : t.records.memsets)
+    if (long p = owner(m.correlation_id, m.device_id); p >= 0) out[p].memsets.push_back(m);
+  return out;
+}
+
+// The ranks of `traces`; a merged file's records split into `split`.
+std::vector<RankSource> SourcesOf(TraceSet traces, std::deque<std::vector<RecordBatch>>* split) {
   std::vector<const TraceData*> plain;
   for (const TraceData* t : traces)
     if (t->header.processes_size() < 2) plain.push_back(t);
@@ -76,13 +116,14 @@ std::vector<RankSource> SourcesOf(TraceSet traces) {
   size_t next_plain = 0;
   for (const TraceData* t : traces) {
     if (t->header.processes_size() >= 2) {
-      for (const proto::MergedProcess& p : t->header.processes()) {
+      const std::vector<RecordBatch>& batches = split->emplace_back(SplitByProcess(*t));
+      for (int p = 0; p < t->header.processes_size(); ++p) {
+        const proto::MergedProcess& m = t->header.processes(p);
         RankSource& s = sources.emplace_back();
-        s.files = {t};
-        s.process = &p;
-        s.rank = RankNumber(p.rank());
-        s.label = t->path + ": " + (p.rank().empty() ? fmt::format("{} pid {}", p.host(), p.pid())
-                                                     : "rank " + p.rank());
+        s.parts = {{t, &batches[static_cast<size_t>(p)]}};
+        s.rank = RankNumber(m.rank());
+        s.label = t->path + ": " + (m.rank().empty() ? fmt::format("{} pid {}", m.host(), m.pid())
+                                                     : "rank " + m.rank());
       }
       continue;
     }
@@ -91,9 +132,9 @@ std::vector<RankSource> SourcesOf(TraceSet traces) {
     emitted[r] = true;
     RankSource& s = sources.emplace_back();
     for (size_t f = 0; f < plain.size(); ++f)
-      if (ranks.of_file[f] == r) s.files.push_back(plain[f]);
+      if (ranks.of_file[f] == r) s.parts.push_back({plain[f], &plain[f]->records});
     s.label = ranks.labels[r];
-    s.rank = RankNumber(s.files.front()->header.rank());
+    s.rank = RankNumber(s.parts.front().first->header.rank());
   }
   // In rank order when every source says its rank (files given as rank-*.trace
   // come as rank10 before rank2); else as given.
@@ -111,17 +152,6 @@ std::vector<StepOnRank> RankSteps(const RankSource& source, const std::string& r
   std::unordered_map<uint64_t, uint64_t> launch_start;  // of the current file
   std::map<uint32_t, DeviceWork> devices;
   std::vector<std::pair<uint64_t, uint64_t>> gpu_ends;  // (launch start, op end)
-  // A merged file's process: its threads, and its devices for work no call
-  // of the file launched.
-  std::unordered_set<uint64_t> threads;
-  std::unordered_set<uint32_t> own_devices;
-  if (source.process) {
-    threads.insert(source.process->thread_ids().begin(), source.process->thread_ids().end());
-    own_devices.insert(source.process->device_ids().begin(), source.process->device_ids().end());
-  }
-  auto mine = [&](uint64_t thread) {
-    return source.process == nullptr || threads.count(thread) != 0;
-  };
   // The steps are the outermost instances: depth 0, or the least depth any
   // has (steps inside an enclosing range such as record_function("train")).
   struct Candidate {
@@ -129,11 +159,11 @@ std::vector<StepOnRank> RankSteps(const RankSource& source, const std::string& r
     uint32_t depth;
   };
   std::vector<Candidate> candidates;
-  for (const TraceData* t : source.files) {
+  for (const auto& [t, records] : source.parts) {
     std::unordered_map<uint32_t, bool> matches, comm;
     std::unordered_map<uint32_t, long> numbers;
-    for (const RangeRecord& r : t->records.ranges) {
-      if (r.kind == RangeKind::kGpu || r.kind == RangeKind::kMark || !mine(r.thread_id)) continue;
+    for (const RangeRecord& r : records->ranges) {
+      if (r.kind == RangeKind::kGpu || r.kind == RangeKind::kMark) continue;
       auto [it, fresh] = matches.try_emplace(r.name_id, false);
       if (fresh) {
         const std::string name = t->strings.Display(r.name_id);
@@ -145,27 +175,13 @@ std::vector<StepOnRank> RankSteps(const RankSource& source, const std::string& r
             {{r.start_ns, SafeEnd(r.start_ns, r.end_ns), 0, 0, 0, numbers[r.name_id]}, r.depth});
     }
     launch_start.clear();
-    std::unordered_set<uint64_t> others;  // launches of the file's other processes
-    for (const ApiRecord& a : t->records.api_calls) {
-      if (!a.correlation_id) continue;
-      if (mine(a.thread_id))
-        launch_start.emplace(a.correlation_id, a.start_ns);
-      else
-        others.insert(a.correlation_id);
-    }
-    // Whether an operation is the rank's: launched by its calls, or, launched
-    // by no call of the file, on one of its devices.
-    auto keep = [&](uint64_t corr, uint32_t device) {
-      if (source.process == nullptr) return true;
-      if (corr && launch_start.count(corr)) return true;
-      return (corr == 0 || !others.count(corr)) && own_devices.count(device) != 0;
-    };
+    for (const ApiRecord& a : records->api_calls)
+      if (a.correlation_id) launch_start.emplace(a.correlation_id, a.start_ns);
     auto op = [&](uint64_t corr, uint64_t end) {
       if (auto it = launch_start.find(corr); corr && it != launch_start.end())
         gpu_ends.emplace_back(it->second, end);
     };
-    for (const KernelRecord& k : t->records.kernels) {
-      if (!keep(k.correlation_id, k.device_id)) continue;
+    for (const KernelRecord& k : records->kernels) {
       auto [it, fresh] = comm.try_emplace(k.name_id, false);
       if (fresh) it->second = classes.IsComm(t->strings.Display(k.name_id));
       const uint64_t e = SafeEnd(k.start_ns, k.end_ns);
@@ -174,14 +190,12 @@ std::vector<StepOnRank> RankSteps(const RankSource& source, const std::string& r
       d.busy.push_back({k.start_ns, e});
       op(k.correlation_id, e);
     }
-    for (const MemcpyRecord& m : t->records.memcpys) {
-      if (!keep(m.correlation_id, m.device_id)) continue;
+    for (const MemcpyRecord& m : records->memcpys) {
       const uint64_t e = SafeEnd(m.start_ns, m.end_ns);
       devices[m.device_id].busy.push_back({m.start_ns, e});
       op(m.correlation_id, e);
     }
-    for (const MemsetRecord& m : t->records.memsets) {
-      if (!keep(m.correlation_id, m.device_id)) continue;
+    for (const MemsetRecord& m : records->memsets) {
       const uint64_t e = SafeEnd(m.start_ns, m.end_ns);
       devices[m.device_id].busy.push_back({m.start_ns, e});
       op(m.correlation_id, e);
@@ -236,7 +250,8 @@ StatusOr<StragglerReport> FindStragglers(TraceSet traces, const std::string& ran
                                          std::shared_ptr<const CommClassifier> comm) {
   StragglerReport report;
   report.range = range;
-  const std::vector<RankSource> sources = SourcesOf(traces);
+  std::deque<std::vector<RecordBatch>> split;  // merged files' records, by process
+  const std::vector<RankSource> sources = SourcesOf(traces, &split);
   if (sources.size() < 2)
     return Status::Error("stragglers need two ranks or more (" + std::to_string(sources.size()) +
                          " given: the chunks of one run are one rank)");
@@ -272,7 +287,10 @@ StatusOr<StragglerReport> FindStragglers(TraceSet traces, const std::string& ran
       }
     }
     for (auto& [number, where] : common) at.push_back(std::move(where));
-  } else {
+    // Numbers no two ranks share (each run numbered its own way): by position.
+    report.by_number = !at.empty();
+  }
+  if (!report.by_number) {
     const size_t n = *std::min_element(report.steps_of.begin(), report.steps_of.end());
     for (size_t k = 0; k < n; ++k) at.push_back(std::vector<size_t>(per_rank.size(), k));
   }

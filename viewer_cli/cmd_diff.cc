@@ -29,6 +29,7 @@
 #include "analysis/stream_summary.h"
 #include "analysis/trace_diff.h"
 #include "collector/sat_math.h"
+#include "interop/merge/trace_merge.h"
 #include "viewer_cli/comm_options.h"
 #include "viewer_cli/command_registry.h"
 #include "viewer_cli/region_options.h"
@@ -209,7 +210,7 @@ std::vector<std::string> Notes(const Options& o, const analysis::DiffReport& d,
   if (d.per_a > 1 || d.per_b > 1)
     notes.push_back(fmt::format("A has {} instances of '{}' in its window, B {}: times and counts "
                                 "are per instance (each side's divided by its count)",
-                                windows[0]->chosen, o.region.range, windows[1]->chosen));
+                                d.per_a, o.region.range, d.per_b));
   size_t processes[2];
   for (int i = 0; i < 2; ++i)
     processes[i] = std::max<size_t>(1, static_cast<size_t>(infos[i]->header.processes_size()));
@@ -284,11 +285,23 @@ int Run(const Options& o) {
       incomplete.push_back(fmt::format("{} is incomplete ({}): a run cut short looks faster", name,
                                        infos[i]->read.truncated ? "truncated"
                                                                 : "no end-of-trace marker"));
+    // A merge of inputs one of which was cut short says so in its warnings.
+    for (const std::string& w : infos[i]->warnings)
+      if (w.find(interop::kInputNotClosed) != std::string::npos ||
+          w.find(interop::kInputTruncated) != std::string::npos) {
+        incomplete.push_back(fmt::format("{} merges an input cut short ({}): a run cut short "
+                                         "looks faster", name, w));
+        break;
+      }
   }
-  // Per instance when the sides chose different numbers of a range's.
+  // Per instance when the sides chose different numbers of a range's: a
+  // process's instances (a merged side's ranks each ran them).
   uint64_t per[2] = {1, 1};
-  if (!o.region.range.empty() && windows[0]->chosen != windows[1]->chosen)
-    for (int i = 0; i < 2; ++i) per[i] = std::max<uint64_t>(1, windows[i]->chosen);
+  auto instances = [](const analysis::Window& w) {
+    return std::max<uint64_t>(1, w.chosen / std::max<uint64_t>(1, w.processes));
+  };
+  if (!o.region.range.empty() && instances(*windows[0]) != instances(*windows[1]))
+    for (int i = 0; i < 2; ++i) per[i] = instances(*windows[i]);
   analysis::DiffReport d =
       analysis::DiffReports(side[0]->Kernels({}), side[1]->Kernels({}), side[0]->Timeline(),
                             side[1]->Timeline(), threshold, per[0], per[1]);

@@ -5,6 +5,8 @@
 
 #include <fmt/core.h>
 
+#include "analysis/rank_imbalance.h"
+
 namespace cutrace::interop {
 namespace {
 
@@ -54,6 +56,14 @@ HostProcesses::HostProcesses(analysis::TraceSet traces) {
       processes_.push_back(ProcessOf(f, m));
     }
   }
+  // The chunks of one run (rotation, continuous windows) are one process
+  // to the device rows: each file's work counts as its run's first file's.
+  const analysis::Ranks runs = analysis::RanksOf(traces);
+  std::map<uint32_t, size_t> first_of_run;
+  for (size_t f = 0; f < traces.size(); ++f) {
+    auto [it, fresh] = first_of_run.try_emplace(runs.of_file[f], first_of_file_[f]);
+    run_process_.push_back(traces[f]->header.processes_size() < 2 ? it->second : first_of_file_[f]);
+  }
   // Which processes ran work on each device.
   launch_process_.resize(traces.size());
   std::map<uint32_t, std::set<size_t>> owners;
@@ -92,7 +102,7 @@ size_t HostProcesses::OpProcess(size_t file, uint32_t device, uint64_t correlati
   if (!launches.empty() && correlation != 0)
     if (auto it = launches.find(correlation); it != launches.end()) return it->second;
   auto it = by_device_.find({file, device});
-  return it != by_device_.end() ? it->second : first_of_file_[file];
+  return it != by_device_.end() ? it->second : run_process_[file];
 }
 
 uint32_t HostProcesses::Lane(size_t file, uint32_t device, uint64_t correlation) const {

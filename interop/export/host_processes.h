@@ -55,6 +55,7 @@ class HostProcesses {
  private:
   std::vector<HostProcess> processes_;
   std::vector<size_t> first_of_file_;
+  std::vector<size_t> run_process_;  // per file: its run's first file's process
   std::map<std::pair<size_t, uint64_t>, size_t> by_thread_;
   std::map<std::pair<size_t, uint32_t>, size_t> by_device_;
   size_t OpProcess(size_t file, uint32_t device, uint64_t correlation) const;

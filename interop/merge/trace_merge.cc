@@ -226,9 +226,9 @@ MergedTrace MergePlacedTraces(const PlacedTraces& placed) {
       if (described.insert(d.id).second) m.devices.push_back(d);
     for (const std::string& w : t.warnings) m.warnings.push_back(t.path + ": " + w);
     if (!t.clean_shutdown())
-      m.warnings.push_back(t.path + ": not cleanly closed (no end-of-trace packet)");
+      m.warnings.push_back(t.path + kInputNotClosed);
     if (t.read.truncated)
-      m.warnings.push_back(t.path + ": truncated; " + std::to_string(t.read.lost_bytes) +
+      m.warnings.push_back(t.path + kInputTruncated + std::to_string(t.read.lost_bytes) +
                            " bytes after the last complete packet were lost");
     if (t.end && t.end->has_end_anchor())
       last_end = std::max(last_end, t.end->end_anchor().realtime_ns());

@@ -32,6 +32,11 @@
 
 namespace cutrace::interop {
 
+// The warnings a merge keeps for an input cut short, after its path: a
+// reader of the merged trace (the diff gate) finds them by these.
+inline constexpr const char* kInputNotClosed = ": not cleanly closed (no end-of-trace packet)";
+inline constexpr const char* kInputTruncated = ": truncated; ";
+
 struct MergedTrace {
   HeaderInfo header;
   std::vector<DeviceInfo> devices;

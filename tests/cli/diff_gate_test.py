@@ -16,8 +16,9 @@ is known because this script wrote them (Kineto JSON, imported):
 4. A kernel with launches of 0 ns in A and 50 us in B fails it; with
    --fail-above 1% and no --threshold, a +3% kernel is "slower" in the table
    as in the gate.
-5. B cut between packets (no end-of-trace marker) or with no kernels at all
-   fails the gate whatever grew; the cut file gets a warning line.
+5. B cut between packets (no end-of-trace marker), a merge holding such a
+   file, or a B with no kernels at all fails the gate whatever grew; the cut
+   file gets a warning line.
 6. Idle time added between kernels (the same kernels): the device's span
    grows and fails the gate.
 7. Different GPU models: a note names both. A region missing from one side:
@@ -63,6 +64,7 @@ def kineto(path, steps, kernels, idle_us=0.0, device_name="NVIDIA H200"):
         gpu += 10
     with open(path, "w") as f:
         json.dump({"schemaVersion": 1, "traceEvents": events,
+                   "baseTimeNanoseconds": 1_700_000_000_000_000_000,  # an anchor: merge takes it
                    "deviceProperties": [{"id": 0, "name": device_name, "totalGlobalMem": 1 << 37,
                                          "computeMajor": 9, "computeMinor": 0,
                                          "numSms": 132}]}, f)
@@ -171,6 +173,13 @@ def checks(tmp):
     p = subprocess.run([CUTRACE, "kernels", cut], capture_output=True, text=True, timeout=60)
     expect("kernels warns about the cut file", p.returncode == 0 and
            "warning: no end-of-trace marker" in p.stderr, p)
+    # A merge holding the cut file: its warning says so, and the gate fails.
+    both, with_cut = os.path.join(tmp, "both.trace"), os.path.join(tmp, "with_cut.trace")
+    for out, second in ((both, s4), (with_cut, cut)):
+        subprocess.run([CUTRACE, "merge", s4, second, "-o", out], check=True, capture_output=True)
+    p = diff(both, with_cut, "--fail-above", "5%")
+    expect("a merge with an input cut short fails the gate", p.returncode == 3 and
+           "gate fails: B merges an input cut short (" in p.stderr, p)
     empty = imported("empty", lambda p: kineto(p, 0, []))
     p = diff(s4, empty, "--fail-above", "5%")
     expect("B without kernels fails the gate", p.returncode == 3 and

@@ -232,6 +232,14 @@ TEST(Stragglers, RanksInTheirOrderStepsByNumberAndInsideAnEnclosingRange) {
   EXPECT_EQ(report->steps[1].step, 2u);
   EXPECT_EQ(report->steps[1].slowest, 1u);  // b.trace, rank 1: gemm 600
   EXPECT_EQ(report->steps[1].compute_excess_ns, 150);  // 600 - median (300 + 600) / 2
+  // Numbers no step shares (rank 1's counted from 100): by position again.
+  for (RangeRecord& r : r1.data().records.ranges)
+    if (r.name_id != r1.Name("train"))
+      r.name_id = r1.Name("ProfilerStep#" + std::to_string(r.start_ns / 1000 + 100));
+  report = FindStragglers(TraceSet(set), "ProfilerStep*");
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_FALSE(report->by_number);
+  EXPECT_EQ(report->steps.size(), 2u);  // the first two of each
 }
 
 }  // namespace

@@ -357,11 +357,25 @@ TEST(ChromeExportTest, ProcessesSharingAGpuKeepTheirStreamsApart) {
   EXPECT_EQ(row_name[tid_of["b"]], "stream 7 (pid 802)");
   EXPECT_EQ(flow_end_tid[1], tid_of["a"]);
   EXPECT_EQ(flow_end_tid[2], tid_of["b"]);
-  // One process on the GPU: the row is the stream, as Kineto's.
+  // One process on the GPU: the row is the stream, as Kineto's; also for
+  // two chunks of one run (rotation), which are one process.
   TraceBuilder one = MakeTrace();
   const json k = json::parse(ExportAny(*one.get()));
   for (const json& e : k["traceEvents"])
     if (e["ph"] == "X" && e["cat"] == "kernel") EXPECT_EQ(e["tid"], e["args"]["stream"]);
+  TraceBuilder c0("c0.trace"), c1("c1.trace");
+  for (TraceBuilder* c : {&c0, &c1}) {
+    c->data().header.set_run_id("run-1");
+    c->data().header.set_host("node");
+    c->data().header.set_pid(4242);
+    c->Kernel("k", c == &c0 ? 100 : 900, c == &c0 ? 200 : 1000, 0, 7, 1);
+  }
+  std::string chunks;
+  StringSink chunk_sink(&chunks);
+  const TraceData* both[] = {c0.get(), c1.get()};
+  ASSERT_TRUE(ExportChromeTrace(TraceSet(both), &chunk_sink).ok());
+  for (const json& e : json::parse(chunks)["traceEvents"])
+    if (e["ph"] == "X" && e["cat"] == "kernel") EXPECT_EQ(e["tid"], 7);
 }
 
 // Overlapping start/end ranges and syncs: no two complete events of one

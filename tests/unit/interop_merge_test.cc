@@ -199,7 +199,7 @@ StatusOr<TraceData> WrittenAndRead(const MergedTrace& merged, std::string* bytes
 // Four steps [1000k, 1000k + 800) on thread 7, each launching one kernel
 // (correlation k + 1 at 1000k + 100, running 1000k + 200 to + 300).
 std::string WriteSteps(const std::string& path, int64_t pid, int64_t realtime = kRealtime0,
-                       bool api = true) {
+                       bool api = true, uint64_t steps = 4) {
   HeaderInfo h;
   h.producer = "analysis_merge_test";
   h.host = "node";
@@ -207,7 +207,7 @@ std::string WriteSteps(const std::string& path, int64_t pid, int64_t realtime = 
   h.clock = ClockDomain::kMonotonic;
   h.start_anchor = {1000, realtime, 1000};
   testing::TraceFile file(path, h);
-  for (uint64_t k = 1; k <= 4; ++k) {
+  for (uint64_t k = 1; k <= steps; ++k) {
     file.Range("step", 1000 * k, 1000 * k + 800, /*thread=*/7).range_id = k;
     if (api) file.Api("cudaLaunchKernel", 1000 * k + 100, 1000 * k + 110, /*thread=*/7, k);
     file.Kernel("_Z4stepv", 1000 * k + 200, 1000 * k + 300, k);
@@ -340,6 +340,30 @@ TEST_F(MergeTest, ARegionOfAMergedTraceKeepsEachProcessToItsOwnSteps) {
   EXPECT_TRUE(count.split);
   EXPECT_EQ(count.loaded, 2u);
   EXPECT_EQ(count.streamed, 2u);
+
+  // The steady state of two ranks of 20 steps: 20 instances a process, the
+  // first 2 of each skipped (10% of 20), 36 chosen. Counted over the file's
+  // 40, the skip was 4 a process; from about 10 ranks up none was left.
+  std::vector<TraceData> long_runs = Load({WriteSteps(dir_ + "/c.trace", 100, kRealtime0, true, 20),
+                                           WriteSteps(dir_ + "/d.trace", 200, kRealtime0 + 900,
+                                                      true, 20)});
+  std::vector<const TraceData*> long_set = {&long_runs[0], &long_runs[1]};
+  auto long_placed = PlaceTraces(long_set);
+  ASSERT_TRUE(long_placed.ok()) << long_placed.status().message();
+  std::string long_bytes;
+  auto lm = WrittenAndRead(MergePlacedTraces(*long_placed), &long_bytes);
+  ASSERT_TRUE(lm.ok()) << lm.status().message();
+  auto streamed = analysis::StreamedTrace::FromBytes(long_bytes, "merged.trace");
+  ASSERT_TRUE(streamed.ok());
+  analysis::StreamedTrace* streams[] = {streamed->get()};
+  StatusOr<analysis::Window> steady = Status::Error("");
+  auto whole = analysis::ResolveStreamedWindow(streams, {}, &steady);
+  ASSERT_TRUE(whole.ok()) << whole.status().message();
+  ASSERT_TRUE(whole->steady.has_value());
+  EXPECT_EQ(whole->steady->instances, 20u);
+  EXPECT_EQ(whole->steady->skip, 2u);
+  ASSERT_TRUE(steady.ok()) << steady.status().message();
+  EXPECT_EQ(steady->chosen, 36u);
 }
 
 // Two inputs with the same host and pid, no run id to make them chunks of
