@@ -27,7 +27,8 @@ void AddRegionOptions(CLI::App* cmd, analysis::RegionSpec* spec) {
           ->type_name("NAME");
   // Alone it would be silently ignored: the window is the whole trace.
   cmd->add_option("--skip-first", spec->skip_first,
-                  "With --range: drop each file's first N instances (warm-up)")
+                  "With --range: drop each file's first N instances (warm-up; each "
+                  "process's in a merged trace)")
       ->type_name("N")
       ->needs(range);
   cmd->add_option_function<std::string>(

@@ -1,6 +1,7 @@
 // The region options every report takes (issue 19; analysis/region.h):
 //   --range NAME        an NVTX range name or glob ('ProfilerStep*'); NAME@DOMAIN
-//   --skip-first N      drop each file's first N instances (warm-up)
+//   --skip-first N      drop each file's first N instances (warm-up; each
+//                       process's in a merged trace)
 //   --from T, --to T    offsets from the trace start (10us, 2ms, 1.5s, 500ns)
 // One function adds them (AddRegionOptions()), one struct carries them
 // (analysis::RegionSpec), and analysis/ resolves the window; each report
