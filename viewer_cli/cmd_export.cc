@@ -35,7 +35,8 @@ struct Options {
 };
 
 StatusOr<interop::ExportCounts> ExportToFile(interop::TraceSet traces, const Options& o) {
-  if (o.format == ExportFormat::kCsv) return interop::ExportCsvDirectory(traces, o.output.path);
+  if (o.format == ExportFormat::kCsv)
+    return interop::ExportCsvDirectory(traces, o.output.path, o.output.force);
   auto to = [&](interop::ByteSink* sink) {
     return o.format == ExportFormat::kChrome ? interop::ExportChromeTrace(traces, sink)
                                              : interop::ExportPerfettoTrace(traces, sink);

@@ -8,14 +8,15 @@
 #include <cstring>
 
 #include "collector/trace_reader.h"
+#include "interop/export/export_sink.h"
 #include "viewer_cli/cli_app.h"
 
 namespace {
 
 // Trace files are memory-mapped (collector/trace_reader.h): one truncated
 // while a report reads it raises SIGBUS on the lost pages. That is bad input,
-// not a crash: one line naming the file, exit 1. Async-signal-safe: write()
-// and _exit() only. A SIGBUS anywhere else keeps its default action.
+// not a crash: one line naming the file, exit 1. Async-signal-safe: write(),
+// unlink() and _exit() only. A SIGBUS anywhere else keeps its default action.
 void OnSigbus(int sig, siginfo_t* info, void*) {
   const char* path = cutrace::FileBytes::MappedPathAt(info->si_addr);
   if (path == nullptr) {
@@ -27,6 +28,7 @@ void OnSigbus(int sig, siginfo_t* info, void*) {
   put("cutrace: ");
   put(path);
   put(": file shrank while being read\n");
+  cutrace::interop::RemoveTemporaryFiles();  // an export or merge under way leaves nothing
   ::_exit(1);
 }
 

@@ -195,26 +195,25 @@ StatusOr<ExportCounts> ExportCsv(TraceSet traces,
   return counts;
 }
 
-StatusOr<ExportCounts> ExportCsvDirectory(TraceSet traces, const std::string& dir) {
-  // Private like the files in it (collector/private_file.h).
-  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
-    return Status::Error("cannot create directory " + dir + ": " + std::strerror(errno));
+namespace {
+
+// The tables into `dir`, which exists: each file through a FileSink
+// (written beside its name, renamed once whole; replacing one only with
+// `replace`).
+StatusOr<ExportCounts> WriteCsvTables(TraceSet traces, const std::string& dir, bool replace) {
   struct stat st;
-  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    return Status::Error(dir + " is not a directory: --format csv writes one file per event "
-                               "kind into a directory");
   std::array<std::string, kCsvTables> paths;
   for (size_t t = 0; t < kCsvTables; ++t) {
     paths[t] = dir + "/" + CsvFileName(static_cast<CsvTable>(t));
-    if (::lstat(paths[t].c_str(), &st) == 0)
-      return Status::Error(paths[t] + " exists: cutrace never overwrites; remove it or choose "
-                                      "another -o");
+    if (!replace && ::lstat(paths[t].c_str(), &st) == 0)
+      return Status::Error(paths[t] + " exists: cutrace never overwrites without --force; remove "
+                                      "it, choose another -o, or add --force");
   }
   // Sinks remove their files unless committed, so a failure leaves nothing.
   std::array<std::unique_ptr<FileSink>, kCsvTables> files;
   std::array<ByteSink*, kCsvTables> sinks{};
   for (size_t t = 0; t < kCsvTables; ++t) {
-    auto file = FileSink::Create(paths[t]);
+    auto file = FileSink::Create(paths[t], replace);
     if (!file.ok()) return file.status();
     files[t] = std::move(file).value();
     sinks[t] = files[t].get();
@@ -223,6 +222,23 @@ StatusOr<ExportCounts> ExportCsvDirectory(TraceSet traces, const std::string& di
   if (!counts.ok()) return counts;
   for (auto& file : files)
     if (Status s = file->Commit(); !s.ok()) return s;
+  return counts;
+}
+
+}  // namespace
+
+StatusOr<ExportCounts> ExportCsvDirectory(TraceSet traces, const std::string& dir, bool replace) {
+  // Private like the files in it (collector/private_file.h).
+  const bool created = ::mkdir(dir.c_str(), 0700) == 0;
+  if (!created && errno != EEXIST)
+    return Status::Error("cannot create directory " + dir + ": " + std::strerror(errno));
+  struct stat st;
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return Status::Error(dir + " is not a directory: --format csv writes one file per event "
+                               "kind into a directory");
+  StatusOr<ExportCounts> counts = WriteCsvTables(traces, dir, replace);
+  // A failure leaves no directory this export made (its files are gone).
+  if (!counts.ok() && created) ::rmdir(dir.c_str());
   return counts;
 }
 

@@ -59,8 +59,10 @@ StatusOr<ExportCounts> ExportCsv(TraceSet traces,
                                  const std::array<ByteSink*, kCsvTables>& sinks);
 
 // Creates DIR if it does not exist, refuses (before writing anything) when
-// any of the six files exists in it, then writes them. On an error, the files
-// it created are removed.
-StatusOr<ExportCounts> ExportCsvDirectory(TraceSet traces, const std::string& dir);
+// any of the six files exists in it unless `replace` (--force: each is
+// replaced once the new one is whole), then writes them. On an error, the
+// files it created are removed, and the directory too if it made it.
+StatusOr<ExportCounts> ExportCsvDirectory(TraceSet traces, const std::string& dir,
+                                          bool replace = false);
 
 }  // namespace cutrace::interop

@@ -25,8 +25,7 @@ char g_temporary[kSlots][kPathBytes];
 std::atomic<bool> g_slot_used[kSlots];
 
 void RemoveTemporaries(int sig) {
-  for (int i = 0; i < kSlots; ++i)
-    if (g_slot_used[i].load(std::memory_order_acquire)) ::unlink(g_temporary[i]);
+  RemoveTemporaryFiles();
   // SA_RESETHAND restored the default: the signal ends the process as it
   // would have.
   ::raise(sig);
@@ -72,6 +71,11 @@ Status Exists(const std::string& path, bool link) {
 }
 
 }  // namespace
+
+void RemoveTemporaryFiles() {
+  for (int i = 0; i < kSlots; ++i)
+    if (g_slot_used[i].load(std::memory_order_acquire)) ::unlink(g_temporary[i]);
+}
 
 StatusOr<std::unique_ptr<FileSink>> FileSink::Create(const std::string& path, bool replace) {
   struct stat st;

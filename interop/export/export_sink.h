@@ -95,6 +95,10 @@ class FileSink : public ByteSink {
   Status status_;
 };
 
+// Removes the temporary files of the FileSinks not yet committed: for a
+// process ending on a signal (async-signal-safe: unlink() only).
+void RemoveTemporaryFiles();
+
 // Stages small appends and passes them to a sink in pieces of about
 // kFlushBytes, so exporters can format event by event cheaply.
 class BufferedSink {

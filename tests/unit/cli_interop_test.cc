@@ -159,6 +159,11 @@ TEST_F(CliInteropTest, PerfettoAndCsvExports) {
   EXPECT_EQ(again.exit_code, 1);
   EXPECT_NE(again.err.find("kernels.csv exists"), std::string::npos) << again.err;
   EXPECT_EQ(Slurp(dir_ + "/csv/kernels.csv"), kernels);
+  // --force replaces the tables (it was accepted and ignored).
+  Result forced = Run({"export", WriteTrace("slow.trace", 3), "--format", "csv", "-o",
+                       dir_ + "/csv", "--force"});
+  EXPECT_EQ(forced.exit_code, 0) << forced.err;
+  EXPECT_NE(Slurp(dir_ + "/csv/kernels.csv"), kernels);
   EXPECT_EQ(Run({"export", trace, "--format", "svg", "-o", dir_ + "/x"}).exit_code, 2);
 }
 
