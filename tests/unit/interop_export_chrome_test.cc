@@ -374,7 +374,8 @@ TEST(ChromeExportTest, ProcessesSharingAGpuKeepTheirStreamsApart) {
   StringSink chunk_sink(&chunks);
   const TraceData* both[] = {c0.get(), c1.get()};
   ASSERT_TRUE(ExportChromeTrace(TraceSet(both), &chunk_sink).ok());
-  for (const json& e : json::parse(chunks)["traceEvents"])
+  const json parsed = json::parse(chunks);  // held: a temporary's member would dangle
+  for (const json& e : parsed["traceEvents"])
     if (e["ph"] == "X" && e["cat"] == "kernel") EXPECT_EQ(e["tid"], 7);
 }
 
