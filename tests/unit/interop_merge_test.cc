@@ -101,6 +101,17 @@ class MergeTest : public ::testing::Test {
     return out;
   }
 
+  // The traces at `paths`, loaded into *traces (which the result points
+  // into) and placed on one timeline.
+  StatusOr<PlacedTraces> LoadAndPlace(const std::vector<std::string>& paths,
+                                      std::vector<TraceData>* traces) {
+    *traces = Load(paths);
+    if (traces->size() != paths.size()) return Status::Error("a trace did not load");
+    std::vector<const TraceData*> set;
+    for (const TraceData& t : *traces) set.push_back(&t);
+    return PlaceTraces(set);
+  }
+
   cutrace::testing::TempDir tmp_;
   std::string dir_ = tmp_.path();
 };
@@ -268,11 +279,9 @@ RegionCount CountRegion(const TraceData& m, const std::string& bytes,
 // held rank 1's earlier launches 5 to 7 too: 5 kernels, the bug the bands
 // fix.
 TEST_F(MergeTest, ARegionOfAMergedTraceCountsEachRunsOwnLaunches) {
-  std::vector<TraceData> traces = Load({WriteSteps(dir_ + "/a.trace", 100),
-                                        WriteSteps(dir_ + "/b.trace", 200)});
-  ASSERT_EQ(traces.size(), 2u);
-  std::vector<const TraceData*> set = {&traces[0], &traces[1]};
-  auto placed = PlaceTraces(set);
+  std::vector<TraceData> traces;
+  auto placed = LoadAndPlace({WriteSteps(dir_ + "/a.trace", 100),
+                                        WriteSteps(dir_ + "/b.trace", 200)}, &traces);
   ASSERT_TRUE(placed.ok()) << placed.status().message();
   EXPECT_EQ(placed->correlation_bases, (std::vector<uint64_t>{0, 4}));
   std::string bytes;
@@ -289,11 +298,9 @@ TEST_F(MergeTest, ARegionOfAMergedTraceCountsEachRunsOwnLaunches) {
 
   // A run without launch calls (an import without API events) beside one
   // with: its kernels count by where they run (it lost them: 1 for 2).
-  std::vector<TraceData> mixed = Load({WriteSteps(dir_ + "/d.trace", 100),
-                                       WriteSteps(dir_ + "/e.trace", 200, kRealtime0, false)});
-  ASSERT_EQ(mixed.size(), 2u);
-  std::vector<const TraceData*> mixed_set = {&mixed[0], &mixed[1]};
-  auto mixed_placed = PlaceTraces(mixed_set);
+  std::vector<TraceData> mixed;
+  auto mixed_placed = LoadAndPlace({WriteSteps(dir_ + "/d.trace", 100),
+                                       WriteSteps(dir_ + "/e.trace", 200, kRealtime0, false)}, &mixed);
   ASSERT_TRUE(mixed_placed.ok()) << mixed_placed.status().message();
   std::string mixed_bytes;
   auto mm = WrittenAndRead(MergePlacedTraces(*mixed_placed), &mixed_bytes);
@@ -325,11 +332,9 @@ TEST_F(MergeTest, ARegionOfAMergedTraceCountsEachRunsOwnLaunches) {
 // step-3 launch counted in a's step (3), and --skip-first 3 over the file's
 // 8 instances chose 5 of them.
 TEST_F(MergeTest, ARegionOfAMergedTraceKeepsEachProcessToItsOwnSteps) {
-  std::vector<TraceData> traces = Load({WriteSteps(dir_ + "/a.trace", 100),
-                                        WriteSteps(dir_ + "/b.trace", 200, kRealtime0 + 900)});
-  ASSERT_EQ(traces.size(), 2u);
-  std::vector<const TraceData*> set = {&traces[0], &traces[1]};
-  auto placed = PlaceTraces(set);
+  std::vector<TraceData> traces;
+  auto placed = LoadAndPlace({WriteSteps(dir_ + "/a.trace", 100),
+                                        WriteSteps(dir_ + "/b.trace", 200, kRealtime0 + 900)}, &traces);
   ASSERT_TRUE(placed.ok()) << placed.status().message();
   std::string bytes;
   auto m = WrittenAndRead(MergePlacedTraces(*placed), &bytes);
@@ -344,11 +349,10 @@ TEST_F(MergeTest, ARegionOfAMergedTraceKeepsEachProcessToItsOwnSteps) {
   // The steady state of two ranks of 20 steps: 20 instances a process, the
   // first 2 of each skipped (10% of 20), 36 chosen. Counted over the file's
   // 40, the skip was 4 a process; from about 10 ranks up none was left.
-  std::vector<TraceData> long_runs = Load({WriteSteps(dir_ + "/c.trace", 100, kRealtime0, true, 20),
-                                           WriteSteps(dir_ + "/d.trace", 200, kRealtime0 + 900,
-                                                      true, 20)});
-  std::vector<const TraceData*> long_set = {&long_runs[0], &long_runs[1]};
-  auto long_placed = PlaceTraces(long_set);
+  std::vector<TraceData> long_runs;
+  auto long_placed = LoadAndPlace({WriteSteps(dir_ + "/c.trace", 100, kRealtime0, true, 20),
+                                   WriteSteps(dir_ + "/d.trace", 200, kRealtime0 + 900, true, 20)},
+                                  &long_runs);
   ASSERT_TRUE(long_placed.ok()) << long_placed.status().message();
   std::string long_bytes;
   auto lm = WrittenAndRead(MergePlacedTraces(*long_placed), &long_bytes);
@@ -372,11 +376,9 @@ TEST_F(MergeTest, ARegionOfAMergedTraceKeepsEachProcessToItsOwnSteps) {
 // thread 7's ranges of both were open at once and each launch counted for
 // both steps (8 steps of one op each showed 16 GPU ops).
 TEST_F(MergeTest, TheSamePidTwiceWithoutARunIsTwoProcesses) {
-  std::vector<TraceData> traces = Load({WriteSteps(dir_ + "/a.trace", 100),
-                                        WriteSteps(dir_ + "/b.trace", 100)});
-  ASSERT_EQ(traces.size(), 2u);
-  std::vector<const TraceData*> set = {&traces[0], &traces[1]};
-  auto placed = PlaceTraces(set);
+  std::vector<TraceData> traces;
+  auto placed = LoadAndPlace({WriteSteps(dir_ + "/a.trace", 100),
+                                        WriteSteps(dir_ + "/b.trace", 100)}, &traces);
   ASSERT_TRUE(placed.ok()) << placed.status().message();
   EXPECT_NE(placed->traces[0].records.api_calls[0].thread_id,
             placed->traces[1].records.api_calls[0].thread_id);
@@ -393,11 +395,9 @@ TEST_F(MergeTest, TheSamePidTwiceWithoutARunIsTwoProcesses) {
 
   // One after the other (torch.profiler's cycles of one process, imported
   // one by one): one process, its thread and GPU kept.
-  std::vector<TraceData> cycles = Load({WriteSteps(dir_ + "/c1.trace", 100),
-                                        WriteSteps(dir_ + "/c2.trace", 100, kRealtime0 + 10000)});
-  ASSERT_EQ(cycles.size(), 2u);
-  std::vector<const TraceData*> both = {&cycles[0], &cycles[1]};
-  auto again = PlaceTraces(both);
+  std::vector<TraceData> cycles;
+  auto again = LoadAndPlace({WriteSteps(dir_ + "/c1.trace", 100),
+                                        WriteSteps(dir_ + "/c2.trace", 100, kRealtime0 + 10000)}, &cycles);
   ASSERT_TRUE(again.ok()) << again.status().message();
   EXPECT_EQ(again->process_of_file, (std::vector<uint32_t>{0, 0}));
   EXPECT_EQ(again->traces[1].records.api_calls[0].thread_id, 7u);
