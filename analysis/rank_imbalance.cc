@@ -12,6 +12,14 @@
 
 namespace cutrace::analysis {
 
+long RankNumber(std::string_view text) {
+  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != text.npos)
+    return -1;
+  long n = 0;
+  for (char c : text) n = n * 10 + (c - '0');
+  return n;
+}
+
 Ranks RanksOf(TraceSet traces) {
   Ranks ranks;
   // A run's key; files without a run_id (imports, older traces) have none.

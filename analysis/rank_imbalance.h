@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/slot_index.h"
@@ -36,6 +37,9 @@ struct Ranks {
   size_t size() const { return labels.size(); }
 };
 Ranks RanksOf(TraceSet traces);
+
+// A rank (or a step's "#N") as a plain number: 1 to 9 digits, else -1.
+long RankNumber(std::string_view text);
 
 struct KernelImbalance {
   std::string name;

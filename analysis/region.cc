@@ -140,7 +140,7 @@ void WindowResolver::Range(size_t file, const TraceData& trace, const RangeRecor
   if (r.depth != 0 && !c.step) return;
   if (c.per_file.size() <= file) c.per_file.resize(file + 1, 0);
   ++c.per_file[file];
-  if (group != 0 || split(file)) ++c.per_group[{file, group}];
+  if (split(file)) ++c.per_group[{file, group}];
 }
 
 bool WindowResolver::ReplayRanges(const WindowResolver& first) {

@@ -52,16 +52,10 @@ struct RankSource {
   long rank = -1;  // the header's rank, when it is a number
 };
 
-long RankNumber(const std::string& text) {
-  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos)
-    return -1;
-  return std::stol(text);
-}
-
 // The number N of a step named "...#N" (torch.profiler's ProfilerStep#N), or -1.
 long StepNumber(const std::string& name) {
   const size_t hash = name.rfind('#');
-  return hash == std::string::npos ? -1 : RankNumber(name.substr(hash + 1));
+  return hash == std::string::npos ? -1 : RankNumber(std::string_view(name).substr(hash + 1));
 }
 
 // A merged file's records by process, in one pass: its threads' ranges and

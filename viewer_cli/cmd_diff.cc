@@ -204,7 +204,6 @@ std::vector<TableSection> Tables(const analysis::DiffReport& d, Format format) {
 // What the reader must know to read the comparison right: times per
 // instance, different numbers of processes, different GPUs.
 std::vector<std::string> Notes(const Options& o, const analysis::DiffReport& d,
-                               const analysis::Window* const windows[2],
                                const TraceData* const infos[2]) {
   std::vector<std::string> notes;
   if (d.per_a > 1 || d.per_b > 1)
@@ -305,8 +304,7 @@ int Run(const Options& o) {
   analysis::DiffReport d =
       analysis::DiffReports(side[0]->Kernels({}), side[1]->Kernels({}), side[0]->Timeline(),
                             side[1]->Timeline(), threshold, per[0], per[1]);
-  const analysis::Window* const shown[2] = {windows[0].get(), windows[1].get()};
-  const std::vector<std::string> notes = Notes(o, d, shown, infos);
+  const std::vector<std::string> notes = Notes(o, d, infos);
   const Verdict verdict = gate ? Judge(d, fail_above, min_delta, incomplete) : Verdict{};
   // The gate's verdict goes to stderr, after the report, whatever its format.
   auto exit_status = [&] {

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "analysis/rank_imbalance.h"
 #include "interop/export/host_processes.h"
 #include "interop/export/rows.h"
 #include "interop/kineto/kineto_names.h"
@@ -176,9 +177,7 @@ void ChromeExporter::Preamble() {
   if (traces_.size() == 1 && !traces_[0]->header.rank().empty() &&
       traces_[0]->header.processes_size() < 2) {
     const std::string& rank = traces_[0]->header.rank();
-    bool numeric = rank.size() < 10 && std::all_of(rank.begin(), rank.end(), [](char c) {
-                     return c >= '0' && c <= '9';
-                   });
+    const bool numeric = analysis::RankNumber(rank) >= 0;
     o += "\"distributedInfo\": {\"rank\": ";
     AppendValue(o, rank, numeric);
     o += "},\n";

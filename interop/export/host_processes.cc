@@ -1,8 +1,6 @@
 // HostProcesses: see host_processes.h.
 #include "interop/export/host_processes.h"
 
-#include <charconv>
-
 #include <fmt/core.h>
 
 #include "analysis/rank_imbalance.h"
@@ -18,13 +16,6 @@ std::string Label(const std::string& rank, const std::string& host, int64_t pid,
   name += fmt::format("pid {}", pid);
   if (!command_line.empty()) name += ": " + command_line.front();
   return name;
-}
-
-// The rank as a sort index when it is a plain non-negative number.
-bool RankNumber(const std::string& rank, int64_t* n) {
-  if (rank.empty() || rank.size() > 9) return false;
-  auto [end, err] = std::from_chars(rank.data(), rank.data() + rank.size(), *n);
-  return err == std::errc() && end == rank.data() + rank.size() && *n >= 0;
 }
 
 // A process of file `f` from its Header or one of its MergedProcess
@@ -86,9 +77,9 @@ HostProcesses::HostProcesses(analysis::TraceSet traces) {
     else
       owner_[device] = *who.begin();
   for (size_t i = 0; i < processes_.size(); ++i) {
-    int64_t rank = 0;
-    processes_[i].sort_index = RankNumber(processes_[i].rank, &rank) ? rank
-                                                                      : static_cast<int64_t>(i);
+    // The rank as a sort index when it is a plain number.
+    const long rank = analysis::RankNumber(processes_[i].rank);
+    processes_[i].sort_index = rank >= 0 ? rank : static_cast<int64_t>(i);
   }
 }
 
